@@ -1,0 +1,1 @@
+"""provledger's REST API (FastAPI) and command line: the composition roots."""

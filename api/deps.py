@@ -1,0 +1,57 @@
+"""Shared dependencies: the open ledger and the authenticated caller."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
+
+from ledger.api_keys import Principal, Scope
+from ledger.application import Ledger
+from ledger.bootstrap import LedgerRuntime
+from ledger.errors import AuthenticationFailed, PermissionDenied
+
+
+def get_runtime(request: Request) -> LedgerRuntime:
+    """The ledger runtime built by the app's lifespan."""
+    runtime: LedgerRuntime = request.app.state.runtime
+    return runtime
+
+
+def get_ledger(runtime: Annotated[LedgerRuntime, Depends(get_runtime)]) -> Ledger:
+    """The ledger application."""
+    return runtime.ledger
+
+
+RuntimeDep = Annotated[LedgerRuntime, Depends(get_runtime)]
+LedgerDep = Annotated[Ledger, Depends(get_ledger)]
+
+
+async def authenticate(request: Request, ledger: LedgerDep) -> Principal:
+    """Resolve ``Authorization: Bearer <secret>`` to a principal, or fail with 401."""
+    header = request.headers.get("authorization")
+    if not header:
+        raise AuthenticationFailed("missing Authorization header (expected: Bearer <API key>)")
+    scheme, _, secret = header.partition(" ")
+    if scheme.lower() != "bearer" or not secret.strip():
+        raise AuthenticationFailed("Authorization header must be 'Bearer <API key>'")
+    principal = await run_in_threadpool(ledger.authenticate, secret.strip())
+    if principal is None:
+        raise AuthenticationFailed("unknown or revoked API key")
+    return principal
+
+
+def require(scope: Scope) -> Callable[..., object]:
+    """A dependency that demands ``scope`` of the caller (403 if it is missing)."""
+
+    async def check(principal: Annotated[Principal, Depends(authenticate)]) -> Principal:
+        if not principal.allows(scope.value):
+            raise PermissionDenied(f"this API key lacks the {scope.value!r} scope")
+        return principal
+
+    return check
+
+
+AuditReader = Annotated[Principal, Depends(require(Scope.AUDIT_READ))]

@@ -1,0 +1,123 @@
+"""RFC 9457 problem details for every error the API returns.
+
+Domain errors map to statuses here and nowhere else. Bodies are ``application/problem+json``
+with ``type``, ``title``, ``status``, ``detail`` and, for invalid input, ``errors``: a list of
+``{field, rule, message}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ledger.errors import (
+    AuthenticationFailed,
+    Conflict,
+    InvalidInput,
+    KeyringError,
+    LedgerError,
+    NotFound,
+    PermissionDenied,
+)
+
+PROBLEM_JSON = "application/problem+json"
+_TYPE_BASE = "https://provledger.dev/problems/"
+
+log = structlog.get_logger("provledger.api")
+
+_STATUS_OF: list[tuple[type[LedgerError], int, str]] = [
+    (InvalidInput, 422, "invalid-input"),
+    (AuthenticationFailed, 401, "unauthenticated"),
+    (PermissionDenied, 403, "forbidden"),
+    (NotFound, 404, "not-found"),
+    (Conflict, 409, "conflict"),
+    (KeyringError, 500, "keyring"),
+]
+
+
+def problem(
+    status: int,
+    title: str,
+    detail: str,
+    slug: str,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> JSONResponse:
+    """Build one problem+json response."""
+    body: dict[str, Any] = {
+        "type": _TYPE_BASE + slug,
+        "title": title,
+        "status": status,
+        "detail": detail,
+    }
+    body.update(extra)
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def _field_of(location: tuple[Any, ...] | list[Any]) -> str:
+    parts = [str(part) for part in location]
+    if parts and parts[0] == "body":
+        parts = parts[1:]
+    return ".".join(parts) or "body"
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = [
+        {
+            "field": _field_of(err.get("loc", ())),
+            "rule": err.get("type", "invalid"),
+            "message": err.get("msg", "invalid value"),
+        }
+        for err in exc.errors()
+    ]
+    detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
+    return problem(422, "Invalid request", detail, "invalid-input", errors=errors)
+
+
+async def _ledger_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, LedgerError)
+    status, slug = next(
+        ((status, slug) for kind, status, slug in _STATUS_OF if isinstance(exc, kind)),
+        (500, "internal"),
+    )
+    if isinstance(exc, InvalidInput):
+        return problem(
+            status,
+            "Invalid request",
+            exc.message,
+            slug,
+            errors=[{"field": exc.field, "rule": exc.rule, "message": exc.message}],
+        )
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    if status >= 500:
+        log.error("ledger_error", error=type(exc).__name__, exc_info=exc)
+        return problem(status, "Internal error", "the ledger could not complete the request", slug)
+    return problem(status, slug.replace("-", " ").capitalize(), str(exc), slug, headers=headers)
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    title = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, "HTTP error")
+    slug = title.lower().replace(" ", "-")
+    return problem(
+        exc.status_code, title, str(exc.detail), slug, headers=dict(exc.headers or {}) or None
+    )
+
+
+async def _unhandled_error(request: Request, exc: Exception) -> JSONResponse:
+    log.error("unhandled_error", error=type(exc).__name__, exc_info=exc)
+    return problem(500, "Internal error", "an unexpected error occurred", "internal")
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Route every error the app can raise to a problem+json response."""
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(LedgerError, _ledger_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unhandled_error)

@@ -1,0 +1,59 @@
+"""The application factory and its lifespan."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import structlog
+from fastapi import FastAPI
+
+from api.errors import install_error_handlers
+from api.observability import RequestContextMiddleware, configure_logging
+from api.routes import events, health, keys
+from ledger.bootstrap import LedgerRuntime, open_ledger
+from ledger.settings import Settings
+
+log = structlog.get_logger("provledger.app")
+
+
+def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None = None) -> FastAPI:
+    """Build the API. ``runtime`` lets tests share an open ledger; otherwise the lifespan
+    opens one from ``settings`` (the environment by default) and closes it on shutdown."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = runtime is None
+        app.state.runtime = runtime or open_ledger(settings)
+        app.state.settings = settings
+        log.info(
+            "ledger_opened",
+            database=app.state.runtime.database.describe(),
+            signing_kid=app.state.runtime.ledger.signing_key.kid,
+        )
+        try:
+            yield
+        finally:
+            if owned:
+                app.state.runtime.close()
+
+    app = FastAPI(
+        title="provledger",
+        version="0.1.0",
+        summary="Event-sourced provenance ledger for citation-critical AI systems",
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    app.add_middleware(RequestContextMiddleware)
+    app.include_router(health.router)
+    app.include_router(keys.router)
+    app.include_router(events.router)
+    return app
+
+
+def app_from_environment() -> FastAPI:
+    """Entry point for ASGI servers: ``uvicorn --factory api.main:app_from_environment``."""
+    settings = Settings()
+    configure_logging(settings.log_level, settings.log_json)
+    return create_app(settings)

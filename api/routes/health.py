@@ -1,0 +1,32 @@
+"""Liveness and readiness probes (no authentication)."""
+
+from __future__ import annotations
+
+import structlog
+from fastapi import APIRouter
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+
+from api.deps import LedgerDep
+from api.errors import problem
+from api.schemas import Health
+
+router = APIRouter(tags=["health"])
+log = structlog.get_logger("provledger.health")
+
+
+@router.get("/healthz", response_model=Health)
+def healthz() -> Health:
+    """The process is up."""
+    return Health(status="ok")
+
+
+@router.get("/readyz", response_model=Health, responses={503: {"description": "not ready"}})
+async def readyz(ledger: LedgerDep) -> Health | JSONResponse:
+    """The database answers."""
+    try:
+        position = await run_in_threadpool(ledger.last_position)
+    except Exception as exc:  # any database failure means "not ready"
+        log.warning("not_ready", error=type(exc).__name__)
+        return problem(503, "Not ready", "the event store does not answer", "not-ready")
+    return Health(status="ready", position=position)

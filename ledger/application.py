@@ -1,0 +1,142 @@
+"""The ledger application: the one ``eventsourcing`` application whose log is signed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import EventStore, IntegrityError, Mapper, Notification
+
+from ledger.api_keys import (
+    ApiKey,
+    Principal,
+    check_name,
+    hash_secret,
+    key_aggregate_id,
+    name_in_secret,
+    new_secret,
+    parse_scopes,
+)
+from ledger.errors import Conflict, InvalidInput, NotFound
+from ledger.signing import SigningKey
+from ledger.store import SignedEventStore, SignedMapper
+
+MAX_PAGE = 1000
+
+
+class Ledger(Application[UUID]):
+    """Commands and log reads over the signed event store."""
+
+    name = "provledger"
+
+    def __init__(self, signing_key: SigningKey, env: Mapping[str, str]) -> None:
+        self.signing_key = signing_key
+        super().__init__(dict(env))
+
+    def construct_mapper(self) -> Mapper[UUID]:
+        """Use the signing mapper instead of the library's transcoder-only one."""
+        return SignedMapper(self.signing_key)
+
+    def construct_event_store(self) -> EventStore[UUID]:
+        """Store events sealed and chained."""
+        assert isinstance(self.mapper, SignedMapper)
+        return SignedEventStore(mapper=self.mapper, recorder=self.recorder)
+
+    # API keys -------------------------------------------------------------------------------
+
+    def issue_api_key(self, name: str, scopes: Sequence[str], actor: str) -> str:
+        """Issue a key and return its secret; the ledger keeps only the hash."""
+        check_name(name)
+        scope_list = parse_scopes(scopes)
+        secret = new_secret(name)
+        try:
+            key: ApiKey = self.repository.get(key_aggregate_id(name))
+        except AggregateNotFoundError:
+            key = ApiKey.issue(name, scope_list, hash_secret(secret), actor)
+        else:
+            key.reissue(scope_list, hash_secret(secret), actor)
+        self._save(key)
+        return secret
+
+    def revoke_api_key(self, name: str, reason: str, actor: str) -> None:
+        """Revoke the key called ``name``."""
+        check_name(name)
+        if len(reason) > 500:
+            raise InvalidInput("reason", "max-length", "reason is at most 500 characters")
+        key = self._get_key(name)
+        key.revoke(reason, actor)
+        self._save(key)
+
+    def authenticate(self, secret: str) -> Principal | None:
+        """Return the principal a secret stands for, or None if unknown or revoked."""
+        name = name_in_secret(secret)
+        if name is None:
+            return None
+        try:
+            key: ApiKey = self.repository.get(key_aggregate_id(name))
+        except AggregateNotFoundError:
+            return None
+        if key.revoked or not key.matches(secret):
+            return None
+        return Principal(name=key.name, scopes=frozenset(key.scopes))
+
+    def list_api_keys(self) -> list[dict[str, Any]]:
+        """Every key name with its scopes and status (never a hash or secret)."""
+        names: list[str] = []
+        for notification in self._notifications(topics=[ApiKey.Issued.TOPIC]):
+            names.append(self.mapper.to_domain_event(notification).name)  # type: ignore[attr-defined]
+        keys = [self._get_key(name) for name in names]
+        return [
+            {
+                "name": key.name,
+                "scopes": key.scopes,
+                "status": "revoked" if key.revoked else "active",
+                "issued_at": key.created_on,
+            }
+            for key in keys
+        ]
+
+    def _get_key(self, name: str) -> ApiKey:
+        try:
+            key: ApiKey = self.repository.get(key_aggregate_id(name))
+        except AggregateNotFoundError:
+            raise NotFound(f"no API key named {name!r}") from None
+        return key
+
+    def _save(self, *aggregates: Any) -> None:
+        try:
+            self.save(*aggregates)
+        except IntegrityError as exc:
+            raise Conflict(
+                "another writer changed the same record at the same time; retry"
+            ) from exc
+
+    # The log --------------------------------------------------------------------------------
+
+    def read_log(self, after: int, limit: int) -> list[Notification]:
+        """Up to ``limit`` stored events with notification id greater than ``after``."""
+        if after < 0:
+            raise InvalidInput("after", "minimum", "after must be 0 or more")
+        if not 1 <= limit <= MAX_PAGE:
+            raise InvalidInput("limit", "range", f"limit must be between 1 and {MAX_PAGE}")
+        return list(
+            self.recorder.select_notifications(start=after, limit=limit, inclusive_of_start=False)
+        )
+
+    def last_position(self) -> int:
+        """The highest notification id (0 for an empty log); doubles as a database check."""
+        return self.recorder.max_notification_id() or 0
+
+    def _notifications(self, topics: Sequence[str]) -> list[Notification]:
+        result: list[Notification] = []
+        start = 0
+        while True:
+            page = self.recorder.select_notifications(
+                start=start, limit=MAX_PAGE, topics=topics, inclusive_of_start=False
+            )
+            result.extend(page)
+            if len(page) < MAX_PAGE:
+                return result
+            start = page[-1].id

@@ -1,0 +1,206 @@
+"""Signed, hash-chained event storage on top of ``eventsourcing``.
+
+:class:`SignedMapper` converts domain events to and from the envelope described in
+:mod:`ledger.envelope`; :class:`SignedEventStore` gives each event its chain link (the hash of
+the aggregate's previous event) and its ledger time before the batch is written in one
+transaction by the library's recorder.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.domain import DomainEventProtocol, ProgrammingError
+from eventsourcing.persistence import (
+    AggregateRecorder,
+    EventStore,
+    IntegrityError,
+    JSONTranscoder,
+    Mapper,
+    Notification,
+    Recording,
+    StoredEvent,
+)
+from eventsourcing.utils import resolve_topic
+
+from ledger.envelope import SealedEvent, open_state, seal
+from ledger.signing import SigningKey
+from ledger.topics import event_topic, stable_aggregate_topic
+
+_RESERVED = ("originator_id", "originator_version", "timestamp", "actor")
+
+
+def format_time(moment: datetime) -> str:
+    """RFC 3339 in UTC with exactly six fractional digits, so strings sort like times."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_time(text: str) -> datetime:
+    """Parse a time written by :func:`format_time` (or any RFC 3339 time)."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+class SignedMapper(Mapper[UUID]):
+    """Maps domain events to signed envelopes and back.
+
+    The payload is the event's own fields, less the ones the envelope carries itself
+    (originator id and version, ledger time, actor). Payload values must be JSON values:
+    events hold strings, integers, booleans, lists and objects, never ``datetime`` or ``UUID``.
+    """
+
+    def __init__(self, signing_key: SigningKey) -> None:
+        super().__init__(transcoder=JSONTranscoder())
+        self.signing_key = signing_key
+
+    def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
+        """Refuse: events are only stored sealed, with a chain link (see SignedEventStore)."""
+        raise ProgrammingError("ledger events are stored through SignedEventStore.put()")
+
+    def seal(
+        self, domain_event: DomainEventProtocol[UUID], prev: bytes | None, recorded_at: str
+    ) -> SealedEvent:
+        """Sign one domain event, linking it to its predecessor's hash ``prev``."""
+        state = dict(vars(domain_event))
+        try:
+            actor = state.pop("actor")
+        except KeyError:
+            raise ProgrammingError(f"{type(domain_event).__qualname__} has no actor") from None
+        for name in _RESERVED[:3]:
+            state.pop(name)
+        if "originator_topic" in state:
+            state["originator_topic"] = stable_aggregate_topic(state["originator_topic"])
+        class_version = getattr(type(domain_event), "class_version", 1)
+        if class_version > 1:
+            state["class_version"] = class_version
+        return seal(
+            self.signing_key,
+            originator_id=str(domain_event.originator_id),
+            originator_version=domain_event.originator_version,
+            topic=event_topic(type(domain_event)),
+            recorded_at=recorded_at,
+            actor=actor,
+            payload=state,
+            prev=prev,
+        )
+
+    def to_domain_event(self, stored_event: StoredEvent) -> DomainEventProtocol[UUID]:
+        """Rebuild a domain event from its stored envelope, upcasting old class versions."""
+        body = json.loads(stored_event.state)["body"]
+        cls = resolve_topic(stored_event.topic)
+        event_state: dict[str, Any] = dict(body["payload"])
+        event_state["originator_id"] = UUID(body["originator_id"])
+        event_state["originator_version"] = body["originator_version"]
+        event_state["timestamp"] = parse_time(body["recorded_at"])
+        event_state["actor"] = body["actor"]
+        class_version = getattr(cls, "class_version", 1)
+        from_version = event_state.pop("class_version", 1)
+        while from_version < class_version:
+            getattr(cls, f"upcast_v{from_version}_v{from_version + 1}")(event_state)
+            from_version += 1
+        domain_event = object.__new__(cls)
+        object.__setattr__(domain_event, "__dict__", event_state)
+        return domain_event  # type: ignore[no-any-return]
+
+
+class SignedEventStore(EventStore[UUID]):
+    """An event store that seals each event with a signature, a chain link and a ledger time.
+
+    Sealing and inserting happen under one lock, so within a process ``recorded_at`` never
+    decreases in notification order. Chain heads are cached per aggregate; a cached head is
+    only used when its version is exactly the new event's version minus one, which stays
+    correct with other writers because a stored version never changes.
+    """
+
+    def __init__(
+        self,
+        mapper: SignedMapper,
+        recorder: AggregateRecorder,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        head_cache_size: int = 100_000,
+    ) -> None:
+        super().__init__(mapper=mapper, recorder=recorder)
+        self.signed_mapper = mapper
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._heads: OrderedDict[UUID, tuple[int, bytes]] = OrderedDict()
+        self._head_cache_size = head_cache_size
+        self._last_time: datetime | None = None
+
+    def put(
+        self, domain_events: Sequence[DomainEventProtocol[UUID]], **kwargs: Any
+    ) -> list[Recording[UUID]]:
+        """Seal and store ``domain_events`` atomically (all of them or none)."""
+        with self._lock:
+            batch_heads: dict[UUID, tuple[int, bytes]] = {}
+            stored_events: list[StoredEvent] = []
+            recorded_at = format_time(self._next_time())
+            for event in domain_events:
+                originator_id = event.originator_id
+                version = event.originator_version
+                head = batch_heads.get(originator_id)
+                prev = head[1] if head is not None else self._head(originator_id, version - 1)
+                sealed = self.signed_mapper.seal(event, prev, recorded_at)
+                batch_heads[originator_id] = (version, sealed.event_hash)
+                stored_events.append(
+                    StoredEvent(
+                        originator_id=originator_id,
+                        originator_version=version,
+                        topic=sealed.body["topic"],
+                        state=sealed.to_state(),
+                    )
+                )
+            try:
+                notification_ids = self.recorder.insert_events(stored_events, **kwargs)
+            except IntegrityError:
+                for originator_id in batch_heads:
+                    self._heads.pop(originator_id, None)
+                raise
+            for originator_id, head in batch_heads.items():
+                self._remember(originator_id, head)
+        recordings: list[Recording[UUID]] = []
+        for event, stored, notification_id in zip(
+            domain_events, stored_events, notification_ids or (), strict=False
+        ):
+            notification = Notification(
+                originator_id=stored.originator_id,
+                originator_version=stored.originator_version,
+                topic=stored.topic,
+                state=stored.state,
+                id=notification_id,
+            )
+            recordings.append(Recording(event, notification))
+        return recordings
+
+    def _next_time(self) -> datetime:
+        now = self._clock()
+        if self._last_time is not None and now <= self._last_time:
+            now = self._last_time + timedelta(microseconds=1)
+        self._last_time = now
+        return now
+
+    def _head(self, originator_id: UUID, version: int) -> bytes | None:
+        """Hash of the aggregate's event at ``version`` (None before the first event)."""
+        if version < 1:
+            return None
+        cached = self._heads.get(originator_id)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        stored = list(
+            self.recorder.select_events(originator_id, gt=version - 1, lte=version, limit=1)
+        )
+        if not stored:
+            # The predecessor is not stored: the aggregate is stale or was never saved.
+            raise IntegrityError(f"aggregate {originator_id} has no stored version {version}")
+        return open_state(stored[0].state).event_hash
+
+    def _remember(self, originator_id: UUID, head: tuple[int, bytes]) -> None:
+        self._heads[originator_id] = head
+        self._heads.move_to_end(originator_id)
+        if len(self._heads) > self._head_cache_size:
+            self._heads.popitem(last=False)

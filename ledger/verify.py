@@ -1,0 +1,178 @@
+"""Walk the whole log and check every signature and chain link.
+
+The verifier trusts only the keyring it is given, never keys found in the database. It reads
+the log in notification order and, for each event, checks in this order:
+
+1. the stored state is a well-formed envelope (``malformed_event``);
+2. its body names the same aggregate, version and topic as its row (``row_mismatch``);
+3. the aggregate's versions are contiguous from 1 (``missing_event``);
+4. ``prev`` equals the hash of the aggregate's previous event (``broken_chain``);
+5. the key id is in the keyring (``unknown_key``);
+6. the Ed25519 signature over the canonical body is valid (``bad_signature``).
+
+It stops at the first failure and names the notification id, the aggregate and the reason.
+Deleting an aggregate's most recent events leaves every remaining chain intact; that kind of
+truncation is caught by the transparency log's checkpoints, not here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from uuid import UUID
+
+from eventsourcing.persistence import ApplicationRecorder, Notification
+
+from ledger.envelope import MalformedEvent, SealedEvent, format_hash, open_state
+from ledger.signing import Keyring
+
+PAGE_SIZE = 2000
+
+
+class FailureReason(StrEnum):
+    """Why an event failed verification."""
+
+    MALFORMED_EVENT = "malformed_event"
+    ROW_MISMATCH = "row_mismatch"
+    MISSING_EVENT = "missing_event"
+    BROKEN_CHAIN = "broken_chain"
+    UNKNOWN_KEY = "unknown_key"
+    BAD_SIGNATURE = "bad_signature"
+
+
+@dataclass(frozen=True)
+class VerificationFailure:
+    """The first event that did not verify."""
+
+    notification_id: int
+    originator_id: str
+    originator_version: int
+    reason: FailureReason
+    detail: str
+
+
+@dataclass
+class VerificationReport:
+    """What a walk of the log found."""
+
+    events: int = 0
+    aggregates: int = 0
+    last_notification_id: int = 0
+    keys_used: dict[str, int] = field(default_factory=dict)
+    elapsed_seconds: float = 0.0
+    failure: VerificationFailure | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when every event verified."""
+        return self.failure is None
+
+    @property
+    def events_per_second(self) -> float:
+        """Throughput of the walk."""
+        return self.events / self.elapsed_seconds if self.elapsed_seconds else 0.0
+
+
+class _Failed(Exception):
+    def __init__(self, reason: FailureReason, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+
+
+def iter_log(recorder: ApplicationRecorder, page_size: int = PAGE_SIZE) -> Iterator[Notification]:
+    """Every stored event in notification order, read page by page."""
+    start = 0
+    while True:
+        page = recorder.select_notifications(start=start, limit=page_size, inclusive_of_start=False)
+        yield from page
+        if len(page) < page_size:
+            return
+        start = page[-1].id
+
+
+class LogVerifier:
+    """Checks events one at a time, remembering each aggregate's chain head."""
+
+    def __init__(self, keyring: Keyring) -> None:
+        self.keyring = keyring
+        self._heads: dict[UUID | str, tuple[int, bytes]] = {}
+
+    def check(self, notification: Notification) -> SealedEvent:
+        """Verify one event given every earlier one; raise ``_Failed`` on the first problem."""
+        try:
+            sealed = open_state(notification.state)
+        except MalformedEvent as exc:
+            raise _Failed(FailureReason.MALFORMED_EVENT, str(exc)) from None
+        body = sealed.body
+        originator_id = notification.originator_id
+        version = notification.originator_version
+        if (
+            body["originator_id"] != str(originator_id)
+            or body["originator_version"] != version
+            or body["topic"] != notification.topic
+        ):
+            raise _Failed(
+                FailureReason.ROW_MISMATCH,
+                f"signed body names {body['originator_id']} v{body['originator_version']} "
+                f"({body['topic']}) but the row is {originator_id} v{version} "
+                f"({notification.topic})",
+            )
+        head = self._heads.get(originator_id)
+        expected_version = 1 if head is None else head[0] + 1
+        if version != expected_version:
+            raise _Failed(
+                FailureReason.MISSING_EVENT,
+                f"expected version {expected_version} of the aggregate, found {version}",
+            )
+        expected_prev = None if head is None else head[1]
+        try:
+            prev = sealed.prev_hash
+        except MalformedEvent as exc:
+            raise _Failed(FailureReason.MALFORMED_EVENT, str(exc)) from None
+        if prev != expected_prev:
+            expected = "null" if expected_prev is None else format_hash(expected_prev)
+            found = "null" if prev is None else format_hash(prev)
+            raise _Failed(FailureReason.BROKEN_CHAIN, f"prev should be {expected} but is {found}")
+        if sealed.kid not in self.keyring:
+            raise _Failed(FailureReason.UNKNOWN_KEY, f"key id {sealed.kid!r} is not in the keyring")
+        if not self.keyring.verify(sealed.kid, sealed.body_bytes, sealed.signature):
+            raise _Failed(
+                FailureReason.BAD_SIGNATURE,
+                f"signature by key {sealed.kid} does not match the event body",
+            )
+        self._heads[originator_id] = (version, sealed.event_hash)
+        return sealed
+
+
+def verify_log(
+    recorder: ApplicationRecorder,
+    keyring: Keyring,
+    progress: Callable[[int], None] | None = None,
+) -> VerificationReport:
+    """Verify the whole log; ``progress`` is called with the last notification id per page."""
+    verifier = LogVerifier(keyring)
+    report = VerificationReport()
+    started = time.perf_counter()
+    for notification in iter_log(recorder):
+        try:
+            sealed = verifier.check(notification)
+        except _Failed as failed:
+            report.failure = VerificationFailure(
+                notification_id=notification.id,
+                originator_id=str(notification.originator_id),
+                originator_version=notification.originator_version,
+                reason=failed.reason,
+                detail=failed.detail,
+            )
+            break
+        report.events += 1
+        report.keys_used[sealed.kid] = report.keys_used.get(sealed.kid, 0) + 1
+        report.last_notification_id = notification.id
+        if progress is not None and report.events % PAGE_SIZE == 0:
+            progress(notification.id)
+    report.aggregates = len(verifier._heads)
+    report.elapsed_seconds = time.perf_counter() - started
+    return report

@@ -1,0 +1,29 @@
+"""An HTTP client over the app, sharing the parametrised ledger runtime."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.main import create_app
+from ledger.bootstrap import LedgerRuntime
+from ledger.settings import Settings
+
+
+@pytest.fixture
+def client(settings: Settings, runtime: LedgerRuntime) -> Iterator[TestClient]:
+    with TestClient(create_app(settings, runtime), raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def auth(runtime: LedgerRuntime):  # type: ignore[no-untyped-def]
+    """Issue a key with the given scopes and return its Authorization header."""
+
+    def issue(*scopes: str, name: str = "client") -> dict[str, str]:
+        secret = runtime.ledger.issue_api_key(name, list(scopes), "test:suite")
+        return {"Authorization": f"Bearer {secret}"}
+
+    return issue

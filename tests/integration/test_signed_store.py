@@ -1,0 +1,161 @@
+"""The signed event store on SQLite and PostgreSQL, through the ledger application."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from ledger.api_keys import ApiKey, key_aggregate_id
+from ledger.bootstrap import LedgerRuntime, open_ledger
+from ledger.envelope import format_hash, open_state
+from ledger.errors import Conflict, InvalidInput, NotFound
+from ledger.settings import Settings
+from ledger.verify import verify_log
+
+ACTOR = "test:suite"
+
+
+def _log(runtime: LedgerRuntime) -> list[dict[str, object]]:
+    return [json.loads(n.state) for n in runtime.ledger.read_log(0, 1000)]
+
+
+def test_every_event_is_stored_signed_with_a_stable_topic(runtime: LedgerRuntime) -> None:
+    runtime.ledger.issue_api_key("reporter", ["read", "ingest"], ACTOR)
+
+    [notification] = runtime.ledger.read_log(0, 10)
+    sealed = open_state(notification.state)
+
+    assert notification.topic == "provledger.api_key.issued"
+    assert sealed.body["topic"] == "provledger.api_key.issued"
+    assert sealed.body["payload"]["originator_topic"] == "provledger.api_key"
+    assert sealed.body["actor"] == ACTOR
+    assert sealed.body["prev"] is None
+    assert sealed.kid == runtime.ledger.signing_key.kid
+    assert runtime.keyring.verify(sealed.kid, sealed.body_bytes, sealed.signature)
+    assert "secret" not in notification.state.decode()
+
+
+def test_each_event_links_to_the_hash_of_its_predecessor(runtime: LedgerRuntime) -> None:
+    ledger = runtime.ledger
+    ledger.issue_api_key("app", ["read"], ACTOR)
+    ledger.revoke_api_key("app", "rotated", ACTOR)
+    ledger.issue_api_key("app", ["read"], ACTOR)
+
+    sealed = [open_state(n.state) for n in ledger.read_log(0, 10)]
+
+    assert [s.body["originator_version"] for s in sealed] == [1, 2, 3]
+    assert sealed[1].body["prev"] == format_hash(sealed[0].event_hash)
+    assert sealed[2].body["prev"] == format_hash(sealed[1].event_hash)
+    times = [s.body["recorded_at"] for s in sealed]
+    assert times == sorted(times)
+    assert len(set(times)) == 3
+
+
+def test_chain_continues_across_a_restart(settings: Settings) -> None:
+    first = open_ledger(settings)
+    first.ledger.issue_api_key("app", ["read"], ACTOR)
+    first.close()
+    second = open_ledger(settings)
+    try:
+        second.ledger.revoke_api_key("app", "done", ACTOR)
+        report = verify_log(second.ledger.recorder, second.keyring)
+    finally:
+        second.close()
+    assert report.ok, report.failure
+    assert report.events == 2
+
+
+def test_aggregate_reads_back_from_its_signed_events(runtime: LedgerRuntime) -> None:
+    secret = runtime.ledger.issue_api_key("app", ["claims:write"], ACTOR)
+
+    key: ApiKey = runtime.ledger.repository.get(key_aggregate_id("app"))
+
+    assert key.name == "app"
+    assert key.scopes == ["claims:write"]
+    assert key.matches(secret)
+
+
+def test_revoked_key_no_longer_authenticates(runtime: LedgerRuntime) -> None:
+    secret = runtime.ledger.issue_api_key("app", ["read"], ACTOR)
+    assert runtime.ledger.authenticate(secret) is not None
+
+    runtime.ledger.revoke_api_key("app", "leaked", ACTOR)
+
+    assert runtime.ledger.authenticate(secret) is None
+
+
+def test_issuing_an_active_name_again_is_a_conflict_and_changes_nothing(
+    runtime: LedgerRuntime,
+) -> None:
+    runtime.ledger.issue_api_key("app", ["read"], ACTOR)
+    before = _log(runtime)
+
+    with pytest.raises(Conflict, match="is active; revoke it before issuing it again"):
+        runtime.ledger.issue_api_key("app", ["admin"], ACTOR)
+
+    assert _log(runtime) == before
+
+
+@pytest.mark.parametrize(
+    ("name", "scopes", "field"),
+    [("bad name", ["read"], "name"), ("ok", ["root"], "scopes"), ("ok", [], "scopes")],
+)
+def test_invalid_key_requests_leave_no_trace(
+    runtime: LedgerRuntime, name: str, scopes: list[str], field: str
+) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        runtime.ledger.issue_api_key(name, scopes, ACTOR)
+    assert caught.value.field == field
+    assert runtime.ledger.last_position() == 0
+
+
+def test_revoking_an_unknown_key_is_not_found(runtime: LedgerRuntime) -> None:
+    with pytest.raises(NotFound, match="no API key named 'ghost'"):
+        runtime.ledger.revoke_api_key("ghost", "x", ACTOR)
+
+
+def test_writers_racing_on_one_aggregate_never_fork_its_chain(settings: Settings) -> None:
+    """Two processes' worth of ledgers on one database: one wins, the other is refused."""
+    one = open_ledger(settings)
+    two = open_ledger(settings)
+    try:
+        one.ledger.issue_api_key("shared", ["read"], ACTOR)
+        stale = two.ledger.repository.get(key_aggregate_id("shared"))
+        one.ledger.revoke_api_key("shared", "first", ACTOR)
+        stale.revoke("second", ACTOR)
+        with pytest.raises(Conflict, match="retry"):
+            two.ledger._save(stale)
+        # The loser's chain-head cache was dropped: it can write again after reloading.
+        two.ledger.issue_api_key("shared", ["read"], ACTOR)
+        report = verify_log(one.ledger.recorder, one.keyring)
+    finally:
+        one.close()
+        two.close()
+    assert report.ok, report.failure
+    assert report.events == 3
+
+
+def test_concurrent_threads_keep_every_event_and_chain(runtime: LedgerRuntime) -> None:
+    errors: list[BaseException] = []
+
+    def work(index: int) -> None:
+        try:
+            for round_ in range(5):
+                runtime.ledger.issue_api_key(f"k{index}", ["read"], ACTOR)
+                runtime.ledger.revoke_api_key(f"k{index}", f"r{round_}", ACTOR)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    report = verify_log(runtime.ledger.recorder, runtime.keyring)
+    assert report.ok, report.failure
+    assert report.events == 40
+    assert report.aggregates == 4

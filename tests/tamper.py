@@ -1,0 +1,59 @@
+"""Direct database edits that simulate an attacker with write access to the store."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import psycopg
+from psycopg import sql
+
+from ledger.bootstrap import LedgerRuntime
+
+
+class Tamperer:
+    """Reads and rewrites stored event rows behind the ledger's back."""
+
+    def __init__(self, runtime: LedgerRuntime) -> None:
+        self.database = runtime.database
+
+    def _run(self, query: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
+        if self.database.kind == "sqlite":
+            with sqlite3.connect(str(self.database.sqlite_path)) as conn:
+                rows = conn.execute(query.replace("%s", "?"), params).fetchall()
+                conn.commit()
+                return rows
+        with psycopg.connect(
+            host=self.database.host,
+            port=self.database.port,
+            dbname=self.database.dbname,
+            user=self.database.user,
+            autocommit=True,
+        ) as conn:
+            conn.execute(
+                sql.SQL("SET search_path TO {}").format(sql.Identifier(self.database.schema))
+            )
+            cursor = conn.execute(query.encode(), params)  # type: ignore[call-overload]
+            return list(cursor.fetchall()) if cursor.description else []
+
+    @property
+    def _table(self) -> str:
+        return "stored_events" if self.database.kind == "sqlite" else "provledger_events"
+
+    @property
+    def _id(self) -> str:
+        return "rowid" if self.database.kind == "sqlite" else "notification_id"
+
+    def state(self, notification_id: int) -> bytes:
+        rows = self._run(
+            f"SELECT state FROM {self._table} WHERE {self._id} = %s", (notification_id,)
+        )
+        return bytes(rows[0][0])  # type: ignore[arg-type]
+
+    def set_state(self, notification_id: int, state: bytes) -> None:
+        self._run(
+            f"UPDATE {self._table} SET state = %s WHERE {self._id} = %s",
+            (state, notification_id),
+        )
+
+    def delete(self, notification_id: int) -> None:
+        self._run(f"DELETE FROM {self._table} WHERE {self._id} = %s", (notification_id,))
