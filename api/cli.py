@@ -64,6 +64,101 @@ def serve(host: str, port: int) -> None:
     uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)
 
 
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--url", help="ingest into a running service at this base URL")
+@click.option("--api-key", envvar="PROVLEDGER_API_KEY", help="key with the ingest scope")
+@click.option("--progress/--no-progress", default=None, help="progress bar (default: on a tty)")
+def ingest(
+    paths: tuple[Path, ...], url: str | None, api_key: str | None, progress: bool | None
+) -> None:
+    """Ingest .txt, .md and .html files (folders recursively) into the registry.
+
+    A file's source id is its path under the folder given (or its name). A changed file
+    becomes a new version; an unchanged one is left alone.
+    """
+    from api.ingest_files import LocalSink, RemoteSink, Sink, find_documents, ingest_documents
+    from projections.service import ReadSide
+
+    documents = find_documents(list(paths))
+    show_progress = sys.stderr.isatty() if progress is None else progress
+    if url:
+        if not api_key:
+            raise click.UsageError("--url needs --api-key (or PROVLEDGER_API_KEY)")
+        sink: Sink = RemoteSink(url, api_key)
+        with _progress_bar(show_progress, len(documents)) as advance:
+            outcomes, failures = ingest_documents(documents, sink, _counter(advance))
+    else:
+        with _runtime() as runtime:
+            sink = LocalSink(runtime.ledger, _actor())
+            with _progress_bar(show_progress, len(documents)) as advance:
+                outcomes, failures = ingest_documents(documents, sink, _counter(advance))
+            read_side = ReadSide(runtime.ledger, runtime.database)
+            try:
+                read_side.catch_up()
+            finally:
+                read_side.close()
+    for failure in failures:
+        click.echo(f"failed: {failure}", err=True)
+    summary = ", ".join(
+        f"{outcomes[k]} {k}" for k in ("created", "new-version", "unchanged", "failed")
+    )
+    click.echo(f"{len(documents)} documents: {summary}")
+    sys.exit(1 if failures else 0)
+
+
+def _counter(advance: Callable[[int], None]) -> Callable[[], None]:
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        advance(done)
+
+    return tick
+
+
+@main.command()
+@click.option("--interval", default=0.5, show_default=True, help="seconds between polls")
+def project(interval: float) -> None:
+    """Run the projections as their own process, until interrupted."""
+    import signal
+
+    from projections.service import ReadSide
+
+    with _runtime() as runtime:
+        read_side = ReadSide(runtime.ledger, runtime.database)
+        signal.signal(signal.SIGTERM, lambda *_: read_side.stop())
+        click.echo(f"projecting from position {read_side.registry.position()}")
+        try:
+            read_side.run_forever(interval)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            read_side.close()
+
+
+@main.group()
+def projections() -> None:
+    """Manage read models."""
+
+
+@projections.command("rebuild")
+def projections_rebuild() -> None:
+    """Replay every read model from the first event; prints the registry digest last."""
+    from projections.service import ReadSide
+
+    with _runtime() as runtime:
+        read_side = ReadSide(runtime.ledger, runtime.database)
+        try:
+            digest = read_side.rebuild()
+            position = read_side.registry.position()
+        finally:
+            read_side.close()
+    click.echo(f"rebuilt registry to position {position}")
+    click.echo(digest)
+
+
 @main.group()
 def keys() -> None:
     """Issue, revoke and list API keys."""

@@ -12,6 +12,7 @@ from ledger.api_keys import Principal, Scope
 from ledger.application import Ledger
 from ledger.bootstrap import LedgerRuntime
 from ledger.errors import AuthenticationFailed, PermissionDenied
+from projections.service import ReadSide
 
 
 def get_runtime(request: Request) -> LedgerRuntime:
@@ -25,8 +26,15 @@ def get_ledger(runtime: Annotated[LedgerRuntime, Depends(get_runtime)]) -> Ledge
     return runtime.ledger
 
 
+def get_read_side(request: Request) -> ReadSide:
+    """The read models built by the app's lifespan."""
+    read_side: ReadSide = request.app.state.read_side
+    return read_side
+
+
 RuntimeDep = Annotated[LedgerRuntime, Depends(get_runtime)]
 LedgerDep = Annotated[Ledger, Depends(get_ledger)]
+ReadSideDep = Annotated[ReadSide, Depends(get_read_side)]
 
 
 async def authenticate(request: Request, ledger: LedgerDep) -> Principal:

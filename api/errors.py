@@ -17,11 +17,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ledger.errors import (
     AuthenticationFailed,
+    CanonicalisationError,
     Conflict,
     InvalidInput,
     KeyringError,
     LedgerError,
     NotFound,
+    PayloadTooLarge,
     PermissionDenied,
 )
 
@@ -32,10 +34,12 @@ log = structlog.get_logger("provledger.api")
 
 _STATUS_OF: list[tuple[type[LedgerError], int, str]] = [
     (InvalidInput, 422, "invalid-input"),
+    (CanonicalisationError, 422, "invalid-input"),
     (AuthenticationFailed, 401, "unauthenticated"),
     (PermissionDenied, 403, "forbidden"),
     (NotFound, 404, "not-found"),
     (Conflict, 409, "conflict"),
+    (PayloadTooLarge, 413, "payload-too-large"),
     (KeyringError, 500, "keyring"),
 ]
 
@@ -103,6 +107,16 @@ async def _ledger_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 400 and exc.detail == "There was an error parsing the body":
+        # FastAPI's answer to a body that does not decode (e.g. invalid UTF-8).
+        message = "the request body is not valid UTF-8 JSON"
+        return problem(
+            400,
+            "Malformed body",
+            message,
+            "malformed-body",
+            errors=[{"field": "body", "rule": "utf-8-json", "message": message}],
+        )
     title = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, "HTTP error")
     slug = title.lower().replace(" ", "-")
     return problem(

@@ -10,9 +10,10 @@ from fastapi import FastAPI
 
 from api.errors import install_error_handlers
 from api.observability import RequestContextMiddleware, configure_logging
-from api.routes import events, health, keys
+from api.routes import events, health, keys, sources
 from ledger.bootstrap import LedgerRuntime, open_ledger
 from ledger.settings import Settings
+from projections.service import ReadSide
 
 log = structlog.get_logger("provledger.app")
 
@@ -27,6 +28,10 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         owned = runtime is None
         app.state.runtime = runtime or open_ledger(settings)
         app.state.settings = settings
+        read_side = ReadSide(app.state.runtime.ledger, app.state.runtime.database)
+        read_side.catch_up()
+        read_side.start_polling()
+        app.state.read_side = read_side
         log.info(
             "ledger_opened",
             database=app.state.runtime.database.describe(),
@@ -35,6 +40,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         try:
             yield
         finally:
+            await read_side.aclose()
             if owned:
                 app.state.runtime.close()
 
@@ -49,6 +55,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.include_router(health.router)
     app.include_router(keys.router)
     app.include_router(events.router)
+    app.include_router(sources.router)
     return app
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import EventStore, IntegrityError, Mapper, Notification
+from eventsourcing.persistence import EventStore, IntegrityError, Mapper, Notification, Recording
 
 from ledger.api_keys import (
     ApiKey,
@@ -20,7 +20,9 @@ from ledger.api_keys import (
     parse_scopes,
 )
 from ledger.errors import Conflict, InvalidInput, NotFound
+from ledger.ingestion import Limits
 from ledger.signing import SigningKey
+from ledger.source_commands import SourceRegistry
 from ledger.store import SignedEventStore, SignedMapper
 
 MAX_PAGE = 1000
@@ -31,9 +33,13 @@ class Ledger(Application[UUID]):
 
     name = "provledger"
 
-    def __init__(self, signing_key: SigningKey, env: Mapping[str, str]) -> None:
+    def __init__(
+        self, signing_key: SigningKey, env: Mapping[str, str], limits: Limits | None = None
+    ) -> None:
         self.signing_key = signing_key
+        self.limits = limits or Limits()
         super().__init__(dict(env))
+        self.sources = SourceRegistry(self)
 
     def construct_mapper(self) -> Mapper[UUID]:
         """Use the signing mapper instead of the library's transcoder-only one."""
@@ -57,7 +63,7 @@ class Ledger(Application[UUID]):
             key = ApiKey.issue(name, scope_list, hash_secret(secret), actor)
         else:
             key.reissue(scope_list, hash_secret(secret), actor)
-        self._save(key)
+        self.commit(key)
         return secret
 
     def revoke_api_key(self, name: str, reason: str, actor: str) -> None:
@@ -67,7 +73,7 @@ class Ledger(Application[UUID]):
             raise InvalidInput("reason", "max-length", "reason is at most 500 characters")
         key = self._get_key(name)
         key.revoke(reason, actor)
-        self._save(key)
+        self.commit(key)
 
     def authenticate(self, secret: str) -> Principal | None:
         """Return the principal a secret stands for, or None if unknown or revoked."""
@@ -105,9 +111,10 @@ class Ledger(Application[UUID]):
             raise NotFound(f"no API key named {name!r}") from None
         return key
 
-    def _save(self, *aggregates: Any) -> None:
+    def commit(self, *aggregates: Any) -> list[Recording[UUID]]:
+        """Save aggregates atomically; a concurrent write to one of them is a Conflict."""
         try:
-            self.save(*aggregates)
+            return self.save(*aggregates)
         except IntegrityError as exc:
             raise Conflict(
                 "another writer changed the same record at the same time; retry"

@@ -8,6 +8,7 @@ import psycopg
 from psycopg import sql
 
 from ledger.application import Ledger
+from ledger.ingestion import Limits
 from ledger.settings import DatabaseConfig, Settings
 from ledger.signing import Keyring, KeyStore
 
@@ -52,5 +53,6 @@ def open_ledger(settings: Settings) -> LedgerRuntime:
         assert database.sqlite_path is not None
         database.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
     ensure_postgres_schema(database)
-    ledger = Ledger(signing_key, database.eventsourcing_env())
+    limits = Limits(settings.max_text_bytes, settings.max_sentence_chars)
+    ledger = Ledger(signing_key, database.eventsourcing_env(), limits)
     return LedgerRuntime(ledger=ledger, keyring=keyring, keystore=keystore, database=database)

@@ -43,3 +43,7 @@ class KeyringError(LedgerError):
 
 class CanonicalisationError(LedgerError, ValueError):
     """A value has no RFC 8785 canonical JSON form (e.g. a lone surrogate, NaN)."""
+
+
+class PayloadTooLarge(LedgerError):
+    """A submitted document is over the configured size limit."""

@@ -126,7 +126,7 @@ def test_writers_racing_on_one_aggregate_never_fork_its_chain(settings: Settings
         one.ledger.revoke_api_key("shared", "first", ACTOR)
         stale.revoke("second", ACTOR)
         with pytest.raises(Conflict, match="retry"):
-            two.ledger._save(stale)
+            two.ledger.commit(stale)
         # The loser's chain-head cache was dropped: it can write again after reloading.
         two.ledger.issue_api_key("shared", ["read"], ACTOR)
         report = verify_log(one.ledger.recorder, one.keyring)

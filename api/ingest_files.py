@@ -1,0 +1,138 @@
+"""Ingest files and folders into the registry, locally or through a running service."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx
+
+from ledger.application import Ledger
+from ledger.errors import Conflict, LedgerError
+from ledger.source_commands import SourceDraft
+
+MEDIA_TYPES = {
+    ".txt": "text/plain",
+    ".md": "text/markdown",
+    ".html": "text/html",
+    ".htm": "text/html",
+}
+_UNSAFE = re.compile(r"[^A-Za-z0-9._:-]+")
+
+
+@dataclass(frozen=True)
+class Document:
+    """One file to ingest."""
+
+    path: Path
+    source_id: str
+    media_type: str
+
+
+def find_documents(paths: list[Path]) -> list[Document]:
+    """Expand files and folders into documents; the source id is the path under its root."""
+    documents: list[Document] = []
+    for root in paths:
+        files: Iterator[Path] = iter([root]) if root.is_file() else root.rglob("*")
+        for path in sorted(files):
+            media_type = MEDIA_TYPES.get(path.suffix.lower())
+            if media_type is None or not path.is_file():
+                continue
+            relative = path.name if root.is_file() else str(path.relative_to(root))
+            source_id = _UNSAFE.sub("-", relative).strip("-")[:128] or "document"
+            documents.append(Document(path, source_id, media_type))
+    return documents
+
+
+class Sink(Protocol):
+    """Where documents go: the local ledger or a remote service."""
+
+    def put(self, document: Document, text: str) -> str:
+        """Ingest one document; return ``created``, ``new-version`` or ``unchanged``."""
+
+
+class LocalSink:
+    """Writes straight into the ledger in the data dir."""
+
+    def __init__(self, ledger: Ledger, actor: str) -> None:
+        self.ledger = ledger
+        self.actor = actor
+
+    def put(self, document: Document, text: str) -> str:
+        """Register, or add a version when the text changed."""
+        draft = SourceDraft(text, document.media_type, document.path.stem)
+        try:
+            receipt = self.ledger.sources.register(
+                document.source_id,
+                draft,
+                "source_of_record",
+                self.actor,
+                uri=document.path.as_uri(),
+            )
+        except Conflict:
+            receipt = self.ledger.sources.add_version(document.source_id, draft, self.actor)
+            return "new-version" if receipt.created else "unchanged"
+        return "created" if receipt.created else "unchanged"
+
+
+class RemoteSink:
+    """Posts to a running service."""
+
+    def __init__(self, url: str, api_key: str) -> None:
+        self.client = httpx.Client(
+            base_url=url.rstrip("/"), headers={"Authorization": f"Bearer {api_key}"}, timeout=60
+        )
+
+    def put(self, document: Document, text: str) -> str:
+        """POST the source; on 409 POST a new version."""
+        body: dict[str, Any] = {
+            "source_id": document.source_id,
+            "title": document.path.stem,
+            "text": text,
+            "media_type": document.media_type,
+            "authority": "source_of_record",
+        }
+        response = self.client.post("/v1/sources", params={"include_spans": "false"}, json=body)
+        if response.status_code == 409:
+            del body["source_id"], body["authority"]
+            response = self.client.post(
+                f"/v1/sources/{document.source_id}/versions",
+                params={"include_spans": "false"},
+                json=body,
+            )
+            _raise_for_problem(response)
+            return "new-version" if response.status_code == 201 else "unchanged"
+        _raise_for_problem(response)
+        return "created" if response.status_code == 201 else "unchanged"
+
+
+def _raise_for_problem(response: httpx.Response) -> None:
+    if response.is_success:
+        return
+    try:
+        detail = response.json().get("detail", response.text)
+    except ValueError:
+        detail = response.text
+    raise LedgerError(f"HTTP {response.status_code}: {detail}")
+
+
+def ingest_documents(
+    documents: list[Document], sink: Sink, progress: Any = None
+) -> tuple[Counter[str], list[str]]:
+    """Ingest each document; count outcomes and collect failures (one per line)."""
+    outcomes: Counter[str] = Counter()
+    failures: list[str] = []
+    for document in documents:
+        try:
+            text = document.path.read_bytes().decode("utf-8")
+            outcomes[sink.put(document, text)] += 1
+        except (UnicodeDecodeError, OSError, LedgerError, httpx.HTTPError) as exc:
+            outcomes["failed"] += 1
+            failures.append(f"{document.path}: {exc}")
+        if progress is not None:
+            progress()
+    return outcomes, failures

@@ -1,0 +1,202 @@
+"""Register sources, add versions, withdraw, and read the registry."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.deps import LedgerDep, ReadSideDep, require
+from ledger.api_keys import Principal, Scope
+from ledger.errors import PayloadTooLarge
+from ledger.source_commands import SourceDraft, VersionReceipt
+from ledger.text.spans import Span
+from projections import registry_queries as queries
+
+router = APIRouter(tags=["sources"])
+
+Ingester = Annotated[Principal, Depends(require(Scope.INGEST))]
+Reader = Annotated[Principal, Depends(require(Scope.READ))]
+# JSON escapes can triple a text's size; anything beyond this cannot be under the text limit.
+_BODY_OVERHEAD = 1024 * 1024
+
+
+class TextIn(BaseModel):
+    """Fields shared by a new source and a new version."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(description="the document; normalised and frozen on ingestion")
+    media_type: str = Field(
+        default="text/plain", description="text/plain, text/markdown, text/html"
+    )
+    effective_from: datetime | None = Field(default=None, description="RFC 3339; default now")
+    tables: list[Any] | None = Field(
+        default=None, description="[{table_id, title, columns, rows, footnotes}]"
+    )
+
+
+class SourceIn(TextIn):
+    """``POST /v1/sources``."""
+
+    source_id: str = Field(description="[A-Za-z0-9._:-]{1,128}, chosen by the client")
+    title: str
+    authority: str = Field(description="source_of_record, derived, advisory or fallback")
+    uri: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class VersionIn(TextIn):
+    """``POST /v1/sources/{source_id}/versions``."""
+
+    title: str | None = Field(default=None, description="default: the current title")
+
+
+class WithdrawIn(BaseModel):
+    """``POST /v1/sources/{source_id}/withdraw``."""
+
+    model_config = ConfigDict(extra="forbid")
+    reason: str
+
+
+def check_body_size(request: Request) -> None:
+    """Refuse oversized bodies before reading them (413)."""
+    limit = request.app.state.runtime.ledger.limits.max_text_bytes * 3 + _BODY_OVERHEAD
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > limit:
+        raise PayloadTooLarge(f"request body is {length} bytes; the limit is {limit} bytes")
+
+
+def span_out(span: Span) -> dict[str, Any]:
+    """A span as returned on ingestion (same shape as ``GET /v1/spans``)."""
+    result: dict[str, Any] = {
+        "span_id": span.span_id,
+        "start": span.start,
+        "end": span.end,
+        "text": span.text,
+        "sent_index": span.sent_index,
+        "parent_span_id": span.parent_span_id,
+        "heading_path": list(span.heading_path),
+        "paragraph": span.paragraph,
+        "page": span.page,
+        "table_ref": None,
+    }
+    if span.table_ref is not None:
+        ref = span.table_ref
+        result["table_ref"] = {"table_id": ref.table_id, "row": ref.row, "col": ref.col}
+        result["envelope"] = span.envelope
+    return result
+
+
+def _receipt(receipt: VersionReceipt, include_spans: bool, response: Response) -> dict[str, Any]:
+    response.status_code = 201 if receipt.created else 200
+    body: dict[str, Any] = {
+        "source_id": receipt.source_id,
+        "version": receipt.version,
+        "version_hash": receipt.version_hash,
+        "span_count": len(receipt.spans),
+        "position": receipt.position,
+        "created": receipt.created,
+    }
+    if include_spans:
+        body["spans"] = [span_out(span) for span in receipt.spans]
+    return body
+
+
+@router.post("/v1/sources", status_code=201, dependencies=[Depends(check_body_size)])
+def register_source(
+    body: SourceIn,
+    ledger: LedgerDep,
+    read_side: ReadSideDep,
+    principal: Ingester,
+    response: Response,
+    include_spans: bool = True,
+) -> dict[str, Any]:
+    """Register a source and its first version (200 and no new event if the text is the same)."""
+    draft = SourceDraft(body.text, body.media_type, body.title, body.tables, body.effective_from)
+    receipt = ledger.sources.register(
+        body.source_id, draft, body.authority, principal.actor, body.uri, body.metadata
+    )
+    read_side.catch_up()  # read-your-writes: the registry includes this version on return
+    return _receipt(receipt, include_spans, response)
+
+
+@router.post(
+    "/v1/sources/{source_id}/versions", status_code=201, dependencies=[Depends(check_body_size)]
+)
+def add_version(
+    source_id: str,
+    body: VersionIn,
+    ledger: LedgerDep,
+    read_side: ReadSideDep,
+    principal: Ingester,
+    response: Response,
+    include_spans: bool = True,
+) -> dict[str, Any]:
+    """Add version n+1, superseding version n."""
+    title = body.title
+    if title is None:
+        source = ledger.sources.get(source_id)
+        title = source.title
+    draft = SourceDraft(body.text, body.media_type, title, body.tables, body.effective_from)
+    receipt = ledger.sources.add_version(source_id, draft, principal.actor)
+    read_side.catch_up()
+    return _receipt(receipt, include_spans, response)
+
+
+@router.post("/v1/sources/{source_id}/withdraw")
+async def withdraw_source(
+    source_id: str,
+    body: WithdrawIn,
+    ledger: LedgerDep,
+    read_side: ReadSideDep,
+    principal: Ingester,
+) -> dict[str, Any]:
+    """Withdraw a source: old citations still resolve, marked withdrawn."""
+    await run_in_threadpool(ledger.sources.withdraw, source_id, body.reason, principal.actor)
+    await run_in_threadpool(read_side.catch_up)
+    async with read_side.async_engine.connect() as conn:
+        return await queries.get_source(conn, source_id)
+
+
+@router.get("/v1/sources/{source_id}")
+async def get_source(source_id: str, read_side: ReadSideDep, _: Reader) -> dict[str, Any]:
+    """The source with its versions, statuses and effective intervals."""
+    async with read_side.async_engine.connect() as conn:
+        return await queries.get_source(conn, source_id)
+
+
+@router.get("/v1/sources/{source_id}/versions/{version}")
+async def get_version(
+    source_id: str,
+    version: Annotated[int, Field(ge=1)],
+    read_side: ReadSideDep,
+    _: Reader,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> dict[str, Any]:
+    """One version's frozen text, hash and a page of its spans."""
+    async with read_side.async_engine.connect() as conn:
+        return await queries.get_version(conn, source_id, version, offset, limit)
+
+
+@router.get("/v1/spans/{span_id}")
+async def get_span(span_id: str, read_side: ReadSideDep, _: Reader) -> dict[str, Any]:
+    """A span with its source, version, hash, breadcrumb, page and status."""
+    async with read_side.async_engine.connect() as conn:
+        return await queries.get_span(conn, span_id)
+
+
+@router.get("/v1/spans/{span_id}/context")
+async def get_span_context(
+    span_id: str,
+    read_side: ReadSideDep,
+    _: Reader,
+    window: Annotated[int, Query(ge=0, le=50)] = 2,
+) -> dict[str, Any]:
+    """The span and its neighbouring sentences."""
+    async with read_side.async_engine.connect() as conn:
+        return await queries.get_span_context(conn, span_id, window)

@@ -1,0 +1,85 @@
+"""Engines for the read models: a sync engine for projections, an async one for API reads.
+
+SQLite read models live in their own file beside the event store; on PostgreSQL they share the
+database and schema of the events. Async reads use aiosqlite or asyncpg.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import URL, Engine, create_engine, event
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from ledger.settings import DatabaseConfig
+from projections.schema import metadata
+
+
+def readmodel_path(database: DatabaseConfig) -> Path:
+    """Where the SQLite read models are kept for an SQLite event store."""
+    assert database.sqlite_path is not None
+    return database.sqlite_path.with_name(database.sqlite_path.stem + "-readmodels.sqlite3")
+
+
+def _url(database: DatabaseConfig, driver: str) -> URL:
+    if database.kind == "sqlite":
+        return URL.create(driver, database=str(readmodel_path(database)))
+    return URL.create(
+        driver,
+        username=database.user or None,
+        password=database.password or None,
+        host=database.host,
+        port=database.port,
+        database=database.dbname,
+    )
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+@dataclass
+class ReadModelDatabase:
+    """The read-model engines for one ledger."""
+
+    sync: Engine
+    database: DatabaseConfig
+
+    @classmethod
+    def open(cls, database: DatabaseConfig) -> ReadModelDatabase:
+        """Create the sync engine and the tables if missing."""
+        options: dict[str, Any] = {}
+        if database.kind == "postgresql" and database.schema:
+            options["schema_translate_map"] = {None: database.schema}
+        driver = "sqlite+pysqlite" if database.kind == "sqlite" else "postgresql+psycopg"
+        engine = create_engine(_url(database, driver), execution_options=options)
+        if database.kind == "sqlite":
+            event.listen(engine, "connect", _sqlite_pragmas)
+        try:
+            metadata.create_all(engine)
+        except DBAPIError:
+            # Another process created the tables between our check and our CREATE.
+            metadata.create_all(engine)
+        return cls(sync=engine, database=database)
+
+    def async_engine(self) -> AsyncEngine:
+        """An async engine over the same tables (aiosqlite or asyncpg)."""
+        options: dict[str, Any] = {}
+        if self.database.kind == "postgresql" and self.database.schema:
+            options["schema_translate_map"] = {None: self.database.schema}
+        driver = "sqlite+aiosqlite" if self.database.kind == "sqlite" else "postgresql+asyncpg"
+        engine = create_async_engine(_url(self.database, driver), execution_options=options)
+        if self.database.kind == "sqlite":
+            event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        return engine
+
+    def close(self) -> None:
+        """Dispose of pooled connections."""
+        self.sync.dispose()

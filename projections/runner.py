@@ -1,0 +1,128 @@
+"""Drive projections from the notification log, exactly once.
+
+A projection consumes events of its topics in notification order. Each batch is applied in one
+transaction that also moves the projection's tracking position, guarded by the position it
+started from: if another runner (a second process) got there first, the batch rolls back and
+the runner re-reads the position. Rows and position therefore never disagree.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from eventsourcing.persistence import Notification
+from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from ledger.application import Ledger
+from projections.schema import tracking
+
+BATCH_SIZE = 200
+
+
+class Projection(ABC):
+    """One read model: which events it needs and how each changes its rows."""
+
+    name: str
+    topics: Sequence[str]
+
+    @abstractmethod
+    def apply(self, conn: Connection, event: Any, notification: Notification) -> None:
+        """Change the read model's rows for one event (inside the batch transaction)."""
+
+    @abstractmethod
+    def reset(self, conn: Connection) -> None:
+        """Delete every row of this read model (for a rebuild)."""
+
+    def forget(self) -> None:  # noqa: B027 - optional hook, most projections cache nothing
+        """Drop in-memory caches (after a rolled-back batch or a rebuild)."""
+
+
+class ProjectionRunner:
+    """Catches one projection up with the ledger."""
+
+    def __init__(self, ledger: Ledger, engine: Engine, projection: Projection) -> None:
+        self.ledger = ledger
+        self.engine = engine
+        self.projection = projection
+        self._lock = threading.Lock()
+        # Last position this runner committed; None means "read it from the table".
+        self._known: int | None = None
+
+    def position(self) -> int:
+        """The last notification id this projection has applied."""
+        with self.engine.connect() as conn:
+            return self._position(conn)
+
+    def _position(self, conn: Connection) -> int:
+        value = conn.execute(
+            select(tracking.c.position).where(tracking.c.projection == self.projection.name)
+        ).scalar()
+        return int(value) if value is not None else 0
+
+    def catch_up(self) -> int:
+        """Apply every new event of the projection's topics; return the new position."""
+        with self._lock:
+            while True:
+                try:
+                    applied = self._step()
+                except (ConcurrentProjection, IntegrityError):
+                    # Another process applied this batch first; its rows stand, re-read.
+                    self._known = None
+                    self.projection.forget()
+                    continue
+                if applied < BATCH_SIZE:
+                    assert self._known is not None
+                    return self._known
+
+    def _step(self) -> int:
+        """Apply one batch of events in one transaction; return how many there were."""
+        start = self._known if self._known is not None else self.position()
+        batch = self.ledger.recorder.select_notifications(
+            start=start,
+            limit=BATCH_SIZE,
+            topics=self.projection.topics,
+            inclusive_of_start=False,
+        )
+        if not batch:
+            self._known = start
+            return 0
+        with self.engine.begin() as conn:
+            for notification in batch:
+                event = self.ledger.mapper.to_domain_event(notification)
+                self.projection.apply(conn, event, notification)
+            self._advance(conn, start, batch[-1].id)
+        self._known = batch[-1].id
+        return len(batch)
+
+    def _advance(self, conn: Connection, start: int, end: int) -> None:
+        if start == 0:
+            exists = conn.execute(
+                select(tracking.c.position).where(tracking.c.projection == self.projection.name)
+            ).first()
+            if exists is None:
+                conn.execute(insert(tracking).values(projection=self.projection.name, position=end))
+                return
+        result = conn.execute(
+            update(tracking)
+            .where(tracking.c.projection == self.projection.name, tracking.c.position == start)
+            .values(position=end)
+        )
+        if result.rowcount != 1:
+            raise ConcurrentProjection(self.projection.name)
+
+    def rebuild(self) -> int:
+        """Delete the read model and its position, then replay from the first event."""
+        with self._lock, self.engine.begin() as conn:
+            self.projection.reset(conn)
+            conn.execute(tracking.delete().where(tracking.c.projection == self.projection.name))
+            self._known = None
+            self.projection.forget()
+        return self.catch_up()
+
+
+class ConcurrentProjection(RuntimeError):
+    """Another runner advanced the same projection first; the batch was rolled back."""

@@ -1,0 +1,83 @@
+"""Tables of the read models (SQLAlchemy Core), shared by SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+tracking = Table(
+    "projection_tracking",
+    metadata,
+    Column("projection", String(64), primary_key=True),
+    Column("position", BigInteger, nullable=False),
+)
+
+sources = Table(
+    "registry_sources",
+    metadata,
+    Column("source_id", String(128), primary_key=True),
+    Column("aggregate_id", String(36), nullable=False, unique=True),
+    Column("title", Text, nullable=False),
+    Column("authority", String(32), nullable=False),
+    Column("uri", Text),
+    Column("metadata", JSON, nullable=False),
+    Column("registered_at", String(32), nullable=False),
+    Column("current_version", Integer, nullable=False),
+    Column("withdrawn_at", String(32)),
+    Column("withdraw_reason", Text),
+)
+
+versions = Table(
+    "registry_versions",
+    metadata,
+    Column("source_id", String(128), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("version_hash", String(80), nullable=False),
+    Column("media_type", String(32), nullable=False),
+    Column("title", Text, nullable=False),
+    Column("frozen_text", Text, nullable=False),
+    Column("effective_from", String(32), nullable=False),
+    Column("effective_to", String(32)),
+    Column("recorded_at", String(32), nullable=False),
+    Column("superseded_at", String(32)),
+    Column("span_count", Integer, nullable=False),
+    Column("segmenter", String(64), nullable=False),
+    Column("tables", JSON, nullable=False),
+    Column("position", BigInteger, nullable=False),
+)
+
+spans = Table(
+    "registry_spans",
+    metadata,
+    Column("source_id", String(128), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("ord", Integer, primary_key=True),
+    Column("span_id", String(32), nullable=False),
+    Column("start", Integer, nullable=False),
+    Column("end", Integer, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("sent_index", Integer, nullable=False),
+    Column("parent_span_id", String(32)),
+    Column("heading_path", JSON, nullable=False),
+    Column("paragraph", Integer, nullable=False),
+    Column("page", Integer),
+    Column("table_id", String(64)),
+    Column("table_row", Integer),
+    Column("table_col", Integer),
+    Column("envelope", Text),
+    # Not unique: a version whose text repeats an earlier version's has the same span ids.
+    Index("ix_registry_spans_span_id", "span_id"),
+)
+
+REGISTRY_TABLES = (sources, versions, spans)

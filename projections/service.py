@@ -1,0 +1,89 @@
+"""The read side of one ledger: read-model database, projection runners, async engine."""
+
+from __future__ import annotations
+
+import threading
+
+import structlog
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from ledger.application import Ledger
+from ledger.settings import DatabaseConfig
+from projections.database import ReadModelDatabase
+from projections.digest import tables_digest
+from projections.registry import RegistryProjection
+from projections.runner import ProjectionRunner
+from projections.schema import REGISTRY_TABLES
+
+log = structlog.get_logger("provledger.projections")
+
+
+class ReadSide:
+    """Owns the read models of a ledger and keeps them caught up."""
+
+    def __init__(self, ledger: Ledger, database: DatabaseConfig) -> None:
+        self.ledger = ledger
+        self.db = ReadModelDatabase.open(database)
+        self.registry = ProjectionRunner(ledger, self.db.sync, RegistryProjection())
+        self.runners = [self.registry]
+        self._async: AsyncEngine | None = None
+        self._stop = threading.Event()
+        self._poller: threading.Thread | None = None
+
+    @property
+    def async_engine(self) -> AsyncEngine:
+        """The engine API reads go through (created on first use, in the serving loop)."""
+        if self._async is None:
+            self._async = self.db.async_engine()
+        return self._async
+
+    def catch_up(self) -> int:
+        """Bring every projection up to the end of the log; returns the lowest position."""
+        return min(runner.catch_up() for runner in self.runners)
+
+    def rebuild(self) -> str:
+        """Replay every projection from the first event; return the registry digest."""
+        for runner in self.runners:
+            runner.rebuild()
+        return self.digest()
+
+    def digest(self) -> str:
+        """Digest of the registry tables."""
+        return tables_digest(self.db.sync, REGISTRY_TABLES)
+
+    def start_polling(self, interval: float = 0.5) -> None:
+        """Catch up in a background thread, for events written by other processes."""
+
+        def poll() -> None:
+            while not self._stop.wait(interval):
+                try:
+                    self.catch_up()
+                except Exception as exc:  # keep polling; the failure is logged once per round
+                    log.error("projection_failed", error=type(exc).__name__, exc_info=exc)
+
+        self._poller = threading.Thread(target=poll, name="projection-poller", daemon=True)
+        self._poller.start()
+
+    def run_forever(self, interval: float = 0.5) -> None:
+        """Catch up until :meth:`stop` is called (``provledger project``)."""
+        while not self._stop.is_set():
+            self.catch_up()
+            self._stop.wait(interval)
+
+    def stop(self) -> None:
+        """Stop polling."""
+        self._stop.set()
+        if self._poller is not None:
+            self._poller.join(timeout=10)
+
+    async def aclose(self) -> None:
+        """Stop and dispose of engines (from the event loop)."""
+        self.stop()
+        if self._async is not None:
+            await self._async.dispose()
+        self.db.close()
+
+    def close(self) -> None:
+        """Stop and dispose of the sync engine (outside an event loop)."""
+        self.stop()
+        self.db.close()

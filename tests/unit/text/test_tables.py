@@ -1,0 +1,116 @@
+"""Tables: validation errors name the field path; rendering places every cell exactly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ledger.errors import InvalidInput
+from ledger.text.tables import MAX_CELLS, Table, parse_tables, render_tables
+
+
+def _without(key: str) -> dict[str, Any]:
+    return {k: v for k, v in _table().items() if k != key}
+
+
+def _table(**changes: Any) -> dict[str, Any]:
+    table: dict[str, Any] = {
+        "table_id": "rev-2023",
+        "title": "Revenue by segment",
+        "columns": ["Segment", "FY2023", "FY2022"],
+        "rows": [["Services", "$4.5 million", "$3.9 million"], ["Hardware", "", "$1.2 million"]],
+        "footnotes": ["Figures in USD."],
+    }
+    table.update(changes)
+    return table
+
+
+def _combined(tables: tuple[Table, ...], body: str = "Body text.") -> tuple[str, list[Any]]:
+    rendered, cells = render_tables(tables, len(body) + 2)
+    return body + "\n\n" + rendered, cells
+
+
+def test_parses_a_valid_table() -> None:
+    (table,) = parse_tables([_table()])
+    assert table.table_id == "rev-2023"
+    assert table.rows[1] == ("Hardware", "", "$1.2 million")
+    assert table.footnotes == ("Figures in USD.",)
+
+
+def test_footnotes_are_optional() -> None:
+    raw = _table()
+    del raw["footnotes"]
+    assert parse_tables([raw])[0].footnotes == ()
+
+
+def test_places_every_non_empty_cell_at_its_value_in_the_combined_text() -> None:
+    tables = parse_tables([_table(), _table(table_id="other", title="", rows=[["x", "y", "z"]])])
+    combined, cells = _combined(tables)
+    by_cell = {(cell.table_id, cell.row, cell.col): cell for cell in cells}
+    for table in tables:
+        for row_index, row in enumerate(table.rows):
+            for col, value in enumerate(row):
+                key = (table.table_id, row_index, col)
+                if not value:
+                    assert key not in by_cell
+                    continue
+                cell = by_cell[key]
+                assert combined[cell.start : cell.end] == value
+
+
+def test_envelope_carries_title_header_row_label_value_and_footnotes() -> None:
+    _, cells = _combined(parse_tables([_table()]))
+    cell = next(cell for cell in cells if (cell.row, cell.col) == (0, 1))
+    assert (
+        cell.envelope
+        == "Revenue by segment \u2014 Services, FY2023: $4.5 million [1] Figures in USD."
+    )
+    label = next(cell for cell in cells if (cell.row, cell.col) == (1, 0))
+    assert label.envelope == "Revenue by segment \u2014 Segment: Hardware [1] Figures in USD."
+
+
+def test_renders_title_header_rows_and_footnotes_as_lines() -> None:
+    rendered, _ = render_tables(parse_tables([_table()]), 0)
+    assert rendered.split("\n") == [
+        "Revenue by segment",
+        "| Segment | FY2023 | FY2022 |",
+        "| Services | $4.5 million | $3.9 million |",
+        "| Hardware |  | $1.2 million |",
+        "[1] Figures in USD.",
+    ]
+
+
+BAD_TABLES: list[tuple[str, object, str, str]] = [
+    ("not-a-list", {"table_id": "x"}, "tables", "type"),
+    ("table-not-an-object", ["x"], "tables[0]", "type"),
+    ("missing-table-id", [_without("table_id")], "tables[0].table_id", "required"),
+    ("table-id-not-a-string", [_table(table_id=7)], "tables[0].table_id", "type"),
+    ("table-id-with-space", [_table(table_id="a b")], "tables[0].table_id", "pattern"),
+    ("table-id-too-long", [_table(table_id="x" * 65)], "tables[0].table_id", "pattern"),
+    ("duplicate-table-id", [_table(), _table()], "tables[1].table_id", "unique"),
+    ("missing-title", [_without("title")], "tables[0].title", "required"),
+    ("empty-columns", [_table(columns=[], rows=[])], "tables[0].columns", "non_empty"),
+    ("blank-column-header", [_table(columns=["A", " ", "C"])], "tables[0].columns[1]", "non_empty"),
+    ("columns-not-a-list", [_table(columns="A,B")], "tables[0].columns", "type"),
+    ("rows-missing", [_without("rows")], "tables[0].rows", "type"),
+    ("short-row", [_table(rows=[["a", "b", "c"], ["a", "b"]])], "tables[0].rows[1]", "row_length"),
+    ("non-string-cell", [_table(rows=[["a", 4.5, "c"]])], "tables[0].rows[0][1]", "type"),
+    ("row-not-a-list", [_table(rows=["abc"])], "tables[0].rows[0]", "type"),
+    ("multi-line-cell", [_table(rows=[["a", "b\nc", "d"]])], "tables[0].rows[0][1]", "single_line"),
+    ("footnote-not-a-string", [_table(footnotes=[None])], "tables[0].footnotes[0]", "type"),
+    ("too-many-cells", [_table(columns=["A"], rows=[["x"]] * (MAX_CELLS + 1))], "tables",
+     "max_cells"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("raw", "field", "rule"),
+    [case[1:] for case in BAD_TABLES],
+    ids=[case[0] for case in BAD_TABLES],
+)
+def test_rejects_a_bad_table_naming_the_field_and_rule(raw: object, field: str, rule: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        parse_tables(raw)
+    assert (caught.value.field, caught.value.rule) == (field, rule)
+    assert field in caught.value.message
