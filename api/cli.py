@@ -87,12 +87,12 @@ def ingest(
             raise click.UsageError("--url needs --api-key (or PROVLEDGER_API_KEY)")
         sink: Sink = RemoteSink(url, api_key)
         with _progress_bar(show_progress, len(documents)) as advance:
-            outcomes, failures = ingest_documents(documents, sink, _counter(advance))
+            outcomes, failures = ingest_documents(documents, sink, advance)
     else:
         with _runtime() as runtime:
             sink = LocalSink(runtime.ledger, _actor())
             with _progress_bar(show_progress, len(documents)) as advance:
-                outcomes, failures = ingest_documents(documents, sink, _counter(advance))
+                outcomes, failures = ingest_documents(documents, sink, advance)
             read_side = ReadSide(runtime.ledger, runtime.database)
             try:
                 read_side.catch_up()
@@ -105,17 +105,6 @@ def ingest(
     )
     click.echo(f"{len(documents)} documents: {summary}")
     sys.exit(1 if failures else 0)
-
-
-def _counter(advance: Callable[[int], None]) -> Callable[[], None]:
-    done = 0
-
-    def tick() -> None:
-        nonlocal done
-        done += 1
-        advance(done)
-
-    return tick
 
 
 @main.command()

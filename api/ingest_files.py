@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -12,8 +12,8 @@ from typing import Any, Protocol
 import httpx
 
 from ledger.application import Ledger
-from ledger.errors import Conflict, LedgerError
-from ledger.source_commands import SourceDraft
+from ledger.errors import LedgerError
+from ledger.source_commands import BatchItem, SourceDraft
 
 MEDIA_TYPES = {
     ".txt": "text/plain",
@@ -51,32 +51,34 @@ def find_documents(paths: list[Path]) -> list[Document]:
 class Sink(Protocol):
     """Where documents go: the local ledger or a remote service."""
 
-    def put(self, document: Document, text: str) -> str:
-        """Ingest one document; return ``created``, ``new-version`` or ``unchanged``."""
+    def put_many(self, batch: list[tuple[Document, str]]) -> list[tuple[str, str]]:
+        """Ingest documents; return ``(outcome, detail)`` for each, in order.
+
+        Outcomes: ``created``, ``new-version``, ``unchanged`` or ``failed``.
+        """
 
 
 class LocalSink:
-    """Writes straight into the ledger in the data dir."""
+    """Writes straight into the ledger in the data dir, one transaction per batch."""
 
     def __init__(self, ledger: Ledger, actor: str) -> None:
         self.ledger = ledger
         self.actor = actor
 
-    def put(self, document: Document, text: str) -> str:
-        """Register, or add a version when the text changed."""
-        draft = SourceDraft(text, document.media_type, document.path.stem)
-        try:
-            receipt = self.ledger.sources.register(
+    def put_many(self, batch: list[tuple[Document, str]]) -> list[tuple[str, str]]:
+        """Register new documents and add versions for changed ones."""
+        items = [
+            BatchItem(
                 document.source_id,
-                draft,
-                "source_of_record",
-                self.actor,
-                uri=document.path.as_uri(),
+                SourceDraft(text, document.media_type, document.path.stem),
+                uri=document.path.resolve().as_uri(),
             )
-        except Conflict:
-            receipt = self.ledger.sources.add_version(document.source_id, draft, self.actor)
-            return "new-version" if receipt.created else "unchanged"
-        return "created" if receipt.created else "unchanged"
+            for document, text in batch
+        ]
+        return [
+            (outcome.status, outcome.detail)
+            for outcome in self.ledger.sources.ingest_batch(items, self.actor)
+        ]
 
 
 class RemoteSink:
@@ -87,7 +89,17 @@ class RemoteSink:
             base_url=url.rstrip("/"), headers={"Authorization": f"Bearer {api_key}"}, timeout=60
         )
 
-    def put(self, document: Document, text: str) -> str:
+    def put_many(self, batch: list[tuple[Document, str]]) -> list[tuple[str, str]]:
+        """POST each document in turn."""
+        results: list[tuple[str, str]] = []
+        for document, text in batch:
+            try:
+                results.append((self._put(document, text), ""))
+            except (LedgerError, httpx.HTTPError) as exc:
+                results.append(("failed", str(exc)))
+        return results
+
+    def _put(self, document: Document, text: str) -> str:
         """POST the source; on 409 POST a new version."""
         body: dict[str, Any] = {
             "source_id": document.source_id,
@@ -121,18 +133,28 @@ def _raise_for_problem(response: httpx.Response) -> None:
 
 
 def ingest_documents(
-    documents: list[Document], sink: Sink, progress: Any = None
+    documents: list[Document],
+    sink: Sink,
+    progress: Callable[[int], None] | None = None,
+    batch_size: int = 50,
 ) -> tuple[Counter[str], list[str]]:
-    """Ingest each document; count outcomes and collect failures (one per line)."""
+    """Ingest documents in batches; count outcomes and collect failures (one per line)."""
     outcomes: Counter[str] = Counter()
     failures: list[str] = []
-    for document in documents:
-        try:
-            text = document.path.read_bytes().decode("utf-8")
-            outcomes[sink.put(document, text)] += 1
-        except (UnicodeDecodeError, OSError, LedgerError, httpx.HTTPError) as exc:
-            outcomes["failed"] += 1
-            failures.append(f"{document.path}: {exc}")
+    done = 0
+    for offset in range(0, len(documents), batch_size):
+        batch: list[tuple[Document, str]] = []
+        for document in documents[offset : offset + batch_size]:
+            try:
+                batch.append((document, document.path.read_bytes().decode("utf-8")))
+            except (UnicodeDecodeError, OSError) as exc:
+                outcomes["failed"] += 1
+                failures.append(f"{document.path}: {exc}")
+        for (document, _), (outcome, detail) in zip(batch, sink.put_many(batch), strict=True):
+            outcomes[outcome] += 1
+            if outcome == "failed":
+                failures.append(f"{document.path}: {detail}")
+        done += min(batch_size, len(documents) - offset)
         if progress is not None:
-            progress()
+            progress(done)
     return outcomes, failures

@@ -3,11 +3,11 @@
 Usage: python -m benchmarks.ingest [--docs N] [--backend sqlite|postgres|both]
 
 Each document has 40 sentences of report-like prose (abbreviations, decimals, money, section
-references). Documents go through ``ledger.sources.register``; the registry projection catches
-up after each one, as ``POST /v1/sources`` does (read-your-writes), or every 100 documents, as
-a bulk load does. Prints spans/s,
-documents/s, bytes stored per span (events plus read model, indexes included) and the time
-to ingest 100,000 such documents extrapolated from the slice.
+references). Two modes: one document per transaction with the registry projection caught up
+after each, as ``POST /v1/sources`` does (read-your-writes); and a bulk load of 50 documents per
+transaction with the projection caught up after each batch, as ``provledger ingest`` does.
+Prints spans/s, documents/s, bytes stored per span (events plus read model, indexes
+included) and the time to ingest 100,000 such documents extrapolated from the slice.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 from sqlalchemy import text as sql_text
 
 from benchmarks._setup import backend_settings, open_signed
-from ledger.source_commands import SourceDraft
+from ledger.source_commands import BatchItem, SourceDraft
 from projections.database import readmodel_path
 from projections.service import ReadSide
 
@@ -69,7 +69,7 @@ def stored_bytes(runtime_database: object, read_side: ReadSide) -> int:
         return int(conn.execute(query, {"schema": database.schema}).scalar_one())
 
 
-def bench_backend(backend: str, docs: int, catch_up_every: int) -> None:
+def bench_backend(backend: str, docs: int, batch: int) -> None:
     """Ingest ``docs`` documents on one backend and print the figures."""
     rng = random.Random(7)
     texts = [make_document(rng, i) for i in range(docs)]
@@ -79,14 +79,22 @@ def bench_backend(backend: str, docs: int, catch_up_every: int) -> None:
         try:
             spans = 0
             started = time.perf_counter()
-            for i, text in enumerate(texts):
-                receipt = runtime.ledger.sources.register(
-                    f"doc-{i}", SourceDraft(text, "text/plain", f"Doc {i}"), "derived", "key:bench"
-                )
-                if (i + 1) % catch_up_every == 0:
+            if batch == 1:
+                for i, text in enumerate(texts):
+                    receipt = runtime.ledger.sources.register(
+                        f"doc-{i}", SourceDraft(text, "text/plain", f"D{i}"), "derived", "key:b"
+                    )
                     read_side.catch_up()
-                spans += len(receipt.spans)
-            read_side.catch_up()
+                    spans += len(receipt.spans)
+            else:
+                for offset in range(0, docs, batch):
+                    items = [
+                        BatchItem(f"doc-{i}", SourceDraft(texts[i], "text/plain", f"D{i}"))
+                        for i in range(offset, min(offset + batch, docs))
+                    ]
+                    outcomes = runtime.ledger.sources.ingest_batch(items, "key:b")
+                    read_side.catch_up()
+                    spans += sum(outcome.span_count for outcome in outcomes)
             elapsed = time.perf_counter() - started
             if backend == "sqlite":
                 with read_side.db.sync.connect() as conn:
@@ -96,8 +104,8 @@ def bench_backend(backend: str, docs: int, catch_up_every: int) -> None:
             read_side.close()
             runtime.close()
     per_doc = elapsed / docs
-    mode = "per request" if catch_up_every == 1 else f"bulk, projection every {catch_up_every}"
-    print(f"[{backend}] mode: {mode} document(s)")
+    mode = "per request" if batch == 1 else f"bulk, {batch} documents per transaction"
+    print(f"[{backend}] mode: {mode}")
     print(f"[{backend}] documents: {docs}, spans: {spans} ({spans / docs:.1f} per document)")
     print(
         f"[{backend}] ingestion (events + registry projection): {spans / elapsed:,.0f} spans/s, "
@@ -115,17 +123,17 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=5000)
     parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument(
-        "--catch-up-every",
+        "--batch",
         type=int,
         default=0,
-        help="documents between projection catch-ups; 1 = per request (as POST /v1/sources), "
-        "100 = bulk (as provledger ingest); default: run both",
+        help="documents per transaction: 1 = one request each, projection caught up after "
+        "each (as POST /v1/sources); 50 = a bulk load (as provledger ingest); default: both",
     )
     args = parser.parse_args()
-    modes = [1, 100] if args.catch_up_every == 0 else [args.catch_up_every]
+    modes = [1, 50] if args.batch == 0 else [args.batch]
     for backend in ["sqlite", "postgres"] if args.backend == "both" else [args.backend]:
-        for every in modes:
-            bench_backend(backend, args.docs, every)
+        for batch in modes:
+            bench_backend(backend, args.docs, batch)
 
 
 if __name__ == "__main__":

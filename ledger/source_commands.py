@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from eventsourcing.application import AggregateNotFoundError
 
-from ledger.errors import Conflict, InvalidInput, NotFound
+from ledger.errors import Conflict, InvalidInput, LedgerError, NotFound
 from ledger.ingestion import (
     Limits,
     PreparedVersion,
@@ -36,6 +37,27 @@ class SourceDraft:
     title: str
     tables: object = None
     effective_from: datetime | None = None
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One document of a bulk load."""
+
+    source_id: str
+    draft: SourceDraft
+    authority: str = "source_of_record"
+    uri: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    """What a bulk load did with one document: created, new-version, unchanged or failed."""
+
+    source_id: str
+    status: str
+    detail: str = ""
+    span_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -102,19 +124,64 @@ class SourceRegistry:
         metadata = check_metadata(metadata)
         effective_from = _effective(draft.effective_from)
         prepared = self._prepare(source_id, draft)
-        existing = self._find_source(source_id)
-        if existing is not None:
-            current = existing.current
+        for attempt in (1, 2):
+            existing = self._find_source(source_id)
+            if existing is not None:
+                current = existing.current
+                assert current is not None
+                if current.version_hash == prepared.version_hash:
+                    return self._unchanged(source_id, current.version, prepared)
+                raise Conflict(
+                    f"source {source_id!r} already exists with different text; add a version "
+                    f"with POST /v1/sources/{source_id}/versions"
+                )
+            source = Source.register(source_id, prepared.title, authority, uri, metadata, actor)
+            version = source.add_version(prepared.event_fields(effective_from), actor)
+            try:
+                return self._commit_version(source, version, prepared)
+            except Conflict:
+                if attempt == 2:
+                    raise
+                # A concurrent request registered the same id first: answer as if after it.
+        raise AssertionError("unreachable")
+
+    def ingest_batch(self, items: Sequence[BatchItem], actor: str) -> list[BatchOutcome]:
+        """Bulk load: register new sources and add versions for changed ones, in one commit.
+
+        Documents that fail validation are reported as ``failed`` and left out; the rest are
+        written in one transaction (all of them or, on a concurrent write, none).
+        """
+        outcomes: list[BatchOutcome] = []
+        staged: dict[str, Source] = {}
+        for item in items:
+            try:
+                outcomes.append(self._stage(item, staged, actor))
+            except LedgerError as exc:
+                outcomes.append(BatchOutcome(item.source_id, "failed", str(exc)))
+        if staged:
+            self.ledger.commit(*staged.values())
+        return outcomes
+
+    def _stage(self, item: BatchItem, staged: dict[str, Source], actor: str) -> BatchOutcome:
+        source_id = check_source_id(item.source_id)
+        authority = _authority(item.authority)
+        uri = check_uri(item.uri)
+        metadata = check_metadata(item.metadata)
+        effective_from = _effective(item.draft.effective_from)
+        prepared = self._prepare(source_id, item.draft)
+        source = staged.get(source_id) or self._find_source(source_id)
+        if source is None:
+            source = Source.register(source_id, prepared.title, authority, uri, metadata, actor)
+            status = "created"
+        else:
+            current = source.current
             assert current is not None
             if current.version_hash == prepared.version_hash:
-                return self._unchanged(source_id, current.version, prepared)
-            raise Conflict(
-                f"source {source_id!r} already exists with different text; add a version "
-                f"with POST /v1/sources/{source_id}/versions"
-            )
-        source = Source.register(source_id, prepared.title, authority, uri, metadata, actor)
-        version = source.add_version(prepared.event_fields(effective_from), actor)
-        return self._commit_version(source, version, prepared)
+                return BatchOutcome(source_id, "unchanged", span_count=len(prepared.spans))
+            status = "new-version"
+        source.add_version(prepared.event_fields(effective_from), actor)
+        staged[source_id] = source
+        return BatchOutcome(source_id, status, span_count=len(prepared.spans))
 
     def add_version(self, source_id: str, draft: SourceDraft, actor: str) -> VersionReceipt:
         """Record a new version that supersedes the current one (idempotent on same text)."""

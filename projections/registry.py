@@ -1,17 +1,46 @@
-"""The evidence registry read model: sources, versions, spans and table cells."""
+"""The evidence registry read model: sources, versions, spans and table cells.
+
+Statements are built once with bind parameters, and rows of one kind are written with one
+``executemany`` per batch of events (:meth:`RegistryProjection.flush`), which keeps the
+projection's per-document cost close to the database's own.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from eventsourcing.persistence import Notification
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, bindparam, insert, select, update
 
 from ledger.sources import Source
 from ledger.span_codec import decode_spans
 from ledger.store import format_time
 from projections.runner import Projection
 from projections.schema import REGISTRY_TABLES, sources, spans, versions
+
+_INSERT_SOURCE = insert(sources)
+_INSERT_VERSION = insert(versions)
+_INSERT_SPANS = insert(spans)
+_SUPERSEDE = (
+    update(versions)
+    .where(
+        versions.c.source_id == bindparam("b_source"), versions.c.version == bindparam("b_version")
+    )
+    .values(effective_to=bindparam("b_to"), superseded_at=bindparam("b_at"))
+)
+_SET_CURRENT = (
+    update(sources)
+    .where(sources.c.source_id == bindparam("b_source"))
+    .values(current_version=bindparam("b_version"), title=bindparam("b_title"))
+)
+_WITHDRAW = (
+    update(sources)
+    .where(sources.c.source_id == bindparam("b_source"))
+    .values(withdrawn_at=bindparam("b_at"), withdraw_reason=bindparam("b_reason"))
+)
+_SOURCE_OF_AGGREGATE = select(sources.c.source_id).where(
+    sources.c.aggregate_id == bindparam("b_aggregate")
+)
 
 
 class RegistryProjection(Projection):
@@ -23,10 +52,12 @@ class RegistryProjection(Projection):
     def __init__(self) -> None:
         # Aggregate id -> client source id; rebuilt from the table after a restart.
         self._source_ids: dict[str, str] = {}
+        self._span_rows: list[dict[str, Any]] = []
 
     def forget(self) -> None:
-        """Drop the source id cache."""
+        """Drop the source id cache and any unwritten rows."""
         self._source_ids.clear()
+        self._span_rows.clear()
 
     def apply(self, conn: Connection, event: Any, notification: Notification) -> None:
         """Dispatch on the event type."""
@@ -34,26 +65,31 @@ class RegistryProjection(Projection):
         if isinstance(event, Source.Registered):
             self._source_ids[str(notification.originator_id)] = event.source_id
             conn.execute(
-                insert(sources).values(
-                    source_id=event.source_id,
-                    aggregate_id=str(notification.originator_id),
-                    title=event.title,
-                    authority=event.authority,
-                    uri=event.uri,
-                    metadata=event.metadata,
-                    registered_at=recorded_at,
-                    current_version=0,
-                )
+                _INSERT_SOURCE,
+                {
+                    "source_id": event.source_id,
+                    "aggregate_id": str(notification.originator_id),
+                    "title": event.title,
+                    "authority": event.authority,
+                    "uri": event.uri,
+                    "metadata": event.metadata,
+                    "registered_at": recorded_at,
+                    "current_version": 0,
+                },
             )
         elif isinstance(event, Source.VersionAdded):
             self._add_version(conn, event, notification, recorded_at)
         elif isinstance(event, Source.Withdrawn):
             source_id = self._lookup(conn, notification)
             conn.execute(
-                update(sources)
-                .where(sources.c.source_id == source_id)
-                .values(withdrawn_at=recorded_at, withdraw_reason=event.reason)
+                _WITHDRAW, {"b_source": source_id, "b_at": recorded_at, "b_reason": event.reason}
             )
+
+    def flush(self, conn: Connection) -> None:
+        """Write the span rows collected from the batch."""
+        if self._span_rows:
+            conn.execute(_INSERT_SPANS, self._span_rows)
+            self._span_rows.clear()
 
     def _add_version(
         self, conn: Connection, event: Any, notification: Notification, recorded_at: str
@@ -61,73 +97,73 @@ class RegistryProjection(Projection):
         source_id = self._lookup(conn, notification)
         if event.version > 1:
             conn.execute(
-                update(versions)
-                .where(versions.c.source_id == source_id, versions.c.version == event.version - 1)
-                .values(effective_to=event.effective_from, superseded_at=recorded_at)
+                _SUPERSEDE,
+                {
+                    "b_source": source_id,
+                    "b_version": event.version - 1,
+                    "b_to": event.effective_from,
+                    "b_at": recorded_at,
+                },
             )
         conn.execute(
-            insert(versions).values(
-                source_id=source_id,
-                version=event.version,
-                version_hash=event.version_hash,
-                media_type=event.media_type,
-                title=event.title,
-                frozen_text=event.text,
-                effective_from=event.effective_from,
-                effective_to=None,
-                recorded_at=recorded_at,
-                superseded_at=None,
-                span_count=len(event.spans),
-                segmenter=event.segmenter,
-                tables=event.tables,
-                position=notification.id,
-            )
+            _INSERT_VERSION,
+            {
+                "source_id": source_id,
+                "version": event.version,
+                "version_hash": event.version_hash,
+                "media_type": event.media_type,
+                "title": event.title,
+                "frozen_text": event.text,
+                "effective_from": event.effective_from,
+                "effective_to": None,
+                "recorded_at": recorded_at,
+                "superseded_at": None,
+                "span_count": len(event.spans),
+                "segmenter": event.segmenter,
+                "tables": event.tables,
+                "position": notification.id,
+            },
         )
         conn.execute(
-            update(sources)
-            .where(sources.c.source_id == source_id)
-            .values(current_version=event.version, title=event.title)
+            _SET_CURRENT,
+            {"b_source": source_id, "b_version": event.version, "b_title": event.title},
         )
         decoded = decode_spans(
             source_id, event.version_hash, event.text, event.heading_paths, event.spans, event.cells
         )
-        if decoded:
-            conn.execute(
-                insert(spans),
-                [
-                    {
-                        "span_id": span.span_id,
-                        "source_id": source_id,
-                        "version": event.version,
-                        "ord": ord_,
-                        "start": span.start,
-                        "end": span.end,
-                        "text": span.text,
-                        "sent_index": span.sent_index,
-                        "parent_span_id": span.parent_span_id,
-                        "heading_path": list(span.heading_path),
-                        "paragraph": span.paragraph,
-                        "page": span.page,
-                        "table_id": span.table_ref.table_id if span.table_ref else None,
-                        "table_row": span.table_ref.row if span.table_ref else None,
-                        "table_col": span.table_ref.col if span.table_ref else None,
-                        "envelope": span.envelope,
-                    }
-                    for ord_, span in enumerate(decoded)
-                ],
-            )
+        version = event.version
+        self._span_rows.extend(
+            {
+                "span_id": span.span_id,
+                "source_id": source_id,
+                "version": version,
+                "ord": ord_,
+                "start": span.start,
+                "end": span.end,
+                "text": span.text,
+                "sent_index": span.sent_index,
+                "parent_span_id": span.parent_span_id,
+                "heading_path": list(span.heading_path),
+                "paragraph": span.paragraph,
+                "page": span.page,
+                "table_id": span.table_ref.table_id if span.table_ref else None,
+                "table_row": span.table_ref.row if span.table_ref else None,
+                "table_col": span.table_ref.col if span.table_ref else None,
+                "envelope": span.envelope,
+            }
+            for ord_, span in enumerate(decoded)
+        )
 
     def _lookup(self, conn: Connection, notification: Notification) -> str:
         """The client's source id of the aggregate that emitted ``notification``."""
-        cached = self._source_ids.get(str(notification.originator_id))
-        if cached is not None:
-            return cached
-        source_id = conn.execute(
-            select(sources.c.source_id).where(
-                sources.c.aggregate_id == str(notification.originator_id)
+        aggregate_id = str(notification.originator_id)
+        cached = self._source_ids.get(aggregate_id)
+        if cached is None:
+            cached = str(
+                conn.execute(_SOURCE_OF_AGGREGATE, {"b_aggregate": aggregate_id}).scalar_one()
             )
-        ).scalar_one()
-        return str(source_id)
+            self._source_ids[aggregate_id] = cached
+        return cached
 
     def reset(self, conn: Connection) -> None:
         """Delete every registry row."""

@@ -37,6 +37,9 @@ class Projection(ABC):
     def reset(self, conn: Connection) -> None:
         """Delete every row of this read model (for a rebuild)."""
 
+    def flush(self, conn: Connection) -> None:  # noqa: B027 - optional hook
+        """Write rows collected over the batch (called once, before the position moves)."""
+
     def forget(self) -> None:  # noqa: B027 - optional hook, most projections cache nothing
         """Drop in-memory caches (after a rolled-back batch or a rebuild)."""
 
@@ -94,6 +97,7 @@ class ProjectionRunner:
             for notification in batch:
                 event = self.ledger.mapper.to_domain_event(notification)
                 self.projection.apply(conn, event, notification)
+            self.projection.flush(conn)
             self._advance(conn, start, batch[-1].id)
         self._known = batch[-1].id
         return len(batch)

@@ -89,9 +89,19 @@ def normalise(raw: str, media_type: str) -> tuple[str, Structure]:
         paragraphs=tuple(
             blocks(frozen, 0, len(frozen), frozenset(heading.start for heading in headings))
         ),
-        page_breaks=tuple(index for index, char in enumerate(frozen) if char == "\f"),
+        page_breaks=_positions(frozen, "\f"),
     )
     return frozen, structure
+
+
+def _positions(text: str, char: str) -> tuple[int, ...]:
+    """Offsets of every ``char`` in ``text`` (found with ``str.find``, not a per-char loop)."""
+    found: list[int] = []
+    index = text.find(char)
+    while index != -1:
+        found.append(index)
+        index = text.find(char, index + 1)
+    return tuple(found)
 
 
 def _clean(line: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from sqlalchemy import func, select
 
@@ -89,3 +91,22 @@ def test_ingestion_is_all_or_nothing_when_the_text_is_rejected(runtime: LedgerRu
         )
     assert caught.value.field == "text"
     assert runtime.ledger.last_position() == position
+
+
+def test_concurrent_registrations_of_one_id_create_one_source(runtime: LedgerRuntime) -> None:
+    results: list[object] = []
+
+    def register() -> None:
+        receipt = runtime.ledger.sources.register(
+            "race", SourceDraft("Same text for both.", "text/plain", "Race"), "derived", "t"
+        )
+        results.append(receipt.created)
+
+    threads = [threading.Thread(target=register) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(results, key=str) == [False, False, False, True]
+    assert runtime.ledger.last_position() == 2
