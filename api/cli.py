@@ -134,7 +134,7 @@ def projections() -> None:
 
 @projections.command("rebuild")
 def projections_rebuild() -> None:
-    """Replay every read model from the first event; prints the registry digest last."""
+    """Replay every read model from the first event; prints the read models' digest last."""
     from projections.service import ReadSide
 
     with _runtime() as runtime:
@@ -144,7 +144,7 @@ def projections_rebuild() -> None:
             position = read_side.registry.position()
         finally:
             read_side.close()
-    click.echo(f"rebuilt registry to position {position}")
+    click.echo(f"rebuilt read models to position {position}")
     click.echo(digest)
 
 
@@ -185,6 +185,63 @@ def keys_list() -> None:
         for key in runtime.ledger.list_api_keys():
             scopes = ",".join(key["scopes"])
             click.echo(f"{key['name']}\t{key['status']}\t{scopes}\t{key['issued_at']:%Y-%m-%d}")
+
+
+@main.group()
+def envelope() -> None:
+    """Work with receipt envelopes offline."""
+
+
+@envelope.command("verify")
+@click.argument("envelope_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--hmac-key-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="the ledger's shared HMAC key (64 hex digits)",
+)
+@click.option(
+    "--public-key-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="keyring JSON (GET /v1/keys) or an Ed25519 public key in PEM",
+)
+def envelope_verify(
+    envelope_file: Path, hmac_key_file: Path | None, public_key_file: Path | None
+) -> None:
+    """Check a receipt envelope with no server: signatures, canonical payload, receipt id.
+
+    Prints a checklist; exits 0 only if everything holds.
+    """
+    import json
+
+    from ledger.envelope_verification import verify_receipt_envelope
+    from ledger.hmac_keys import HmacKey
+    from ledger.signing import load_public_keys
+
+    if hmac_key_file is None and public_key_file is None:
+        raise click.UsageError("give --hmac-key-file, --public-key-file or both")
+    try:
+        document = json.loads(envelope_file.read_bytes())
+        hmac_key = HmacKey.load(hmac_key_file) if hmac_key_file else None
+        keyring = load_public_keys(public_key_file) if public_key_file else None
+    except (ValueError, LedgerError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    result = verify_receipt_envelope(document, hmac_key, keyring)
+    for signature in result["signatures"]:
+        mark = "ok  " if signature["valid"] else "FAIL"
+        click.echo(
+            f"[{mark}] {signature['alg']} signature {signature['keyid']}: {signature['reason']}"
+        )
+    for reason in result["reasons"]:
+        click.echo(f"[FAIL] {reason}")
+    if result["valid"]:
+        status = result["status"] or {}
+        click.echo(
+            f"[ok  ] payload canonical, receipt id {result['receipt_id']} matches its content"
+        )
+        click.echo(f"VALID: receipt {result['receipt_id']} ({status.get('status')})")
+    else:
+        click.echo("INVALID")
+    sys.exit(0 if result["valid"] else 1)
 
 
 @main.group("signing-keys")

@@ -91,13 +91,7 @@ async def _ledger_error(request: Request, exc: Exception) -> JSONResponse:
         (500, "internal"),
     )
     if isinstance(exc, InvalidInput):
-        return problem(
-            status,
-            "Invalid request",
-            exc.message,
-            slug,
-            errors=[{"field": exc.field, "rule": exc.rule, "message": exc.message}],
-        )
+        return problem(status, "Invalid request", exc.message, slug, errors=exc.errors)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     if status >= 500:
         log.error("ledger_error", error=type(exc).__name__, exc_info=exc)

@@ -10,8 +10,10 @@ from fastapi import FastAPI
 
 from api.errors import install_error_handlers
 from api.observability import RequestContextMiddleware, configure_logging
-from api.routes import events, health, keys, sources
+from api.routes import claims, envelopes, events, health, keys, receipts, sources
 from ledger.bootstrap import LedgerRuntime, open_ledger
+from ledger.gate import GateConfig
+from ledger.receipt_commands import ReceiptDesk
 from ledger.settings import Settings
 from projections.service import ReadSide
 
@@ -32,6 +34,9 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         read_side.catch_up()
         read_side.start_polling()
         app.state.read_side = read_side
+        app.state.receipts = ReceiptDesk(
+            app.state.runtime.ledger, read_side.span_resolver, gate_config(settings)
+        )
         log.info(
             "ledger_opened",
             database=app.state.runtime.database.describe(),
@@ -56,7 +61,17 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.include_router(keys.router)
     app.include_router(events.router)
     app.include_router(sources.router)
+    app.include_router(receipts.router)
+    app.include_router(claims.router)
+    app.include_router(envelopes.router)
     return app
+
+
+def gate_config(settings: Settings) -> GateConfig:
+    """The gate's configuration: library defaults unless a setting overrides them."""
+    if settings.support_threshold is None:
+        return GateConfig()
+    return GateConfig(support_threshold=settings.support_threshold)
 
 
 def app_from_environment() -> FastAPI:

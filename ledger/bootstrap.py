@@ -8,6 +8,7 @@ import psycopg
 from psycopg import sql
 
 from ledger.application import Ledger
+from ledger.hmac_keys import HmacKey, open_hmac_key
 from ledger.ingestion import Limits
 from ledger.settings import DatabaseConfig, Settings
 from ledger.signing import Keyring, KeyStore
@@ -21,6 +22,7 @@ class LedgerRuntime:
     keyring: Keyring
     keystore: KeyStore
     database: DatabaseConfig
+    hmac_key: HmacKey
 
     def close(self) -> None:
         """Release database connections."""
@@ -48,6 +50,7 @@ def open_ledger(settings: Settings) -> LedgerRuntime:
     """Load or create the signing key, prepare the database and open the application."""
     keystore = KeyStore(settings.keys_dir, settings.signing_key_file)
     signing_key, keyring = keystore.open()
+    hmac_key = open_hmac_key(settings.keys_dir, settings.hmac_key_file)
     database = settings.database()
     if database.kind == "sqlite":
         assert database.sqlite_path is not None
@@ -55,4 +58,6 @@ def open_ledger(settings: Settings) -> LedgerRuntime:
     ensure_postgres_schema(database)
     limits = Limits(settings.max_text_bytes, settings.max_sentence_chars)
     ledger = Ledger(signing_key, database.eventsourcing_env(), limits)
-    return LedgerRuntime(ledger=ledger, keyring=keyring, keystore=keystore, database=database)
+    return LedgerRuntime(
+        ledger=ledger, keyring=keyring, keystore=keystore, database=database, hmac_key=hmac_key
+    )

@@ -12,13 +12,31 @@ class LedgerError(Exception):
 
 
 class InvalidInput(LedgerError):
-    """A value supplied by a caller breaks a rule; names the field and the rule."""
+    """A value supplied by a caller breaks a rule; names the field and the rule.
 
-    def __init__(self, field: str, rule: str, message: str) -> None:
+    ``errors`` lists every violation found (each ``{field, rule, message}``) when a request
+    breaks more than one rule; the first is also in ``field``, ``rule`` and ``message``.
+    """
+
+    def __init__(
+        self,
+        field: str,
+        rule: str,
+        message: str,
+        errors: list[dict[str, str]] | None = None,
+    ) -> None:
         super().__init__(message)
         self.field = field
         self.rule = rule
         self.message = message
+        self.errors = errors or [{"field": field, "rule": rule, "message": message}]
+
+    @classmethod
+    def many(cls, errors: list[dict[str, str]]) -> InvalidInput:
+        """One error carrying several violations."""
+        first = errors[0]
+        summary = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
+        return cls(first["field"], first["rule"], summary, errors)
 
 
 class NotFound(LedgerError):

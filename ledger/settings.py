@@ -25,6 +25,8 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path("./provledger-data"))
     database_url: str | None = None
     signing_key_file: Path | None = None
+    hmac_key_file: Path | None = None
+    support_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     max_text_bytes: int = Field(default=10 * 1024 * 1024, ge=1)
     max_sentence_chars: int = Field(default=400, ge=40)
     log_level: str = "INFO"

@@ -177,6 +177,21 @@ class Keyring:
             raise KeyringError(f"cannot read keyring {path}: {exc}") from exc
 
 
+def load_public_keys(path: Path) -> Keyring:
+    """Trusted public keys from a keyring JSON file or a single PEM public key."""
+    data = path.read_bytes()
+    if data.lstrip().startswith(b"-----BEGIN"):
+        try:
+            key = serialization.load_pem_public_key(data)
+        except ValueError as exc:
+            raise KeyringError(f"{path} is not a readable PEM public key: {exc}") from exc
+        if not isinstance(key, Ed25519PublicKey):
+            raise KeyringError(f"{path} is not an Ed25519 public key")
+        raw = _raw_public(key)
+        return Keyring([PublicKeyRecord(key_id_for(raw), raw, "active", "")])
+    return Keyring.load(path)
+
+
 def verify_with_cryptography(public_key: bytes, message: bytes, signature: bytes) -> bool:
     """Verify with ``cryptography`` (OpenSSL); the reference the fast path is tested against."""
     try:
@@ -190,7 +205,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
 
-def _write_private(path: Path, data: bytes) -> None:
+def write_private(path: Path, data: bytes) -> None:
     """Write a secret file atomically, readable by its owner only."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
@@ -239,7 +254,7 @@ class KeyStore:
             raise KeyringError(f"signing key file {self.signing_key_path} does not exist")
         else:
             signing_key = SigningKey.generate()
-            _write_private(self.signing_key_path, signing_key.to_pem())
+            write_private(self.signing_key_path, signing_key.to_pem())
         keyring = self._register_active(signing_key)
         return signing_key, keyring
 
@@ -251,7 +266,7 @@ class KeyStore:
             )
         self.open()
         signing_key = SigningKey.generate()
-        _write_private(self.signing_key_path, signing_key.to_pem())
+        write_private(self.signing_key_path, signing_key.to_pem())
         return signing_key, self._register_active(signing_key)
 
     def load_keyring(self) -> Keyring:

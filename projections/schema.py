@@ -81,3 +81,44 @@ spans = Table(
 )
 
 REGISTRY_TABLES = (sources, versions, spans)
+
+receipts = Table(
+    "receipts",
+    metadata,
+    Column("receipt_id", String(40), primary_key=True),
+    Column("aggregate_id", String(36), nullable=False, unique=True),
+    Column("policy_version", Text, nullable=False),
+    Column("route", String(32), nullable=False),
+    Column("as_of", String(32), nullable=False),
+    Column("expires_at", String(32)),
+    Column("opened_at", String(32), nullable=False),
+    Column("position", BigInteger, nullable=False),
+)
+
+receipt_claims = Table(
+    "receipt_claims",
+    metadata,
+    Column("claim_id", String(32), primary_key=True),
+    Column("receipt_id", String(40), nullable=False, index=True),
+    Column("ordinal", Integer, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("committed", Integer, nullable=False),
+    Column("client_ref", Text),
+    Column("claim_type", String(16), nullable=False),
+    Column("recorded_at", String(32), nullable=False),
+    Column("position", BigInteger, nullable=False),
+)
+
+claim_bindings = Table(
+    "claim_bindings",
+    metadata,
+    Column("claim_id", String(32), primary_key=True),
+    Column("ord", Integer, primary_key=True),
+    Column("span_id", String(32), nullable=False),
+    Column("source_id", String(128)),
+    Column("version", Integer),
+    Column("role", String(24), nullable=False),
+    Index("ix_claim_bindings_source_version", "source_id", "version"),
+)
+
+RECEIPT_TABLES = (receipts, receipt_claims, claim_bindings)

@@ -11,9 +11,11 @@ from ledger.application import Ledger
 from ledger.settings import DatabaseConfig
 from projections.database import ReadModelDatabase
 from projections.digest import tables_digest
+from projections.receipts import ReceiptsProjection
 from projections.registry import RegistryProjection
 from projections.runner import ProjectionRunner
-from projections.schema import REGISTRY_TABLES
+from projections.schema import RECEIPT_TABLES, REGISTRY_TABLES
+from projections.span_resolver import RegistrySpanResolver
 
 log = structlog.get_logger("provledger.projections")
 
@@ -25,7 +27,9 @@ class ReadSide:
         self.ledger = ledger
         self.db = ReadModelDatabase.open(database)
         self.registry = ProjectionRunner(ledger, self.db.sync, RegistryProjection())
-        self.runners = [self.registry]
+        self.receipts = ProjectionRunner(ledger, self.db.sync, ReceiptsProjection())
+        self.runners = [self.registry, self.receipts]
+        self.span_resolver = RegistrySpanResolver(self.db.sync, self.registry.catch_up)
         self._async: AsyncEngine | None = None
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
@@ -42,14 +46,14 @@ class ReadSide:
         return min(runner.catch_up() for runner in self.runners)
 
     def rebuild(self) -> str:
-        """Replay every projection from the first event; return the registry digest."""
+        """Replay every projection from the first event; return the read models' digest."""
         for runner in self.runners:
             runner.rebuild()
         return self.digest()
 
     def digest(self) -> str:
-        """Digest of the registry tables."""
-        return tables_digest(self.db.sync, REGISTRY_TABLES)
+        """Digest of every read-model table."""
+        return tables_digest(self.db.sync, REGISTRY_TABLES + RECEIPT_TABLES)
 
     def start_polling(self, interval: float = 0.5) -> None:
         """Catch up in a background thread, for events written by other processes."""

@@ -1,0 +1,71 @@
+"""A committed claim rendered for a reader."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+from fastapi.concurrency import run_in_threadpool
+
+from api.deps import ReadSideDep, require
+from api.routes.receipts import DeskDep
+from ledger.api_keys import Principal, Scope
+from ledger.errors import NotFound
+from projections.claim_queries import binding_view, receipt_of_claim
+
+router = APIRouter(tags=["claims"])
+Reader = Annotated[Principal, Depends(require(Scope.READ))]
+
+
+@router.get("/v1/claims/{claim_id}")
+async def get_claim(
+    claim_id: str, desk: DeskDep, read_side: ReadSideDep, _: Reader
+) -> dict[str, Any]:
+    """The claim with, per binding, its document, breadcrumb, excerpt and warnings."""
+    async with read_side.async_engine.connect() as conn:
+        receipt_id = await receipt_of_claim(conn, claim_id)
+    receipt = await run_in_threadpool(desk.get, receipt_id)
+    claim = next((c for c in receipt.claims + receipt.rejected if c["claim_id"] == claim_id), None)
+    if claim is None:  # the read model names a receipt that does not hold it
+        raise NotFound(f"no claim {claim_id!r}")
+    committed = any(c["claim_id"] == claim_id for c in receipt.claims)
+    bindings = []
+    async with read_side.async_engine.connect() as conn:
+        for binding in claim["bindings"]:
+            view: dict[str, Any] = {"span_id": binding["span_id"], "role": binding["role"]}
+            if binding["source_id"] is not None:
+                view.update(
+                    await binding_view(
+                        conn, binding["span_id"], binding["source_id"], binding["version"]
+                    )
+                )
+            view["quote"] = binding["quote"]
+            view["warnings"] = _warnings(view.get("status"), claim["status"])
+            bindings.append(view)
+    return {
+        "claim_id": claim_id,
+        "receipt_id": receipt_id,
+        "client_ref": claim["client_ref"],
+        "text": claim["text"],
+        "type": claim["type"],
+        "material": claim["material"],
+        "status": claim["status"],
+        "committed": committed,
+        "checks": claim["checks"],
+        "bindings": bindings,
+        "warnings": sorted(
+            {w for b in bindings for w in b["warnings"]}
+            | ({claim["status"]} if claim["status"] != "verified" else set())
+        ),
+    }
+
+
+def _warnings(version_status: str | None, claim_status: str) -> list[str]:
+    warnings = []
+    if version_status in ("superseded", "withdrawn"):
+        warnings.append(version_status)
+    if version_status is None:
+        warnings.append("span_not_in_pool")
+    if claim_status != "verified":
+        warnings.append(claim_status)
+    return warnings

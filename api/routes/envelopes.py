@@ -1,0 +1,24 @@
+"""Check a receipt envelope (the same checks as ``provledger envelope verify``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends
+
+from api.deps import RuntimeDep, require
+from ledger.api_keys import Principal, Scope
+from ledger.envelope_verification import verify_receipt_envelope
+
+router = APIRouter(tags=["envelopes"])
+Auditor = Annotated[Principal, Depends(require(Scope.AUDIT_READ))]
+
+
+@router.post("/v1/envelopes/verify")
+def verify(
+    envelope: Annotated[dict[str, Any], Body(description="a DSSE receipt envelope")],
+    runtime: RuntimeDep,
+    _: Auditor,
+) -> dict[str, Any]:
+    """``{valid, reasons, signatures, receipt_id, status}`` for a receipt envelope."""
+    return verify_receipt_envelope(envelope, runtime.hmac_key, runtime.keystore.load_keyring())

@@ -1,0 +1,219 @@
+"""Context receipts: open, commit claims through the gate, read, and seal as DSSE envelopes."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Header, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.deps import ReadSideDep, RuntimeDep, require
+from api.errors import PROBLEM_JSON
+from ledger.api_keys import Principal, Scope
+from ledger.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
+from ledger.errors import InvalidInput
+from ledger.gate import Binding, ClaimDraft, ClaimType, Role
+from ledger.receipt_commands import (
+    CommitRequest,
+    ReceiptDesk,
+    ReceiptRequest,
+    request_fingerprint,
+)
+from ledger.receipt_document import receipt_document, receipt_payload
+
+router = APIRouter(tags=["receipts"])
+
+Writer = Annotated[Principal, Depends(require(Scope.CLAIMS_WRITE))]
+Reader = Annotated[Principal, Depends(require(Scope.READ))]
+_IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+
+
+def get_desk(request: Request) -> ReceiptDesk:
+    """The receipt desk built by the lifespan."""
+    desk: ReceiptDesk = request.app.state.receipts
+    return desk
+
+
+DeskDep = Annotated[ReceiptDesk, Depends(get_desk)]
+
+
+class ModelIn(BaseModel):
+    """The model that answered."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=200)
+    version: str = Field(max_length=200)
+
+
+class ExcludedIn(BaseModel):
+    """Evidence kept from the model, with a non-sensitive reason code only."""
+
+    model_config = ConfigDict(extra="forbid")
+    ref: str = Field(max_length=500)
+    reason_code: str
+
+
+class ReceiptIn(BaseModel):
+    """``POST /v1/receipts``."""
+
+    model_config = ConfigDict(extra="forbid")
+    request: str = Field(description="the request the inference answered")
+    actor: str = Field(description="on whose behalf (a user or agent id, not a secret)")
+    purpose: str
+    policy_version: str
+    route: str = Field(
+        description="deterministic_state, hybrid_retrieval, long_context, abstain or redesign"
+    )
+    model: ModelIn
+    tools: list[Annotated[str, Field(max_length=200)]] = Field(default_factory=list, max_length=100)
+    evidence: list[str] = Field(description="span ids the model was shown (the sealed pool)")
+    excluded: list[ExcludedIn] = Field(default_factory=list, max_length=1000)
+    as_of: datetime | None = Field(default=None, description="decision time; default now")
+    expires_at: datetime | None = None
+    budget: dict[str, Any] | None = None
+
+
+class BindingIn(BaseModel):
+    """A claim's citation of one span."""
+
+    model_config = ConfigDict(extra="forbid")
+    span_id: str
+    quote: str | None = None
+    role: Literal["primary_support", "secondary_support", "context"] = "primary_support"
+
+
+class ClaimIn(BaseModel):
+    """One claim the model wrote."""
+
+    model_config = ConfigDict(extra="forbid")
+    client_ref: str | None = Field(default=None, max_length=128)
+    text: str
+    type: Literal["factual", "computational", "definition", "temporal", "quotation"] = "factual"
+    material: bool = True
+    bindings: list[BindingIn] = Field(default_factory=list)
+
+
+class CommitIn(BaseModel):
+    """``POST /v1/receipts/{receipt_id}/claims``."""
+
+    model_config = ConfigDict(extra="forbid")
+    mode: Literal["atomic", "independent"] = "atomic"
+    claims: list[ClaimIn]
+    rendered_answer: str | None = None
+
+
+def _draft(claim: ClaimIn) -> ClaimDraft:
+    return ClaimDraft(
+        text=claim.text,
+        type=ClaimType(claim.type),
+        material=claim.material,
+        bindings=tuple(Binding(b.span_id, Role(b.role), b.quote) for b in claim.bindings),
+        client_ref=claim.client_ref,
+    )
+
+
+def _receipt_view(desk: ReceiptDesk, receipt_id: str) -> dict[str, Any]:
+    return receipt_document(desk.get(receipt_id))
+
+
+@router.post("/v1/receipts", status_code=201)
+def open_receipt(body: ReceiptIn, desk: DeskDep, principal: Writer) -> JSONResponse:
+    """Open a receipt and seal its evidence pool (200 if the same content was opened before)."""
+    request = ReceiptRequest(
+        request=body.request,
+        actor=body.actor,
+        purpose=body.purpose,
+        policy_version=body.policy_version,
+        route=body.route,
+        model={"name": body.model.name, "version": body.model.version},
+        tools=list(body.tools),
+        evidence=list(body.evidence),
+        excluded=[item.model_dump() for item in body.excluded],
+        as_of=body.as_of,
+        expires_at=body.expires_at,
+        budget=body.budget,
+    )
+    receipt, created = desk.open(request, principal.actor)
+    return JSONResponse(receipt_document(receipt), status_code=201 if created else 200)
+
+
+@router.post(
+    "/v1/receipts/{receipt_id}/claims",
+    status_code=201,
+    responses={422: {"description": "claims rejected by the gate, or invalid input"}},
+)
+def commit_claims(
+    receipt_id: str,
+    body: CommitIn,
+    desk: DeskDep,
+    read_side: ReadSideDep,
+    principal: Writer,
+    idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
+) -> JSONResponse:
+    """Run each claim through the gate; commit per ``mode``; replay on a repeated key."""
+    if idempotency_key is not None and not _IDEMPOTENCY_KEY.match(idempotency_key):
+        raise InvalidInput(
+            "Idempotency-Key", "pattern", "Idempotency-Key must match [A-Za-z0-9._:-]{1,128}"
+        )
+    request = CommitRequest(
+        claims=[_draft(claim) for claim in body.claims],
+        mode=body.mode,
+        rendered_answer=body.rendered_answer,
+        fingerprint=request_fingerprint(body.model_dump(mode="json")),
+    )
+    result = desk.commit(receipt_id, request, principal.actor, idempotency_key)
+    if not result.replayed:
+        read_side.catch_up()  # read-your-writes for GET /v1/claims/{id}
+    headers = {"Idempotency-Replayed": "true"} if result.replayed else None
+    if result.status == 201:
+        return JSONResponse(result.body, status_code=201, headers=headers)
+    return JSONResponse(
+        rejection_problem(result.body), status_code=422, media_type=PROBLEM_JSON, headers=headers
+    )
+
+
+def rejection_problem(body: dict[str, Any]) -> dict[str, Any]:
+    """A gate rejection as RFC 9457 problem details, naming each failed claim and check."""
+    failed = body["rejected"] or body["quarantined"]
+    errors = [
+        {"field": f"claims[{index}]", "rule": check["reason"], "message": check["detail"]}
+        for index, claim in enumerate(failed)
+        for check in claim["checks"]
+        if check["outcome"] == "fail"
+    ]
+    render = body.get("render_check")
+    if render is not None and render["outcome"] == "fail":
+        errors.append(
+            {"field": "rendered_answer", "rule": render["reason"], "message": render["detail"]}
+        )
+    rejected = sum(1 for claim in failed if claim["status"] == "rejected")
+    return {
+        "type": "https://provledger.dev/problems/claims-rejected",
+        "title": "Claims rejected",
+        "status": 422,
+        "detail": (
+            f"{rejected} of {len(failed)} claims failed the gate; nothing was committed"
+            if body["mode"] == "atomic"
+            else f"all {len(failed)} claims failed the gate and were quarantined"
+        ),
+        "errors": errors,
+        **body,
+    }
+
+
+@router.get("/v1/receipts/{receipt_id}")
+def get_receipt(receipt_id: str, desk: DeskDep, _: Reader) -> dict[str, Any]:
+    """The receipt, its sealed pool, committed claims with every check, quarantined claims."""
+    return _receipt_view(desk, receipt_id)
+
+
+@router.get("/v1/receipts/{receipt_id}/envelope")
+def get_envelope(receipt_id: str, desk: DeskDep, runtime: RuntimeDep, _: Reader) -> dict[str, Any]:
+    """The receipt as a DSSE envelope signed with HMAC-SHA256 and Ed25519."""
+    payload = receipt_payload(desk.get(receipt_id))
+    return seal_envelope(
+        payload, RECEIPT_PAYLOAD_TYPE, runtime.hmac_key, runtime.ledger.signing_key
+    )

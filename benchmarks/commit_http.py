@@ -1,0 +1,231 @@
+"""Claim commits over REST on loopback, with concurrent clients, on SQLite and PostgreSQL.
+
+Usage: python -m benchmarks.commit_http [--backend sqlite|postgres|both] [--clients 8]
+       [--requests 400]
+
+Starts ``provledger serve`` as a separate process, registers a source, opens 50 receipts
+(commits are spread over them, as real apps open one receipt per inference), then:
+1. one-claim commits from ``--clients`` concurrent clients: p50 and p99 latency;
+2. commits of 20 claims each: claims/s;
+3. as a baseline in the same run, ``GET /healthz`` latency from the same clients.
+Each claim quotes a span verbatim, so every one passes the whole gate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import psycopg
+from psycopg import sql
+
+PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
+RECEIPTS = 50
+SENTENCES = [
+    f"Segment {i} revenue rose {i}.{i % 10}% to ${i + 1}.5 million in fiscal 2023."
+    for i in range(40)
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _start(data_dir: Path, database_url: str | None) -> tuple[subprocess.Popen[bytes], str]:
+    port = _free_port()
+    env = {**os.environ, "PROVLEDGER_DATA_DIR": str(data_dir), "PROVLEDGER_LOG_LEVEL": "WARNING"}
+    env.pop("PROVLEDGER_DATABASE_URL", None)
+    if database_url:
+        env["PROVLEDGER_DATABASE_URL"] = database_url
+    cli = Path(sys.executable).parent / "provledger"
+    secret = (
+        subprocess.run(
+            [str(cli), "keys", "create", "--name", "bench", "--scopes", "admin"],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        .stdout.strip()
+        .splitlines()[-1]
+    )
+    process = subprocess.Popen(
+        [str(cli), "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(400):
+        try:
+            if httpx.get(f"{base}/readyz").status_code == 200:
+                return process, secret
+        except httpx.TransportError:
+            time.sleep(0.05)
+    process.kill()
+    raise RuntimeError("service did not start")
+
+
+def _run_clients(
+    clients: int, requests: int, call: Callable[[httpx.Client, int], None]
+) -> list[float]:
+    latencies: list[float] = []
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+    counter = iter(range(requests))
+
+    def worker() -> None:
+        with httpx.Client(timeout=30) as client:
+            while True:
+                with lock:
+                    index = next(counter, None)
+                if index is None:
+                    return
+                started = time.perf_counter()
+                try:
+                    call(client, index)
+                except BaseException as exc:
+                    errors.append(exc)
+                    return
+                elapsed = time.perf_counter() - started
+                with lock:
+                    latencies.append(elapsed)
+
+    threads = [threading.Thread(target=worker) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return latencies
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def bench(backend: str, clients: int, requests: int) -> None:
+    """Run the three measurements against one backend."""
+    schema = f"bench_{uuid.uuid4().hex[:10]}"
+    database_url = f"{PG_URL}?schema={schema}" if backend == "postgres" else None
+    with tempfile.TemporaryDirectory() as tmp:
+        process, secret = _start(Path(tmp), database_url)
+        try:
+            _measure(backend, f"http://127.0.0.1:{_port_of(process)}", secret, clients, requests)
+        finally:
+            process.terminate()
+            process.wait(timeout=20)
+            if backend == "postgres":
+                with psycopg.connect(PG_URL, autocommit=True) as conn:
+                    conn.execute(
+                        sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
+                    )
+
+
+def _port_of(process: subprocess.Popen[bytes]) -> int:
+    args = process.args
+    assert isinstance(args, list)
+    return int(args[args.index("--port") + 1])
+
+
+def _measure(backend: str, base: str, secret: str, clients: int, requests: int) -> None:
+    headers = {"Authorization": f"Bearer {secret}"}
+    with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
+        body = {
+            "source_id": "bench",
+            "title": "Bench",
+            "authority": "derived",
+            "text": " ".join(SENTENCES),
+        }
+        spans = http.post("/v1/sources", json=body).json()["spans"]
+        receipts = [
+            http.post(
+                "/v1/receipts",
+                json={
+                    "request": f"question {n}",
+                    "actor": "a",
+                    "purpose": "bench",
+                    "policy_version": "p1",
+                    "route": "hybrid_retrieval",
+                    "model": {"name": "m", "version": "1"},
+                    "evidence": [s["span_id"] for s in spans],
+                },
+            ).json()["receipt_id"]
+            for n in range(RECEIPTS)
+        ]
+
+    def url(index: int) -> str:
+        # One receipt per inference in real use: spread the commits over many receipts.
+        return f"{base}/v1/receipts/{receipts[index % RECEIPTS]}/claims"
+
+    def claim(index: int) -> dict[str, object]:
+        span = spans[index % len(spans)]
+        return {
+            "text": span["text"],
+            "bindings": [{"span_id": span["span_id"], "quote": span["text"]}],
+        }
+
+    def one(client: httpx.Client, index: int) -> None:
+        response = client.post(url(index), json={"claims": [claim(index)]}, headers=headers)
+        assert response.status_code == 201, response.text
+
+    def twenty(client: httpx.Client, index: int) -> None:
+        batch = [claim(index * 20 + k) for k in range(20)]
+        response = client.post(url(index), json={"claims": batch}, headers=headers)
+        assert response.status_code == 201, response.text
+
+    def health(client: httpx.Client, index: int) -> None:
+        client.get(f"{base}/healthz")
+
+    baseline = _run_clients(clients, requests, health)
+    started = time.perf_counter()
+    singles = _run_clients(clients, requests, one)
+    single_elapsed = time.perf_counter() - started
+    started = time.perf_counter()
+    batches = _run_clients(clients, max(requests // 10, 10), twenty)
+    batch_elapsed = time.perf_counter() - started
+    print(f"[{backend}] clients: {clients}")
+    print(
+        f"[{backend}] baseline GET /healthz: p50 {_pct(baseline, 0.5):.2f} ms, "
+        f"p99 {_pct(baseline, 0.99):.2f} ms"
+    )
+    print(
+        f"[{backend}] one-claim commits: {len(singles)}, p50 {_pct(singles, 0.5):.2f} ms, "
+        f"p99 {_pct(singles, 0.99):.2f} ms, {len(singles) / single_elapsed:,.0f} claims/s "
+        f"(p50 {_pct(singles, 0.5) / _pct(baseline, 0.5):.1f}x the baseline)"
+    )
+    print(
+        f"[{backend}] 20-claim commits: {len(batches)}, p50 {_pct(batches, 0.5):.2f} ms, "
+        f"{len(batches) * 20 / batch_elapsed:,.0f} claims/s"
+    )
+    print(f"[{backend}] median of one-claim latency: {statistics.median(singles) * 1000:.2f} ms")
+
+
+def main() -> None:
+    """Parse arguments and run."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--requests", type=int, default=400)
+    args = parser.parse_args()
+    for backend in ["sqlite", "postgres"] if args.backend == "both" else [args.backend]:
+        bench(backend, args.clients, args.requests)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""Reading a computational claim: which figure is its result and which operation it names.
+
+The result is the first amount after an operation cue (``fell by 12.6 million``, ``averaged
+4.2``, ``a ratio of 1.8``); without a cue it is the claim's last amount and the operation is
+left open; only a cue attached to the figure, or a cue heading the subject of ``... is <figure>``
+(``The change in other sales was -12.6``), makes the operation explicit. ``total`` alone is
+not a cue: in ``total expenses`` it names a line item, not a sum. Direction words set the sign
+of a change: ``fell by 12.6`` claims ``-12.6``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ledger.gate._numbers import Amount, numbers
+
+_GAP = r"(?:[\s,]+(?:by|of|to|was|is|were|are|at|an?|the|amounted|stood|came|in|around|some|"
+_GAP += r"total(?:l?ed)?|equal(?:l?ed|s)?|approximately|about)\b)*[\s,:]*"
+_CUES: tuple[tuple[str, str, int], ...] = (
+    (r"percent(?:age)?\s+(?:change|difference|increase|decrease|growth|decline)",
+     "percent_change", 0),
+    (r"basis[\s-]points?\s+(?:change|increase|decrease)", "bps", 0),
+    (r"(?:fell|decreased|declined|dropped|shrank|contracted|slipped|lost|decrease|decline|"
+     r"drop|reduction|fall|down)", "change", -1),
+    (r"(?:rose|increased|grew|gained|climbed|jumped|increase|rise|growth|grown|risen|up|gain)",
+     "change", 1),
+    (r"(?:changed?|movement)", "change", 0),
+    (r"(?:difference|differ(?:ed|s)?)", "difference", 0),
+    (r"(?:ratio|times|multiple)", "ratio", 0),
+    (r"(?:as\s+an?\s+|a\s+)?(?:percentage|proportion|share|fraction|percent)\s+of", "ratio", 0),
+    (r"(?:averaged?|mean|averaging)", "average", 0),
+    (r"(?:totall?ed|in\s+total|sum(?:med)?|combined|together|aggregated?|adds?\s+up)", "sum", 0),
+)  # fmt: skip
+_CUE_PATTERNS = tuple((re.compile(rf"\b{p}\b", re.IGNORECASE), op, sign) for p, op, sign in _CUES)
+_HEAD_REACH = 24
+_COPULA = re.compile(r"\b(?:is|was|are|were|amounted\s+to|stood\s+at|came\s+to)\s*$", re.IGNORECASE)
+_TRAILING_OF = re.compile(r"^\s*of\b", re.IGNORECASE)
+_RESULT_GAP = re.compile(_GAP + r"$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedResult:
+    """A claim's result figure, the operation it names (or ``None``) and the sign it states.
+
+    ``sign`` is ``+1``/``-1`` when a direction word says which way a change went, ``0``
+    otherwise; ``explicit`` is true only when the cue is attached to the figure
+    (``fell by 12.6``), not merely somewhere in the claim.
+    """
+
+    amount: Amount
+    operation: str | None
+    sign: int
+    explicit: bool = True
+
+    @property
+    def target(self) -> float:
+        """The signed figure the recomputation must reproduce, in the claim's own units."""
+        if self.sign:
+            return self.sign * abs(self.amount.mantissa)
+        return self.amount.mantissa
+
+
+def read_claim(text: str) -> tuple[ClaimedResult | None, list[Amount]]:
+    """The claimed result of ``text`` (``None`` when it has no amount) and all of its amounts."""
+    amounts = numbers(text)
+    if not amounts:
+        return None, amounts
+    best: ClaimedResult | None = None
+    best_at = len(text) + 1
+    for pattern, operation, sign in _CUE_PATTERNS:
+        for cue in pattern.finditer(text):
+            for amount in amounts:
+                if amount.start < cue.end():
+                    continue
+                gap = text[cue.end() : amount.start]
+                if not _RESULT_GAP.match(gap) or len(gap) > 40:
+                    continue
+                if operation == "ratio" and _TRAILING_OF.match(text[amount.end :]):
+                    continue
+                if cue.start() < best_at:
+                    kind_op = _refine(operation, amount)
+                    best = ClaimedResult(amount, kind_op, sign)
+                    best_at = cue.start()
+                break
+    if best is not None:
+        return best, amounts
+    last = amounts[-1]
+    for pattern, operation, _ in _CUE_PATTERNS:
+        found = pattern.search(text)
+        if found is None:
+            continue
+        # "The change in X from 2018 to 2019 was -12.6": the cue heads the subject. A cue
+        # elsewhere names the operation but neither makes it explicit nor gives a direction.
+        heads = found.start() <= _HEAD_REACH and bool(_COPULA.search(text[: last.start]))
+        return ClaimedResult(last, _refine(operation, last), 0, explicit=heads), amounts
+    return ClaimedResult(last, None, 0, explicit=False), amounts
+
+
+def _refine(operation: str, amount: Amount) -> str:
+    """A change stated in percent is a percent change; in basis points a basis-point change."""
+    if operation == "change" and amount.kind == "bps":
+        return "bps"
+    if operation == "change" and amount.kind == "percent":
+        return "percent_change"
+    return operation

@@ -1,0 +1,213 @@
+"""Numbers and dates as they are written in claims, spans and table cells.
+
+:func:`numbers` finds amounts with their sign, currency, scale word and unit; :func:`dates`
+finds calendar dates and years and gives each an ISO-like key (``2024-01-05``, ``2024-01``,
+``2024``). A bare four-digit integer between 1500 and 2099 with no currency, unit or scale is a
+year, never an amount. Numbers inside dates and identifiers are not amounts either: callers pass
+the spans of text already claimed by other anchors as ``masked``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+_MONTHS = {
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
+    "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
+}  # fmt: skip
+_MONTH = (
+    r"(?P<month>(?:January|February|March|April|May|June|July|August|September|October|November"
+    r"|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?)"
+)
+_DATE_PATTERNS = (
+    re.compile(r"\b(?P<year>\d{4})-(?P<mnum>\d{2})-(?P<day>\d{2})\b"),
+    re.compile(
+        rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(?P<year>\d{{4}})\b"
+    ),
+    re.compile(rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>\d{{4}})\b"),
+    re.compile(rf"{_MONTH},?\s+(?P<year>\d{{4}})\b"),
+    re.compile(r"(?<![\w$€£¥.,])(?P<year>1[5-9]\d\d|20\d\d)(?![\w%]|[.,]\d)"),
+)
+_NUMBER = re.compile(
+    r"(?P<open>\()?"
+    r"(?P<cur>US\$|[$€£¥₹]|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|INR)\b)?\s*"
+    r"(?P<sign>(?<![\w.,])[-\u2212\u2013])?\s*"
+    r"(?P<cur2>[$€£¥])?\s*"
+    r"(?<![\w.,])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d,]*\.\d)"
+    r"(?P<close>\))?"
+    r"(?:(?P<short>bn|mn|m|k|b)\b|\s*(?P<scale>thousand|million|billion|trillion)s?\b)?"
+    r"(?:\s*(?P<unit>%|percent\b|per\s?cent\b|percentage\s+points?\b|basis\s+points?\b|bps\b|bp\b"
+    r"|USD\b|EUR\b|GBP\b|dollars?\b|euros?\b|pounds?\b))?",
+    re.IGNORECASE,
+)
+_SCALES = {
+    "thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6,
+    "billion": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12,
+}  # fmt: skip
+_CURRENCIES = {
+    "$": "USD", "us$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD",
+    "€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR",
+    "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
+    "¥": "JPY", "jpy": "JPY", "chf": "CHF", "cad": "CAD", "aud": "AUD", "cny": "CNY",
+    "inr": "INR", "₹": "INR",
+}  # fmt: skip
+_CONTEXT_SCALE = re.compile(
+    r"\bin\s+(?:US\$\s*|\$\s*|€\s*|£\s*)?(?P<word>thousands|millions|billions)\b"
+    r"|(?P<abbr>[$€£]?\s?'000|\$m\b|€m\b|£m\b)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Amount:
+    """One number as written: ``value`` applies sign and scale word, ``mantissa`` only the sign.
+
+    ``kind`` is ``"percent"`` (also percentage points), ``"bps"`` or ``"number"``; ``decimals``
+    counts the digits written after the decimal point; ``bracketed`` says the figure was written
+    in parentheses, which in financial tables usually, but not always, means negative.
+    """
+
+    text: str
+    start: int
+    end: int
+    value: float
+    mantissa: float
+    scale: float | None
+    kind: str
+    currency: str | None
+    decimals: int
+    bracketed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DateMention:
+    """A calendar date or year: ``key`` is ``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY``."""
+
+    text: str
+    start: int
+    end: int
+    key: str
+
+
+def dates(text: str) -> list[DateMention]:
+    """Every date and year in ``text``, longest forms first, without overlaps."""
+    found: list[DateMention] = []
+    taken: list[tuple[int, int]] = []
+    for pattern in _DATE_PATTERNS:
+        for match in pattern.finditer(text):
+            if _overlaps(match.start(), match.end(), taken):
+                continue
+            key = _date_key(match)
+            if key is not None:
+                taken.append((match.start(), match.end()))
+                found.append(DateMention(match.group(0), match.start(), match.end(), key))
+    found.sort(key=lambda d: d.start)
+    return found
+
+
+def _date_key(match: re.Match[str]) -> str | None:
+    """The ISO-like key of a date match, or ``None`` for an impossible month or day."""
+    groups = match.groupdict()
+    year = groups["year"]
+    month_name = groups.get("month")
+    if month_name:
+        month = _MONTHS[month_name[:3].lower()]
+    elif groups.get("mnum"):
+        month = int(groups["mnum"])
+    else:
+        return year
+    if not 1 <= month <= 12:
+        return None
+    day = groups.get("day")
+    if day is None:
+        return f"{year}-{month:02d}"
+    if not 1 <= int(day) <= 31:
+        return None
+    return f"{year}-{month:02d}-{int(day):02d}"
+
+
+def numbers(text: str, masked: list[tuple[int, int]] | None = None) -> list[Amount]:
+    """Every amount in ``text`` outside the ``masked`` ranges (dates are always masked)."""
+    blocked = list(masked or []) + [(d.start, d.end) for d in dates(text)]
+    out: list[Amount] = []
+    for match in _NUMBER.finditer(text):
+        num_start, num_end = match.span("num")
+        if _overlaps(num_start, num_end, blocked):
+            continue
+        out.append(_amount(match))
+    return out
+
+
+def _amount(match: re.Match[str]) -> Amount:
+    """Build an :class:`Amount` from one match of the number pattern."""
+    digits = match.group("num").replace(",", "")
+    mantissa = float(digits)
+    bracketed = bool(match.group("open") and match.group("close"))
+    negative = bool(match.group("sign")) or bracketed
+    if negative:
+        mantissa = -mantissa
+    word = (match.group("short") or match.group("scale") or "").lower()
+    scale = _SCALES.get(word)
+    unit = (match.group("unit") or "").lower()
+    if unit.startswith(("%", "percent", "per")):
+        kind = "percent"
+    elif unit.startswith(("basis", "bp")):
+        kind = "bps"
+    else:
+        kind = "number"
+    currency_text = (match.group("cur") or match.group("cur2") or "").lower()
+    if not currency_text and kind == "number":
+        currency_text = unit
+    currency = _CURRENCIES.get(currency_text)
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    start = match.start()
+    if match.group("open") and not match.group("close"):
+        start += 1
+    return Amount(
+        text=match.group(0)[start - match.start() :].strip(),
+        start=start,
+        end=match.end(),
+        value=mantissa * (scale or 1.0),
+        mantissa=mantissa,
+        scale=scale,
+        kind=kind,
+        currency=currency,
+        decimals=decimals,
+        bracketed=bracketed,
+    )
+
+
+def context_scale(text: str) -> float | None:
+    """The scale a table or passage declares for its figures (``in thousands``, ``$'000``)."""
+    match = _CONTEXT_SCALE.search(text)
+    if match is None:
+        return None
+    word = (match.group("word") or "").lower()
+    if word:
+        return _SCALES[word[:-1]]
+    abbr = match.group("abbr").lower()
+    return 1e3 if "000" in abbr else 1e6
+
+
+def is_year(amount: Amount) -> bool:
+    """Whether an amount is really a bare year (never true for amounts with a unit or scale)."""
+    return (
+        amount.kind == "number"
+        and amount.scale is None
+        and amount.currency is None
+        and amount.decimals == 0
+        and 1500 <= amount.mantissa <= 2099
+        and "," not in amount.text
+    )
+
+
+def close(a: float, b: float, rel: float = 1e-9) -> bool:
+    """Whether two values are equal up to floating-point noise."""
+    return math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
+
+
+def _overlaps(start: int, end: int, ranges: list[tuple[int, int]]) -> bool:
+    """Whether ``[start, end)`` overlaps any of ``ranges``."""
+    return any(start < r_end and r_start < end for r_start, r_end in ranges)

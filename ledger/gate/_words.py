@@ -1,0 +1,111 @@
+"""Words of claims and spans as the content checks see them: tokens, stems, sentences.
+
+Tokens are lower-cased runs of letters and digits after NFKC; ``n't`` is split off as its own
+token so that ``didn't`` carries a negation. :func:`stem` is a small suffix stripper: it only has
+to make ``approved``, ``approves`` and ``approving`` meet, not to produce dictionary words.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_TOKEN = re.compile(r"n't|[^\W_]+(?:[.,'][^\W_]+)*")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
+_DIGITS = re.compile(r"^[\d.,]+$")
+
+
+def word_set(text: str) -> frozenset[str]:
+    """The whitespace-separated words of ``text`` as a set (for the word lists below)."""
+    return frozenset(text.split())
+
+
+STOP_WORDS = word_set(
+    """
+    a about above after again against all also am an and any are as at be because been before
+    being between both but by can could did do does doing done down during each either else
+    ever few for from further had has have having he her here hers herself him himself his how
+    i if in into is it its itself just me more most my myself now of off on once only or other
+    our ours ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up upon very was we
+    were what when where which while who whom why will with would you your yours yourself
+    yourselves s t n't one two three via per among amongst within onto whose shall must may
+    might
+    """
+)
+"""Function words; they carry no evidence of support."""
+
+DOMAIN_WORDS = word_set(
+    """
+    net total year years yearly annual annually company companies group fiscal fy period
+    amount amounts value values figure figures number numbers reported report according
+    respectively approximately million billion thousand trillion percent per cent mn bn usd
+    dollar dollars eur euro euros gbp january february march april june july august september
+    october november december jan feb mar apr jun jul aug sep sept oct nov dec
+    """
+)
+"""Words too common in financial and news text to discriminate between spans."""
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A crude stem of a lower-case ``word`` (suffixes ``ies``, ``ing``, ``ed``, ``es``, ...)."""
+    if len(word) <= 3 or word[0].isdigit():
+        return word
+    for suffix, replacement in (
+        ("ies", "y"),
+        ("ied", "y"),
+        ("ing", ""),
+        ("edly", ""),
+        ("ed", ""),
+        ("ly", ""),
+        ("ches", "ch"),
+        ("shes", "sh"),
+        ("sses", "ss"),
+        ("xes", "x"),
+        ("s", ""),
+    ):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                return word
+            word = word[: len(word) - len(suffix)] + replacement
+            break
+    if len(word) > 4 and word.endswith("e"):
+        word = word[:-1]
+    if len(word) > 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]
+    return word
+
+
+def tokens(text: str) -> list[str]:
+    """The lower-cased word tokens of ``text`` in order."""
+    folded = unicodedata.normalize("NFKC", text).replace("\u2019", "'").lower()
+    folded = folded.replace("n't", " n't")
+    return [t[:-2] if t.endswith("'s") else t for t in _TOKEN.findall(folded)]
+
+
+def is_numeric(token: str) -> bool:
+    """Whether a token is a number (digits with separators); numbers belong to the anchors."""
+    return bool(_DIGITS.match(token))
+
+
+def content_stems(text: str, ignore: frozenset[str] = frozenset()) -> set[str]:
+    """Stems of the words of ``text`` that can carry evidence: not stop words, not numbers."""
+    out = set()
+    for token in tokens(text):
+        if token in STOP_WORDS or token in DOMAIN_WORDS or token in ignore or is_numeric(token):
+            continue
+        out.add(stem(token))
+    return out
+
+
+@lru_cache(maxsize=8192)
+def span_stems(text: str) -> frozenset[str]:
+    """:func:`content_stems` of a span text, cached: span texts recur across claims."""
+    return frozenset(content_stems(text))
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut into sentences at ``.!?;`` before a capital or digit, and at line breaks."""
+    return [piece for piece in _SENTENCE_END.split(text) if piece.strip()]

@@ -1,0 +1,306 @@
+"""The computation check: recompute a computational claim's result from the figures it cites.
+
+Operands are the amounts of the support spans: a table cell gives the amount in its text and
+takes its period (the last date or year of its envelope before the value) and its scale
+(``in thousands`` in the envelope or text) from the envelope; a sentence gives every amount it
+writes, each with the year that follows it (``$5.1 million in 2019``), if any.
+
+Formulas tried (bounded: at most :data:`MAX_OPERANDS` operands, subsets of at most
+:data:`MAX_SUBSET` for sums and averages):
+
+- change: ``new - old``, where *new* has the later period (by year, then by the whole date);
+  without periods a claimed *change* cannot be reproduced, so that a sign flip never passes.
+  A claim worded as a *difference* (which says nothing of order) may only match ``|a - b|``,
+  and only with no direction word and a non-negative result;
+- percent change ``(new - old) / old`` (both orders without periods), or, between two
+  percentages, their change in percentage points; basis-point change of two percentages;
+  ratio ``a / b`` (as a percentage when the claim is one), sum, average.
+
+A figure in parentheses, ``(1,102)``, is read both as negative and as positive, and a formula
+passes only when both readings reproduce the claim: tables use brackets for negatives and for
+deductions alike, so a sign that depends on the reading is not established.
+
+The claimed result must be reproduced within ``tolerance`` relative, or within half a unit of
+its last written digit when that is larger, capped at :data:`ROUNDING_CAP` relative. Scale:
+when every operand's scale is known (written or declared) the claim's own scale word is
+applied; otherwise, when no operand has a scale word of its own, the claim's figure is compared
+as written (the table's unit is taken to be the claim's); other mixtures are not tried.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from ledger.gate._claimed import ClaimedResult, read_claim
+from ledger.gate._numbers import Amount, context_scale, dates, numbers
+from ledger.gate.model import CheckResult, ClaimType, Outcome, SpanFacts
+
+CHECK = "computation"
+MAX_OPERANDS = 10
+"""The most operand figures taken from the support spans."""
+MAX_SUBSET = 4
+"""The largest subset of operands a sum or an average is tried over."""
+ROUNDING_CAP = 0.05
+"""The largest relative error that rounding of the claimed figure may excuse."""
+
+_YEAR_AFTER = re.compile(
+    r"^\s*(?:in|for|during|as of|at|of)\s+(?:fiscal\s+(?:year\s+)?|FY\s?)?(\d{4})\b", re.IGNORECASE
+)
+_SCALE_OPS = frozenset({"change", "difference", "sum", "average", "bps"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Operand:
+    """One figure of the evidence with the period it belongs to, if known."""
+
+    amount: Amount
+    absolute: float | None
+    period: str | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.amount.text} [{self.period}]" if self.period else self.amount.text
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    value: float
+    formula: str
+
+
+def _operands(spans: Sequence[SpanFacts]) -> list[_Operand]:
+    """The figures of the support spans, deduplicated, at most :data:`MAX_OPERANDS`."""
+    out: list[_Operand] = []
+    seen: set[tuple[float, str, str | None]] = set()
+    for span in spans:
+        for amount, period, scale in _figures(span.text, span.envelope):
+            key = (amount.mantissa, amount.kind, period)
+            if key in seen:
+                continue
+            seen.add(key)
+            absolute = amount.value if amount.scale else None
+            if absolute is None and scale is not None and amount.kind == "number":
+                absolute = amount.mantissa * scale
+            out.append(_Operand(amount, absolute, period))
+    return out[:MAX_OPERANDS]
+
+
+def _unbracket(op: _Operand) -> _Operand:
+    """The operand with a bracketed figure read as positive."""
+    if not op.amount.bracketed:
+        return op
+    amount = replace(op.amount, value=abs(op.amount.value), mantissa=abs(op.amount.mantissa))
+    absolute = abs(op.absolute) if op.absolute is not None else None
+    return _Operand(amount, absolute, op.period)
+
+
+@lru_cache(maxsize=8192)
+def _figures(
+    text: str, envelope: str | None
+) -> tuple[tuple[Amount, str | None, float | None], ...]:
+    """Each figure of a span with its period and the scale the span declares (cached)."""
+    scale = context_scale(f"{text}\n{envelope}" if envelope else text)
+    if envelope:
+        # The period is in the row label or column header, never in the table title.
+        head = envelope.rsplit(":", 1)[0].rsplit(" \u2014 ", 1)[-1]
+        keys = [d.key for d in dates(head)]
+        return tuple((a, keys[-1] if keys else None, scale) for a in numbers(text))
+    return tuple((a, _year_after(text, a), scale) for a in numbers(text))
+
+
+def _year_after(text: str, amount: Amount) -> str | None:
+    match = _YEAR_AFTER.match(text[amount.end :])
+    return match.group(1) if match else None
+
+
+def _levels(claim: ClaimedResult, ops: Sequence[_Operand]) -> list[float] | None:
+    """Operand values in the claim's units for scale-bearing operations, or ``None``."""
+    if any(op.amount.kind != claim.amount.kind for op in ops):
+        return None
+    if all(op.absolute is not None for op in ops):
+        divisor = claim.amount.scale or 1.0
+        return [(op.absolute or 0.0) / divisor for op in ops]
+    if all(op.absolute is None or op.amount.scale is None for op in ops):
+        # Declared scales on some cells only (a header note on one column): as written.
+        return [op.amount.mantissa for op in ops]
+    return None
+
+
+def _plain(ops: Sequence[_Operand]) -> list[float] | None:
+    """Operand values for scale-free operations (ratios): all absolute or all as written."""
+    if len({op.amount.kind for op in ops}) != 1:
+        return None
+    if all(op.absolute is not None for op in ops):
+        return [op.absolute or 0.0 for op in ops]
+    return [op.amount.mantissa for op in ops]
+
+
+def _ordered_pairs(ops: Sequence[_Operand]) -> Iterator[tuple[_Operand, _Operand]]:
+    """(new, old) pairs whose periods say which came later."""
+    for a, b in itertools.permutations(ops, 2):
+        if a.period and b.period and _later(a.period, b.period):
+            yield a, b
+
+
+def _later(a: str, b: str) -> bool:
+    """Whether period ``a`` is later than ``b``: by year, or by the whole key at equal precision."""
+    if a[:4] != b[:4]:
+        return a[:4] > b[:4]
+    return len(a) == len(b) and a > b
+
+
+def _changes(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candidate]:
+    ordered = [] if claim.operation == "difference" else list(_ordered_pairs(ops))
+    for new, old in ordered:
+        levels = _levels(claim, (new, old))
+        if levels:
+            yield _Candidate(levels[0] - levels[1], f"{new.label} - {old.label}")
+    if ordered or claim.operation != "difference" or claim.sign or claim.target < 0:
+        return
+    for a, b in itertools.combinations(ops, 2):
+        levels = _levels(claim, (a, b))
+        if levels:
+            yield _Candidate(abs(levels[0] - levels[1]), f"|{a.label} - {b.label}|")
+
+
+def _percent_changes(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candidate]:
+    ordered = list(_ordered_pairs(ops))
+    pairs = ordered or list(itertools.permutations(ops, 2))
+    factor = 100.0 if claim.amount.kind == "percent" else 1.0
+    for new, old in pairs:
+        values = _plain((new, old))
+        if values and values[1] != 0:
+            change = (values[0] - values[1]) / abs(values[1]) * factor
+            yield _Candidate(change, f"({new.label} - {old.label}) / {old.label}")
+    if claim.amount.kind == "percent":
+        # A change between two percentages may be stated in percentage points.
+        yield from _changes(claim, ops)
+
+
+def _bps(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candidate]:
+    percents = [op for op in ops if op.amount.kind == "percent"]
+    ordered = list(_ordered_pairs(percents))
+    for new, old in ordered:
+        yield _Candidate(
+            (new.amount.mantissa - old.amount.mantissa) * 100,
+            f"({new.label} - {old.label}) x 100 bps",
+        )
+    if ordered or claim.sign or claim.target < 0:
+        return
+    for a, b in itertools.combinations(percents, 2):
+        yield _Candidate(
+            abs(a.amount.mantissa - b.amount.mantissa) * 100,
+            f"|{a.label} - {b.label}| x 100 bps",
+        )
+
+
+def _ratios(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candidate]:
+    factor = 100.0 if claim.amount.kind == "percent" else 1.0
+    for a, b in itertools.permutations(ops, 2):
+        values = _plain((a, b))
+        if values and values[1] != 0:
+            yield _Candidate(values[0] / values[1] * factor, f"{a.label} / {b.label}")
+
+
+def _aggregates(claim: ClaimedResult, ops: Sequence[_Operand], mean: bool) -> Iterator[_Candidate]:
+    for size in range(2, min(MAX_SUBSET, len(ops)) + 1):
+        for subset in itertools.combinations(ops, size):
+            levels = _levels(claim, subset)
+            if levels:
+                joined = " + ".join(op.label for op in subset)
+                if mean:
+                    yield _Candidate(sum(levels) / size, f"({joined}) / {size}")
+                else:
+                    yield _Candidate(sum(levels), joined)
+
+
+_FORMULAS: dict[str, Callable[[ClaimedResult, Sequence[_Operand]], Iterator[_Candidate]]] = {
+    "change": _changes,
+    "difference": _changes,
+    "percent_change": _percent_changes,
+    "bps": _bps,
+    "ratio": _ratios,
+    "sum": lambda claim, ops: _aggregates(claim, ops, mean=False),
+    "average": lambda claim, ops: _aggregates(claim, ops, mean=True),
+}
+
+
+def tolerance(claim: ClaimedResult, relative: float) -> float:
+    """How far a recomputed value may be from the claimed figure, in the claim's units."""
+    target = abs(claim.target)
+    half_unit = 0.5 * 10.0 ** (-claim.amount.decimals)
+    return max(relative * target, min(half_unit, ROUNDING_CAP * target))
+
+
+def check_computation(
+    claim_text: str,
+    claim_type: ClaimType,
+    spans: Sequence[SpanFacts],
+    relative_tolerance: float = 0.005,
+) -> tuple[CheckResult, Amount | None]:
+    """Recompute a computational claim's result from its support spans.
+
+    Returns the result and the claimed figure (for the anchors check to exempt). Pass
+    ``recomputed`` (detail gives the formula); fail ``recompute_mismatch`` only when the claim
+    names its operation, exactly two operands are cited and the result is wrong; otherwise skip
+    ``not_computational``, ``unparseable`` (no figure in the claim), ``no_operands`` (no figure
+    in the spans), ``sign_ambiguous`` (only one reading of a bracketed figure reproduces the
+    claim) or ``not_reproduced`` (no formula reproduces an implicit or ambiguous claim).
+    """
+    if claim_type is not ClaimType.COMPUTATIONAL:
+        return CheckResult(
+            CHECK, Outcome.SKIP, "not_computational", "not a computational claim"
+        ), None
+    claim, _ = read_claim(claim_text)
+    if claim is None:
+        return CheckResult(CHECK, Outcome.SKIP, "unparseable", "the claim states no figure"), None
+    ops = _operands(spans)
+    if not ops:
+        return CheckResult(
+            CHECK, Outcome.SKIP, "no_operands", "the support spans contain no figures"
+        ), claim.amount
+    operations = [claim.operation] if claim.operation else list(_FORMULAS)
+    allowed = tolerance(claim, relative_tolerance)
+    unbracketed = [_unbracket(op) for op in ops]
+    tried: list[_Candidate] = []
+    ambiguous = False
+    for operation in operations:
+        formula = _FORMULAS[operation]
+        # Both readings of bracketed figures must agree; the generators enumerate the same
+        # combinations in the same order for both operand lists.
+        for candidate, other in zip(formula(claim, ops), formula(claim, unbracketed), strict=True):
+            hit = abs(candidate.value - claim.target) <= allowed
+            other_hit = abs(other.value - claim.target) <= allowed
+            ambiguous = ambiguous or hit != other_hit
+            if hit and other_hit:
+                return CheckResult(
+                    CHECK,
+                    Outcome.PASS,
+                    "recomputed",
+                    f"{operation}: {candidate.formula} = {candidate.value:.6g}, claimed "
+                    f"{claim.amount.text} (within {allowed:.3g})",
+                ), claim.amount
+            tried.append(candidate)
+    nearest = min(tried, key=lambda c: abs(c.value - claim.target), default=None)
+    found = f"; nearest {nearest.formula} = {nearest.value:.6g}" if nearest else ""
+    detail = (
+        f"no {claim.operation or 'formula'} over {len(ops)} figure(s) "
+        f"({', '.join(op.label for op in ops)}) gives {claim.target:g}{found}"
+    )
+    if ambiguous:
+        return CheckResult(
+            CHECK,
+            Outcome.SKIP,
+            "sign_ambiguous",
+            f"only one reading of the bracketed figures gives {claim.target:g}; {detail}",
+        ), claim.amount
+    unambiguous = claim.explicit and len(ops) == 2 and nearest is not None
+    if unambiguous and claim.operation in _SCALE_OPS | {"percent_change"}:
+        unambiguous = claim.sign == 0 or any(_ordered_pairs(ops))
+    if unambiguous:
+        return CheckResult(CHECK, Outcome.FAIL, "recompute_mismatch", detail), claim.amount
+    return CheckResult(CHECK, Outcome.SKIP, "not_reproduced", detail), claim.amount

@@ -1,0 +1,136 @@
+"""The commit gate: run every check on one claim and derive its status.
+
+Order (:data:`ORDER`): existence and version per binding, quote per binding that has a quote,
+then anchors, polarity, computation and support over the support spans (bindings in a
+``primary_support`` or ``secondary_support`` role; a table cell contributes its text and its
+envelope), and coverage last.
+
+Status:
+
+- ``rejected`` when any check in :data:`HARD_CHECKS` fails: the citation is broken or the claim
+  contradicts its spans;
+- otherwise ``unverified`` when support fails or is skipped, a computational claim's result could
+  not be recomputed (computation skipped), or coverage fails (a material claim with no support
+  binding) or is skipped (an unbound claim that is not material);
+- otherwise ``verified``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ledger.gate.anchors import check_anchors
+from ledger.gate.bindings import check_existence, check_version
+from ledger.gate.computation import check_computation
+from ledger.gate.model import (
+    SUPPORT_ROLES,
+    CheckResult,
+    ClaimDraft,
+    ClaimType,
+    GateConfig,
+    Outcome,
+    SpanFacts,
+    Status,
+    Verdict,
+)
+from ledger.gate.polarity import check_polarity
+from ledger.gate.quote import check_quote
+from ledger.gate.support import check_support
+
+ORDER = (
+    "existence",
+    "version",
+    "quote",
+    "anchors",
+    "polarity",
+    "computation",
+    "support",
+    "coverage",
+)
+"""The checks in the order :func:`judge` runs and reports them."""
+
+HARD_CHECKS = frozenset({"existence", "version", "quote", "anchors", "polarity", "computation"})
+"""Checks whose failure rejects a claim; a failure of any other check leaves it unverified."""
+
+DEFAULT_CONFIG = GateConfig()
+"""The configuration :func:`judge` uses when none is given."""
+
+
+def judge(
+    claim: ClaimDraft, spans: Mapping[str, SpanFacts], config: GateConfig = DEFAULT_CONFIG
+) -> Verdict:
+    """Run every check on ``claim`` with the facts the caller resolved about its ``spans``.
+
+    ``spans`` maps span ids to their facts; a bound span id missing from it counts as unknown.
+    """
+    checks: list[CheckResult] = []
+    for binding in claim.bindings:
+        facts = spans.get(binding.span_id)
+        checks.append(check_existence(binding.span_id, facts))
+        checks.append(check_version(binding.span_id, facts))
+    for binding in claim.bindings:
+        facts = spans.get(binding.span_id)
+        if binding.quote is not None:
+            text = facts.text if facts is not None and facts.exists else ""
+            checks.append(check_quote(binding.quote, text, binding.span_id))
+    support = [
+        facts
+        for binding in claim.bindings
+        if binding.role in SUPPORT_ROLES
+        and (facts := spans.get(binding.span_id)) is not None
+        and facts.exists
+    ]
+    evidence = [facts.evidence_text for facts in support]
+    if evidence:
+        computation, claimed = check_computation(
+            claim.text, claim.type, support, config.computation_tolerance
+        )
+        exempt = [claimed.value] if claimed is not None else []
+        checks.append(check_anchors(claim.text, evidence, exempt))
+        checks.append(check_polarity(claim.text, evidence))
+        checks.append(computation)
+        checks.append(
+            check_support(
+                claim.text,
+                evidence,
+                config.support_threshold,
+                computational=claim.type is ClaimType.COMPUTATIONAL,
+            )
+        )
+    else:
+        for check in ("anchors", "polarity", "computation", "support"):
+            checks.append(
+                CheckResult(check, Outcome.SKIP, "no_evidence", "the claim has no support span")
+            )
+    checks.append(_coverage(claim, has_support=bool(evidence)))
+    return Verdict(_status(checks), tuple(checks))
+
+
+def _coverage(claim: ClaimDraft, *, has_support: bool) -> CheckResult:
+    """Pass ``bound``; fail ``unsupported`` (material, no support span); skip ``not_material``."""
+    if has_support:
+        return CheckResult("coverage", Outcome.PASS, "bound", "the claim cites a support span")
+    if claim.material:
+        what = "cites no span" if not claim.bindings else "cites no resolvable support span"
+        return CheckResult(
+            "coverage", Outcome.FAIL, "unsupported", f"the claim is material and {what}"
+        )
+    return CheckResult(
+        "coverage", Outcome.SKIP, "not_material", "the claim is not material and cites no span"
+    )
+
+
+def _status(checks: list[CheckResult]) -> Status:
+    """Derive the status from the check results as the module docstring says."""
+    if any(c.outcome is Outcome.FAIL and c.check in HARD_CHECKS for c in checks):
+        return Status.REJECTED
+    for check in checks:
+        if check.check in ("support", "coverage") and check.outcome is not Outcome.PASS:
+            return Status.UNVERIFIED
+        if (
+            check.check == "computation"
+            and check.outcome is Outcome.SKIP
+            and check.reason != "not_computational"
+        ):
+            return Status.UNVERIFIED
+    return Status.VERIFIED

@@ -1,0 +1,144 @@
+"""The polarity check: a claim and the text that supports it must agree on negation, hedging
+and direction.
+
+Scope matters more than cue lists. The claim is compared with one window of evidence: the
+support sentence that shares the most content words with it, cut to the shortest stretch that
+holds every shared word, widened by :data:`WINDOW_MARGIN` tokens on each side. So an unrelated
+``not`` elsewhere in a long span does not reject a correct claim, while a negation inserted into
+or removed from the matching stretch always fails.
+
+- negation: the claim has a negation cue and the window has none, or the reverse ->
+  ``negation_mismatch``;
+- hedging: the window is hedged and the claim is not -> ``hedge_mismatch`` (a hedged claim may
+  cite a plain statement; a plain claim cannot cite a hedged one);
+- direction: on some axis (rise/fall, profit/loss, win/lose, ...) the claim uses only one side
+  and the window only the other -> ``direction_mismatch``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from ledger.gate._polarity_cues import DIRECTIONS, HEDGES, NEGATIONS
+from ledger.gate._words import STOP_WORDS, sentences, stem, tokens
+from ledger.gate.model import CheckResult, Outcome
+
+CHECK = "polarity"
+WINDOW_MARGIN = 3
+"""Tokens kept on each side of the matched stretch; covers ``did not`` before a verb."""
+
+
+def _cues(words: Sequence[str]) -> tuple[bool, bool, set[tuple[str, int]]]:
+    """Negation present, hedge present, and the (axis, side) direction cues of ``words``."""
+    negated = any(w in NEGATIONS for w in words)
+    hedged = any(w in HEDGES for w in words)
+    directions = {DIRECTIONS[w] for w in words if w in DIRECTIONS}
+    return negated, hedged, directions
+
+
+def _best_window(claim_stems: set[str], evidence: Sequence[str]) -> tuple[list[str], int]:
+    """The evidence window that matches the claim best, and how many claim stems it shares."""
+    best: list[str] = []
+    best_score = 0
+    for text in evidence:
+        for words in _sentence_tokens(text):
+            hits = [
+                (i, stem(w))
+                for i, w in enumerate(words)
+                if w not in STOP_WORDS and stem(w) in claim_stems
+            ]
+            score = len({s for _, s in hits})
+            if score > best_score:
+                first, last = _shortest_cover(hits, score)
+                start = max(0, first - WINDOW_MARGIN)
+                best, best_score = words[start : last + WINDOW_MARGIN + 1], score
+    return best, best_score
+
+
+def _shortest_cover(hits: list[tuple[int, str]], wanted: int) -> tuple[int, int]:
+    """First and last token index of the shortest run of ``hits`` holding ``wanted`` stems."""
+    counts: dict[str, int] = {}
+    best = (hits[0][0], hits[-1][0])
+    left = 0
+    for right, (_, right_stem) in enumerate(hits):
+        counts[right_stem] = counts.get(right_stem, 0) + 1
+        while len(counts) == wanted:
+            if hits[right][0] - hits[left][0] < best[1] - best[0]:
+                best = (hits[left][0], hits[right][0])
+            left_stem = hits[left][1]
+            counts[left_stem] -= 1
+            if counts[left_stem] == 0:
+                del counts[left_stem]
+            left += 1
+    return best
+
+
+_NOT_CUES = re.compile(r"\bNO\b\.?|\b[Nn]o\.(?=\s*\d)|\bMay(?=\s+\d)|(?<=[\w,]\s)May\b")
+"""``NO.``/``No. 5`` (number), ``May 31`` and a capitalised ``May`` inside a sentence (month)
+are not negation or hedging cues."""
+
+
+def _plain_tokens(text: str) -> list[str]:
+    return tokens(_NOT_CUES.sub(" ", text))
+
+
+@lru_cache(maxsize=8192)
+def _sentence_tokens(text: str) -> tuple[list[str], ...]:
+    """The tokens of each sentence of a span text, cached: span texts recur across claims."""
+    return tuple(_plain_tokens(sentence) for sentence in sentences(text))
+
+
+def check_polarity(claim_text: str, evidence: Sequence[str]) -> CheckResult:
+    """Compare the negation, hedging and direction cues of a claim with its best window.
+
+    Pass ``polarity_agrees``; fail ``negation_mismatch``, ``hedge_mismatch`` or
+    ``direction_mismatch``; skip ``no_matching_sentence`` when no support sentence shares a
+    content word with the claim.
+    """
+    claim_words = _plain_tokens(claim_text)
+    claim_stems = {stem(w) for w in claim_words if w not in STOP_WORDS}
+    window, score = _best_window(claim_stems, evidence)
+    if score == 0:
+        return CheckResult(
+            CHECK,
+            Outcome.SKIP,
+            "no_matching_sentence",
+            "no support sentence shares a content word with the claim",
+        )
+    c_neg, c_hedge, c_dirs = _cues(claim_words)
+    s_neg, s_hedge, s_dirs = _cues(window)
+    shown = " ".join(window)
+    if c_neg != s_neg:
+        has, lacks = ("the claim", "the span") if c_neg else ("the span", "the claim")
+        return CheckResult(
+            CHECK,
+            Outcome.FAIL,
+            "negation_mismatch",
+            f"{has} is negated and {lacks} is not; span text: {shown!r}",
+        )
+    if s_hedge and not c_hedge:
+        return CheckResult(
+            CHECK,
+            Outcome.FAIL,
+            "hedge_mismatch",
+            f"the span is hedged and the claim states it as fact; span text: {shown!r}",
+        )
+    for axis, side in sorted(c_dirs):
+        if (axis, -side) in s_dirs and (axis, side) not in s_dirs and (axis, -side) not in c_dirs:
+            said = [w for w in claim_words if DIRECTIONS.get(w) == (axis, side)]
+            other = [w for w in window if DIRECTIONS.get(w) == (axis, -side)]
+            return CheckResult(
+                CHECK,
+                Outcome.FAIL,
+                "direction_mismatch",
+                f"the claim says {said[0]!r} where the span says {other[0]!r}; "
+                f"span text: {shown!r}",
+            )
+    return CheckResult(
+        CHECK,
+        Outcome.PASS,
+        "polarity_agrees",
+        f"negation, hedging and direction agree with span text {shown!r}",
+    )

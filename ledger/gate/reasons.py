@@ -1,0 +1,71 @@
+"""Every reason code the gate can give, with its check, outcome and meaning.
+
+Receipts carry these codes; a code is never renamed or reused for another meaning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ledger.gate.model import Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """One documented reason code."""
+
+    code: str
+    check: str
+    outcome: Outcome
+    meaning: str
+
+
+_P, _F, _S = Outcome.PASS, Outcome.FAIL, Outcome.SKIP
+
+REASONS: dict[tuple[str, str], Reason] = {
+    (r.check, r.code): r
+    for r in (
+        Reason("span_exists", "existence", _P, "the span resolves and is in the evidence pool"),
+        Reason("span_unknown", "existence", _F, "the span id does not resolve in the registry"),
+        Reason("span_not_in_pool", "existence", _F, "the span is not in the sealed pool"),
+        Reason("version_in_force", "version", _P, "the source version was in force at as_of"),
+        Reason("version_not_in_force", "version", _F, "the version was not in force at as_of"),
+        Reason("source_withdrawn", "version", _F, "the span's source is withdrawn"),
+        Reason("span_unknown", "version", _S, "no span, so no version to check"),
+        Reason("quote_exact", "quote", _P, "the quote is the whole span (normalised)"),
+        Reason("quote_contiguous", "quote", _P, "the quote is a contiguous part of the span"),
+        Reason("quote_mismatch", "quote", _F, "the quote does not occur in the span"),
+        Reason("quote_empty", "quote", _F, "the quote is empty"),
+        Reason("anchors_present", "anchors", _P, "every anchor of the claim is in the spans"),
+        Reason("anchor_missing", "anchors", _F, "a number, date, identifier, URL or quoted string "
+               "of the claim is not in the spans"),
+        Reason("no_anchors", "anchors", _S, "the claim has no anchors"),
+        Reason("polarity_agrees", "polarity", _P, "negation, hedging and direction agree"),
+        Reason("negation_mismatch", "polarity", _F, "one side is negated, the other is not"),
+        Reason("hedge_mismatch", "polarity", _F, "a hedged span cited for an unhedged claim"),
+        Reason("direction_mismatch", "polarity", _F, "the claim and span go opposite ways"),
+        Reason("no_matching_sentence", "polarity", _S, "no span sentence shares a content word"),
+        Reason("recomputed", "computation", _P, "a formula over the cited figures gives the "
+               "claimed result"),
+        Reason("recompute_mismatch", "computation", _F, "the named operation over exactly two "
+               "cited figures gives a different result"),
+        Reason("not_computational", "computation", _S, "the claim is not computational"),
+        Reason("unparseable", "computation", _S, "the claim states no figure"),
+        Reason("no_operands", "computation", _S, "the support spans contain no figures"),
+        Reason("not_reproduced", "computation", _S, "no formula reproduces the claimed result "
+               "and the operation or operands are ambiguous"),
+        Reason("sign_ambiguous", "computation", _S, "the result holds for only one reading of a "
+               "bracketed figure (negative or positive)"),
+        Reason("support_sufficient", "support", _P, "enough content words are in the spans"),
+        Reason("support_insufficient", "support", _F, "too few content words are in the spans"),
+        Reason("no_content_words", "support", _S, "the claim has no content words"),
+        Reason("no_evidence", "anchors", _S, "the claim has no support span"),
+        Reason("no_evidence", "polarity", _S, "the claim has no support span"),
+        Reason("no_evidence", "computation", _S, "the claim has no support span"),
+        Reason("no_evidence", "support", _S, "the claim has no support span"),
+        Reason("bound", "coverage", _P, "the claim cites at least one support span"),
+        Reason("unsupported", "coverage", _F, "a material claim cites no support span"),
+        Reason("not_material", "coverage", _S, "an unbound claim that is not material"),
+    )
+}  # fmt: skip
+"""Reason codes keyed by ``(check, code)``."""

@@ -1,0 +1,72 @@
+"""The support check: enough of the claim's content words must be in its support spans.
+
+The score is token-intersection recall: the share of the claim's distinct content stems
+(:func:`ledger.gate._words.content_stems`: lower-cased, crudely stemmed, without stop words,
+numbers and non-discriminative domain words such as *net*, *total*, *year*, *company*) that
+occur among the stems of the support spans' text and envelopes. For computational claims the
+words that name the operation (*change*, *average*, *ratio*, ...) are left out too: the
+computation check owns them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ledger.gate._words import content_stems, span_stems, word_set
+from ledger.gate.model import CheckResult, Outcome
+
+CHECK = "support"
+_MAX_LISTED = 12
+
+OPERATION_WORDS = word_set(
+    """
+    change changed changes difference differences increase increased increases decrease
+    decreased decreases rose rise risen fell fall fallen grew grow growth declined decline
+    percentage percent ratio average averaged mean sum summed combined totalled totaled
+    proportion share times basis points point bps compared between from
+    """
+)
+"""Words naming the arithmetic of a computational claim, ignored by its support score."""
+
+
+def support_score(
+    claim_text: str, evidence: Sequence[str], ignore: frozenset[str] = frozenset()
+) -> tuple[float, list[str]]:
+    """The recall of the claim's content stems in ``evidence`` and the stems that are missing.
+
+    Returns ``(1.0, [])`` for a claim with no content word.
+    """
+    wanted = content_stems(claim_text, ignore)
+    if not wanted:
+        return 1.0, []
+    have: set[str] = set()
+    for text in evidence:
+        have |= span_stems(text)
+    missing = sorted(wanted - have)
+    return 1 - len(missing) / len(wanted), missing
+
+
+def check_support(
+    claim_text: str, evidence: Sequence[str], threshold: float, *, computational: bool = False
+) -> CheckResult:
+    """Pass ``support_sufficient`` when the score reaches ``threshold``, else fail
+    ``support_insufficient``; skip ``no_content_words`` when the claim has none.
+    """
+    ignore = OPERATION_WORDS if computational else frozenset()
+    if not content_stems(claim_text, ignore):
+        return CheckResult(
+            CHECK, Outcome.SKIP, "no_content_words", "the claim has no content words"
+        )
+    score, missing = support_score(claim_text, evidence, ignore)
+    shown = ", ".join(missing[:_MAX_LISTED]) + (" ..." if len(missing) > _MAX_LISTED else "")
+    if score >= threshold:
+        detail = f"score {score:.2f} >= {threshold:.2f}"
+        if missing:
+            detail += f"; not in the spans: {shown}"
+        return CheckResult(CHECK, Outcome.PASS, "support_sufficient", detail)
+    return CheckResult(
+        CHECK,
+        Outcome.FAIL,
+        "support_insufficient",
+        f"score {score:.2f} < {threshold:.2f}; not in the spans: {shown}",
+    )

@@ -1,0 +1,503 @@
+"""Commands on receipts: open one (sealing its pool) and commit claims through the gate."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from eventsourcing.application import AggregateNotFoundError
+
+from ledger.canonical import canonical_json
+from ledger.errors import Conflict, InvalidInput, NotFound
+from ledger.evidence import ResolvedSpan, SpanResolver, pick_version
+from ledger.gate import (
+    Binding,
+    ClaimDraft,
+    ClaimType,
+    GateConfig,
+    Outcome,
+    Role,
+    SpanFacts,
+    Status,
+    judge,
+)
+from ledger.receipts import Receipt, claim_id_for, receipt_aggregate_id, receipt_id_for
+from ledger.receipts import opening_content as _opening
+from ledger.render_check import check_render
+from ledger.store import format_time
+
+if TYPE_CHECKING:
+    from ledger.application import Ledger
+
+MAX_POOL = 1000
+MAX_CLAIMS = 100
+MAX_BINDINGS = 20
+MAX_TEXT = 4000
+MAX_RENDERED = 100_000
+COMMIT_ATTEMPTS = 10
+_REASON_CODE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+_SPAN_ID = re.compile(r"^sp_[0-9a-f]{24}$")
+
+
+class Route(StrEnum):
+    """How the inference was answered."""
+
+    DETERMINISTIC_STATE = "deterministic_state"
+    HYBRID_RETRIEVAL = "hybrid_retrieval"
+    LONG_CONTEXT = "long_context"
+    ABSTAIN = "abstain"
+    REDESIGN = "redesign"
+
+
+class Mode(StrEnum):
+    """``atomic``: all claims or none; ``independent``: rejected claims are quarantined."""
+
+    ATOMIC = "atomic"
+    INDEPENDENT = "independent"
+
+
+@dataclass(frozen=True)
+class ReceiptRequest:
+    """``POST /v1/receipts`` after schema validation."""
+
+    request: str
+    actor: str
+    purpose: str
+    policy_version: str
+    route: str
+    model: dict[str, str]
+    tools: list[str]
+    evidence: list[str]
+    excluded: list[dict[str, str]]
+    as_of: datetime | None = None
+    expires_at: datetime | None = None
+    budget: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class CommitRequest:
+    """``POST /v1/receipts/{id}/claims`` after schema validation."""
+
+    claims: list[ClaimDraft]
+    mode: str = Mode.ATOMIC.value
+    rendered_answer: str | None = None
+    fingerprint: str = ""
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    """The answer to a commit: an HTTP-neutral status and body, replayed on retries."""
+
+    status: int
+    body: dict[str, Any]
+    replayed: bool = False
+    position: int = 0
+    accepted: list[dict[str, Any]] = field(default_factory=list)
+
+
+def request_fingerprint(payload: Any) -> str:
+    """SHA-256 of the RFC 8785 form of a request body (what an idempotency key is bound to)."""
+    return "sha256:" + hashlib.sha256(canonical_json(payload)).hexdigest()
+
+
+def _time(field_name: str, moment: datetime | None, default: datetime | None) -> str | None:
+    if moment is None:
+        return None if default is None else format_time(default)
+    if moment.tzinfo is None:
+        raise InvalidInput(field_name, "timezone", f"{field_name} must carry a UTC offset")
+    return format_time(moment)
+
+
+def _text(errors: list[dict[str, str]], name: str, value: str, limit: int = MAX_TEXT) -> None:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        errors.append({"field": name, "rule": "utf-8", "message": f"{name} has a lone surrogate"})
+        return
+    if len(value) > limit:
+        errors.append(
+            {"field": name, "rule": "max-length", "message": f"{name} is at most {limit} chars"}
+        )
+
+
+class ReceiptDesk:
+    """Opens receipts and commits claims (``ledger.receipts``)."""
+
+    def __init__(self, ledger: Ledger, resolver: SpanResolver, config: GateConfig) -> None:
+        self.ledger = ledger
+        self.resolver = resolver
+        self.config = config
+
+    # Opening --------------------------------------------------------------------------------
+
+    def open(self, request: ReceiptRequest, actor: str) -> tuple[Receipt, bool]:
+        """Seal the evidence pool and open the receipt; returns (receipt, created).
+
+        Every evidence span must exist and be citable at ``as_of``; otherwise the error names
+        each bad id. Opening the same content twice returns the first receipt.
+        """
+        errors = self._check_request(request)
+        as_of = _time("as_of", request.as_of, datetime.now(UTC))
+        assert as_of is not None
+        expires_at = _time("expires_at", request.expires_at, None)
+        if expires_at is not None and expires_at <= as_of:
+            errors.append(
+                {
+                    "field": "expires_at",
+                    "rule": "after-as-of",
+                    "message": "expires_at must be after as_of",
+                }
+            )
+        pool = self._seal(request.evidence, as_of, errors)
+        if errors:
+            raise InvalidInput.many(errors)
+        context = {
+            "request": request.request,
+            "actor": request.actor,
+            "purpose": request.purpose,
+            "policy_version": request.policy_version,
+            "route": request.route,
+            "model": request.model,
+            "tools": request.tools,
+            "budget": request.budget,
+        }
+        receipt_id = receipt_id_for(_opening(context, pool, request.excluded, as_of, expires_at))
+        existing = self.find(receipt_id)
+        if existing is not None:
+            return existing, False
+        receipt = Receipt.open(context, pool, request.excluded, as_of, expires_at, actor)
+        try:
+            self.ledger.commit(receipt)
+        except Conflict:
+            found = self.find(receipt_id)
+            if found is None:
+                raise
+            return found, False
+        return receipt, True
+
+    def _check_request(self, request: ReceiptRequest) -> list[dict[str, str]]:
+        errors: list[dict[str, str]] = []
+        for name in ("request", "actor", "purpose", "policy_version"):
+            value = getattr(request, name)
+            if not value.strip():
+                errors.append({"field": name, "rule": "non-empty", "message": f"{name} is empty"})
+            _text(errors, name, value, 20_000 if name == "request" else 500)
+        if request.route not in {route.value for route in Route}:
+            errors.append(
+                {
+                    "field": "route",
+                    "rule": "known-route",
+                    "message": f"route must be one of {[r.value for r in Route]}",
+                }
+            )
+        for key in ("name", "version"):
+            value = request.model.get(key)
+            if not isinstance(value, str) or not value.strip():
+                errors.append(
+                    {
+                        "field": f"model.{key}",
+                        "rule": "non-empty",
+                        "message": f"model.{key} is required",
+                    }
+                )
+        if len(request.evidence) > MAX_POOL:
+            errors.append(
+                {"field": "evidence", "rule": "max-items", "message": f"at most {MAX_POOL} spans"}
+            )
+        if len(set(request.evidence)) != len(request.evidence):
+            errors.append(
+                {"field": "evidence", "rule": "unique", "message": "evidence lists a span twice"}
+            )
+        for index, item in enumerate(request.excluded):
+            if not _REASON_CODE.match(item.get("reason_code", "")):
+                errors.append(
+                    {
+                        "field": f"excluded[{index}].reason_code",
+                        "rule": "reason-code",
+                        "message": "reason_code is a non-sensitive code: [a-z0-9_.-], 1-64 chars",
+                    }
+                )
+            _text(errors, f"excluded[{index}].ref", item.get("ref", ""), 500)
+        if request.budget is not None and len(canonical_json(request.budget)) > 4096:
+            errors.append(
+                {"field": "budget", "rule": "max-size", "message": "budget is at most 4 KiB"}
+            )
+        return errors
+
+    def _seal(
+        self, span_ids: list[str], as_of: str, errors: list[dict[str, str]]
+    ) -> list[dict[str, Any]]:
+        resolved = self.resolver.resolve(span_ids)
+        pool: list[dict[str, Any]] = []
+        for index, span_id in enumerate(span_ids):
+            candidates = resolved.get(span_id)
+            problem = None
+            if not candidates:
+                problem = ("exists", f"span {span_id} does not exist")
+            else:
+                span = pick_version(candidates, as_of)
+                if span.withdrawn_at is not None:
+                    problem = ("citable", f"span {span_id}: source {span.source_id} is withdrawn")
+                elif not span.in_force_at(as_of):
+                    problem = (
+                        "citable",
+                        f"span {span_id}: version {span.version} of {span.source_id} was not in "
+                        f"force at {as_of} (effective {span.effective_from} to "
+                        f"{span.effective_to or 'now'})",
+                    )
+                else:
+                    pool.append(pool_entry(span))
+            if problem is not None:
+                errors.append(
+                    {"field": f"evidence[{index}]", "rule": problem[0], "message": problem[1]}
+                )
+        return pool
+
+    # Reading --------------------------------------------------------------------------------
+
+    def find(self, receipt_id: str) -> Receipt | None:
+        """The receipt, or None."""
+        try:
+            receipt: Receipt = self.ledger.repository.get(receipt_aggregate_id(receipt_id))
+        except AggregateNotFoundError:
+            return None
+        return receipt
+
+    def get(self, receipt_id: str) -> Receipt:
+        """The receipt, or NotFound."""
+        receipt = self.find(receipt_id)
+        if receipt is None:
+            raise NotFound(f"no receipt {receipt_id!r}")
+        return receipt
+
+    # Committing -----------------------------------------------------------------------------
+
+    def commit(
+        self, receipt_id: str, request: CommitRequest, actor: str, idempotency_key: str | None
+    ) -> CommitResult:
+        """Run every claim through the gate and record the outcome.
+
+        Atomic mode commits all claims in one event or none (a rejection is still recorded,
+        in its own event). Independent mode commits verified and unverified claims and
+        quarantines rejected ones. Concurrent commits to one receipt are serialised by the
+        aggregate's version: a loser re-reads the receipt and runs again.
+        """
+        self._check_commit(request)
+        for attempt in range(COMMIT_ATTEMPTS):
+            receipt = self.get(receipt_id)
+            if idempotency_key is not None and idempotency_key in receipt.idempotency:
+                return self._replay(receipt.idempotency[idempotency_key], request)
+            result, accepted, rejected, render = self._judge(receipt, request)
+            idempotency = None
+            if idempotency_key is not None:
+                idempotency = {
+                    "key": idempotency_key,
+                    "fingerprint": request.fingerprint,
+                    "status": result.status,
+                    "body": result.body,
+                }
+            receipt.commit(
+                request.mode,
+                accepted,
+                rejected,
+                request.rendered_answer,
+                None if render is None else render,
+                idempotency,
+                actor,
+            )
+            try:
+                recordings = self.ledger.commit(receipt)
+            except Conflict:
+                # Another commit to this receipt won the race: back off briefly, re-read, rerun.
+                time.sleep(random.uniform(0, 0.002 * (attempt + 1)))  # noqa: S311 - jitter only
+                continue
+            return CommitResult(
+                result.status,
+                result.body,
+                position=recordings[-1].notification.id,
+                accepted=accepted,
+            )
+        raise Conflict(f"receipt {receipt_id} is being written by others; retry")
+
+    def _check_commit(self, request: CommitRequest) -> None:
+        errors: list[dict[str, str]] = []
+        if request.mode not in {mode.value for mode in Mode}:
+            errors.append(
+                {"field": "mode", "rule": "known-mode", "message": "mode is atomic or independent"}
+            )
+        if not 1 <= len(request.claims) <= MAX_CLAIMS:
+            errors.append(
+                {"field": "claims", "rule": "count", "message": f"1 to {MAX_CLAIMS} claims"}
+            )
+        for index, claim in enumerate(request.claims):
+            name = f"claims[{index}]"
+            if not claim.text.strip():
+                errors.append(
+                    {"field": f"{name}.text", "rule": "non-empty", "message": "text is empty"}
+                )
+            _text(errors, f"{name}.text", claim.text)
+            if len(claim.bindings) > MAX_BINDINGS:
+                errors.append(
+                    {
+                        "field": f"{name}.bindings",
+                        "rule": "max-items",
+                        "message": f"at most {MAX_BINDINGS}",
+                    }
+                )
+            for b_index, binding in enumerate(claim.bindings):
+                if not _SPAN_ID.match(binding.span_id):
+                    errors.append(
+                        {
+                            "field": f"{name}.bindings[{b_index}].span_id",
+                            "rule": "pattern",
+                            "message": "span_id is sp_ followed by 24 hex digits",
+                        }
+                    )
+                if binding.quote is not None:
+                    _text(errors, f"{name}.bindings[{b_index}].quote", binding.quote)
+        if request.rendered_answer is not None:
+            _text(errors, "rendered_answer", request.rendered_answer, MAX_RENDERED)
+        if errors:
+            raise InvalidInput.many(errors)
+
+    def _replay(self, record: dict[str, Any], request: CommitRequest) -> CommitResult:
+        if record["fingerprint"] != request.fingerprint:
+            raise InvalidInput(
+                "Idempotency-Key",
+                "same-request",
+                "this Idempotency-Key was used for a different request",
+            )
+        return CommitResult(record["status"], record["body"], replayed=True)
+
+    def _judge(
+        self, receipt: Receipt, request: CommitRequest
+    ) -> tuple[CommitResult, list[dict[str, Any]], list[dict[str, Any]], dict[str, Any] | None]:
+        span_ids = {b.span_id for claim in request.claims for b in claim.bindings}
+        facts = self._facts(receipt, span_ids)
+        ordinal = receipt.next_ordinal
+        judged: list[dict[str, Any]] = []
+        for claim in request.claims:
+            verdict = judge(claim, facts, self.config)
+            content = claim_content(claim)
+            judged.append(
+                {
+                    "claim_id": claim_id_for(receipt.receipt_id, ordinal, content),
+                    "ordinal": ordinal,
+                    **content,
+                    "bindings": [
+                        {**binding, **_binding_source(facts_entry(receipt, binding["span_id"]))}
+                        for binding in content["bindings"]
+                    ],
+                    "status": verdict.status.value,
+                    "checks": [check.to_json() for check in verdict.checks],
+                }
+            )
+            ordinal += 1
+        accepted = [c for c in judged if c["status"] != Status.REJECTED.value]
+        rejected = [c for c in judged if c["status"] == Status.REJECTED.value]
+        render = None
+        if request.rendered_answer is not None:
+            bound = {b["span_id"] for c in receipt.claims + accepted for b in c["bindings"]}
+            render = check_render(request.rendered_answer, bound).to_json()
+        render_failed = render is not None and render["outcome"] == Outcome.FAIL.value
+        if request.mode == Mode.ATOMIC.value and (rejected or render_failed):
+            rejected, accepted = judged, []
+        body = {
+            "receipt_id": receipt.receipt_id,
+            "mode": request.mode,
+            "committed": accepted,
+            "quarantined": rejected if request.mode == Mode.INDEPENDENT.value else [],
+            "rejected": rejected if request.mode == Mode.ATOMIC.value else [],
+            "render_check": render,
+        }
+        status = 201 if accepted else 422
+        return CommitResult(status, body), accepted, rejected, render
+
+    def _facts(self, receipt: Receipt, span_ids: set[str]) -> dict[str, SpanFacts]:
+        resolved = self.resolver.resolve(span_ids) if span_ids else {}
+        facts: dict[str, SpanFacts] = {}
+        for span_id in span_ids:
+            candidates = resolved.get(span_id, ())
+            entry = receipt.pool_index.get(span_id)
+            span: ResolvedSpan | None = None
+            if entry is not None:
+                span = next((c for c in candidates if c.version == entry["version"]), None)
+            elif candidates:
+                span = pick_version(candidates, receipt.as_of)
+            if span is None:
+                facts[span_id] = SpanFacts(span_id, False, entry is not None, False, False, "")
+                continue
+            intact = entry is None or span.text_sha256 == entry["text_sha256"]
+            facts[span_id] = SpanFacts(
+                span_id=span_id,
+                exists=intact,
+                in_pool=entry is not None,
+                in_force=span.in_force_at(receipt.as_of),
+                withdrawn=span.withdrawn_at is not None,
+                text=span.text if intact else "",
+                envelope=span.envelope,
+                version_detail=(
+                    f"{span.source_id} version {span.version}, effective "
+                    f"{span.effective_from} to {span.effective_to or 'now'}"
+                ),
+            )
+        return facts
+
+
+def pool_entry(span: ResolvedSpan) -> dict[str, Any]:
+    """What a sealed pool records of one span."""
+    return {
+        "span_id": span.span_id,
+        "source_id": span.source_id,
+        "version": span.version,
+        "version_hash": span.version_hash,
+        "text_sha256": span.text_sha256,
+    }
+
+
+def facts_entry(receipt: Receipt, span_id: str) -> dict[str, Any] | None:
+    """The pool entry of a bound span, if it is in the pool."""
+    return receipt.pool_index.get(span_id)
+
+
+def _binding_source(entry: dict[str, Any] | None) -> dict[str, Any]:
+    if entry is None:
+        return {"source_id": None, "version": None, "version_hash": None}
+    return {
+        "source_id": entry["source_id"],
+        "version": entry["version"],
+        "version_hash": entry["version_hash"],
+    }
+
+
+def claim_content(claim: ClaimDraft) -> dict[str, Any]:
+    """A claim as submitted, in JSON form (what its id is derived from)."""
+    return {
+        "client_ref": claim.client_ref,
+        "text": claim.text,
+        "type": claim.type.value,
+        "material": claim.material,
+        "bindings": [
+            {"span_id": b.span_id, "role": b.role.value, "quote": b.quote} for b in claim.bindings
+        ],
+    }
+
+
+def draft_from_json(claim: dict[str, Any]) -> ClaimDraft:
+    """Rebuild a draft from its JSON form (schema already validated)."""
+    return ClaimDraft(
+        text=claim["text"],
+        type=ClaimType(claim.get("type", "factual")),
+        material=bool(claim.get("material", True)),
+        bindings=tuple(
+            Binding(b["span_id"], Role(b.get("role", "primary_support")), b.get("quote"))
+            for b in claim.get("bindings", [])
+        ),
+        client_ref=claim.get("client_ref"),
+    )

@@ -1,0 +1,105 @@
+"""Read-only queries behind ``GET /v1/claims/{claim_id}``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import and_, func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from ledger.errors import NotFound
+from projections.registry_queries import version_status
+from projections.schema import receipt_claims, sources, spans, versions
+
+
+async def receipt_of_claim(conn: AsyncConnection, claim_id: str) -> str:
+    """The receipt that holds ``claim_id``."""
+    receipt_id = (
+        await conn.execute(
+            select(receipt_claims.c.receipt_id).where(receipt_claims.c.claim_id == claim_id)
+        )
+    ).scalar()
+    if receipt_id is None:
+        raise NotFound(f"no claim {claim_id!r}")
+    return str(receipt_id)
+
+
+async def binding_view(
+    conn: AsyncConnection, span_id: str, source_id: str, version: int, window: int = 1
+) -> dict[str, Any]:
+    """A bound span rendered for a reader: document, breadcrumb, excerpt, highlight, status."""
+    span = (
+        (
+            await conn.execute(
+                select(spans).where(
+                    spans.c.span_id == span_id,
+                    spans.c.source_id == source_id,
+                    spans.c.version == version,
+                )
+            )
+        )
+        .mappings()
+        .first()
+    )
+    source = (
+        (await conn.execute(select(sources).where(sources.c.source_id == source_id)))
+        .mappings()
+        .first()
+    )
+    if span is None or source is None:
+        raise NotFound(f"span {span_id} of {source_id} version {version} is not in the registry")
+    row = (
+        (
+            await conn.execute(
+                select(
+                    versions.c.version_hash,
+                    versions.c.effective_from,
+                    versions.c.effective_to,
+                    versions.c.title,
+                ).where(versions.c.source_id == source_id, versions.c.version == version)
+            )
+        )
+        .mappings()
+        .one()
+    )
+    bounds = (
+        await conn.execute(
+            select(func.min(spans.c.start), func.max(spans.c.end)).where(
+                and_(
+                    spans.c.source_id == source_id,
+                    spans.c.version == version,
+                    spans.c.parent_span_id.is_(None),
+                    spans.c.sent_index.between(
+                        span["sent_index"] - window, span["sent_index"] + window
+                    ),
+                )
+            )
+        )
+    ).one()
+    start = min(bounds[0], span["start"]) if bounds[0] is not None else span["start"]
+    end = max(bounds[1], span["end"]) if bounds[1] is not None else span["end"]
+    excerpt = (
+        await conn.execute(
+            select(func.substr(versions.c.frozen_text, start + 1, end - start)).where(
+                versions.c.source_id == source_id, versions.c.version == version
+            )
+        )
+    ).scalar_one()
+    status = version_status(source, version)
+    return {
+        "span_id": span_id,
+        "source_id": source_id,
+        "title": row["title"],
+        "uri": source["uri"],
+        "authority": source["authority"],
+        "version": version,
+        "version_hash": row["version_hash"],
+        "version_date": row["effective_from"],
+        "effective_to": row["effective_to"],
+        "heading_path": span["heading_path"],
+        "page": span["page"],
+        "text": span["text"],
+        "excerpt": excerpt,
+        "highlight": [span["start"] - start, span["end"] - start],
+        "status": status,
+    }

@@ -1,0 +1,69 @@
+"""The polarity check: negation, hedging and direction, within the matching window."""
+
+from __future__ import annotations
+
+from ledger.gate.model import Outcome
+from ledger.gate.polarity import check_polarity
+
+
+def test_rejects_did_not_approve_against_approved() -> None:
+    result = check_polarity(
+        "The board did not approve the merger.", ["The board approved the merger."]
+    )
+    assert (result.outcome, result.reason) == (Outcome.FAIL, "negation_mismatch")
+    assert "the claim is negated" in result.detail
+
+
+def test_rejects_a_claim_that_drops_the_negation_of_its_span() -> None:
+    result = check_polarity(
+        "The board approved the merger.", ["The board did not approve the merger."]
+    )
+    assert (result.reason, "the span is negated" in result.detail) == ("negation_mismatch", True)
+
+
+def test_rejects_contracted_negation() -> None:
+    result = check_polarity("The plan doesn't cover dental care.", ["The plan covers dental care."])
+    assert result.reason == "negation_mismatch"
+
+
+def test_ignores_a_negation_outside_the_matching_stretch() -> None:
+    span = "The board approved the merger in May, but it did not approve the new budget."
+    result = check_polarity("The board approved the merger.", [span])
+    assert (result.outcome, result.reason) == (Outcome.PASS, "polarity_agrees")
+
+
+def test_ignores_a_negated_sentence_that_does_not_match_the_claim() -> None:
+    spans = ["No dividend was declared.", "Revenue rose in every region during 2023."]
+    assert check_polarity("Revenue rose in every region.", spans).reason == "polarity_agrees"
+
+
+def test_rejects_rose_against_fell() -> None:
+    result = check_polarity("Other sales rose in 2019.", ["Other sales fell in 2019."])
+    assert (result.outcome, result.reason) == (Outcome.FAIL, "direction_mismatch")
+    assert "'rose'" in result.detail
+    assert "'fell'" in result.detail
+
+
+def test_rejects_profit_against_loss() -> None:
+    result = check_polarity("The unit made a profit.", ["The unit made a loss."])
+    assert result.reason == "direction_mismatch"
+
+
+def test_rejects_an_unhedged_claim_citing_a_hedged_span() -> None:
+    result = check_polarity("Revenue will increase next year.", ["Revenue may increase next year."])
+    assert (result.outcome, result.reason) == (Outcome.FAIL, "hedge_mismatch")
+
+
+def test_accepts_a_hedged_claim_citing_a_plain_span() -> None:
+    result = check_polarity("Revenue may increase next year.", ["Revenue will increase next year."])
+    assert result.reason == "polarity_agrees"
+
+
+def test_does_not_read_the_month_may_or_the_abbreviation_no_as_cues() -> None:
+    span = "Year ended May 31, 2019 \u2014 NO. OF RIGHTS granted: 5,691"
+    assert check_polarity("Rights granted in 2019.", [span]).reason == "polarity_agrees"
+
+
+def test_skips_when_no_sentence_shares_a_content_word() -> None:
+    result = check_polarity("Revenue rose.", ["The weather was cold."])
+    assert (result.outcome, result.reason) == (Outcome.SKIP, "no_matching_sentence")
