@@ -22,8 +22,14 @@ async def get_claim(
     claim_id: str, desk: DeskDep, read_side: ReadSideDep, _: Reader
 ) -> dict[str, Any]:
     """The claim with, per binding, its document, breadcrumb, excerpt and warnings."""
-    async with read_side.async_engine.connect() as conn:
-        receipt_id = await receipt_of_claim(conn, claim_id)
+    try:
+        async with read_side.async_engine.connect() as conn:
+            receipt_id = await receipt_of_claim(conn, claim_id)
+    except NotFound:
+        # Read-your-writes: a claim committed a moment ago may not be projected yet.
+        await run_in_threadpool(read_side.receipts.catch_up)
+        async with read_side.async_engine.connect() as conn:
+            receipt_id = await receipt_of_claim(conn, claim_id)
     receipt = await run_in_threadpool(desk.get, receipt_id)
     claim = next((c for c in receipt.claims + receipt.rejected if c["claim_id"] == claim_id), None)
     if claim is None:  # the read model names a receipt that does not hold it

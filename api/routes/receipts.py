@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import ReadSideDep, RuntimeDep, require
+from api.deps import RuntimeDep, require
 from api.errors import PROBLEM_JSON
 from ledger.api_keys import Principal, Scope
 from ledger.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
@@ -149,7 +149,6 @@ def commit_claims(
     receipt_id: str,
     body: CommitIn,
     desk: DeskDep,
-    read_side: ReadSideDep,
     principal: Writer,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> JSONResponse:
@@ -165,8 +164,6 @@ def commit_claims(
         fingerprint=request_fingerprint(body.model_dump(mode="json")),
     )
     result = desk.commit(receipt_id, request, principal.actor, idempotency_key)
-    if not result.replayed:
-        read_side.catch_up()  # read-your-writes for GET /v1/claims/{id}
     headers = {"Idempotency-Replayed": "true"} if result.replayed else None
     if result.status == 201:
         return JSONResponse(result.body, status_code=201, headers=headers)

@@ -120,7 +120,7 @@ def register_source(
     receipt = ledger.sources.register(
         body.source_id, draft, body.authority, principal.actor, body.uri, body.metadata
     )
-    read_side.catch_up()  # read-your-writes: the registry includes this version on return
+    read_side.registry.catch_up()  # read-your-writes: the registry includes this version
     return _receipt(receipt, include_spans, response)
 
 
@@ -143,7 +143,7 @@ def add_version(
         title = source.title
     draft = SourceDraft(body.text, body.media_type, title, body.tables, body.effective_from)
     receipt = ledger.sources.add_version(source_id, draft, principal.actor)
-    read_side.catch_up()
+    read_side.registry.catch_up()
     return _receipt(receipt, include_spans, response)
 
 
