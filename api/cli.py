@@ -127,6 +127,33 @@ def project(interval: float) -> None:
             read_side.close()
 
 
+@main.command()
+@click.option("--interval", default=0.5, show_default=True, help="seconds between polls")
+@click.option("--once", is_flag=True, help="handle what is there, then exit")
+def expire(interval: float, once: bool) -> None:
+    """Run the expiry process as its own process, until interrupted (or once)."""
+    import signal
+
+    from projections.expiry_process import ExpiryProcess
+    from projections.service import ReadSide
+
+    with _runtime() as runtime:
+        read_side = ReadSide(runtime.ledger, runtime.database)
+        process = ExpiryProcess(read_side)
+        signal.signal(signal.SIGTERM, lambda *_: read_side.stop())
+        try:
+            if once:
+                process.run_once()
+            else:
+                read_side.followers.append(process.run_once)
+                read_side.run_forever(interval)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            read_side.close()
+        click.echo(f"expiry process at position {process.position()}; {process.expired} expired")
+
+
 @main.group()
 def projections() -> None:
     """Manage read models."""

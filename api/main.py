@@ -10,11 +10,12 @@ from fastapi import FastAPI
 
 from api.errors import install_error_handlers
 from api.observability import RequestContextMiddleware, configure_logging
-from api.routes import claims, envelopes, events, health, keys, receipts, sources
+from api.routes import claims, envelopes, events, expiry, health, keys, receipts, sources
 from ledger.bootstrap import LedgerRuntime, open_ledger
 from ledger.gate import GateConfig
 from ledger.receipt_commands import ReceiptDesk
 from ledger.settings import Settings
+from projections.expiry_process import ExpiryProcess
 from projections.service import ReadSide
 
 log = structlog.get_logger("provledger.app")
@@ -32,6 +33,8 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         app.state.settings = settings
         read_side = ReadSide(app.state.runtime.ledger, app.state.runtime.database)
         read_side.catch_up()
+        app.state.expiry = ExpiryProcess(read_side)
+        read_side.followers.append(app.state.expiry.run_once)
         read_side.start_polling()
         app.state.read_side = read_side
         app.state.receipts = ReceiptDesk(
@@ -64,6 +67,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.include_router(receipts.router)
     app.include_router(claims.router)
     app.include_router(envelopes.router)
+    app.include_router(expiry.router)
     return app
 
 

@@ -16,6 +16,7 @@ from eventsourcing.application import AggregateNotFoundError
 from ledger.canonical import canonical_json
 from ledger.errors import Conflict, InvalidInput, NotFound
 from ledger.evidence import ResolvedSpan, SpanResolver, pick_version
+from ledger.expiry import ExpiryDesk
 from ledger.gate import (
     Binding,
     ClaimDraft,
@@ -157,6 +158,10 @@ class ReceiptDesk:
         pool = self._seal(request.evidence, as_of, errors)
         if errors:
             raise InvalidInput.many(errors)
+        if ExpiryDesk(self.ledger).is_retired(request.policy_version):
+            raise Conflict(
+                f"policy {request.policy_version!r} is retired; no receipt opens under it"
+            )
         context = {
             "request": request.request,
             "actor": request.actor,

@@ -19,11 +19,29 @@ FORMAT = "provledger.receipt/v1"
 
 
 def receipt_status(receipt: Receipt, now: datetime | None = None) -> dict[str, Any]:
-    """``open``, or ``expired`` once ``expires_at`` has passed, with the reason."""
+    """``open`` or ``expired``, with the first expiry's reason and every expiry recorded.
+
+    Expiry is an event (:class:`~ledger.receipts.Receipt.Expired`). Between ``expires_at``
+    and the expiry sweep that records it (within a second in a running service), the status
+    already reads ``expired`` with reason ``expires_at_passed``.
+    """
+    if receipt.expiries:
+        first = receipt.expiries[0]
+        return {
+            "status": "expired",
+            "reason": first["reason"],
+            "at": first["at"],
+            "expiries": receipt.expiries,
+        }
     moment = format_time(now or datetime.now(UTC))
     if receipt.expires_at is not None and receipt.expires_at <= moment:
-        return {"status": "expired", "reason": "expires_at_passed", "at": receipt.expires_at}
-    return {"status": "open", "reason": None, "at": None}
+        return {
+            "status": "expired",
+            "reason": "expires_at_passed",
+            "at": receipt.expires_at,
+            "expiries": [],
+        }
+    return {"status": "open", "reason": None, "at": None, "expiries": []}
 
 
 def receipt_document(receipt: Receipt, now: datetime | None = None) -> dict[str, Any]:

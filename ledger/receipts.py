@@ -9,6 +9,7 @@ rejected ones in ``ClaimsRejected``, so auditors can count both.
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -84,6 +85,64 @@ class Receipt(LedgerAggregate):
             aggregate.rejected.extend(self.claims)
             aggregate.remember(self.idempotency)
 
+    class Expired(LedgerAggregate.Event):
+        """The receipt no longer stands: its evidence changed, its time passed or its policy
+        was retired. ``cause`` identifies what caused it, so each cause expires it once."""
+
+        TOPIC = "provledger.receipt.expired"
+        reason: str
+        cause: str
+        detail: dict[str, Any]
+
+        def apply(self, aggregate: Receipt) -> None:
+            aggregate.expiries.append(
+                {
+                    "reason": self.reason,
+                    "cause": self.cause,
+                    "detail": self.detail,
+                    "at": self.timestamp.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                }
+            )
+
+    class ClaimRepaired(LedgerAggregate.Event):
+        """A misattributed claim's binding was moved to a span of the sealed pool."""
+
+        TOPIC = "provledger.receipt.claim_repaired"
+        claim_id: str
+        binding_index: int
+        previous_binding: dict[str, Any]
+        new_binding: dict[str, Any]
+        ranker: str
+        ranker_version: str
+        rank: int
+        score: float
+        attempts: list[dict[str, Any]]
+        status: str
+        checks: list[dict[str, Any]]
+
+        def apply(self, aggregate: Receipt) -> None:
+            claim = aggregate.claim(self.claim_id)
+            bindings = list(claim["bindings"])
+            bindings[self.binding_index] = self.new_binding
+            claim.update(bindings=bindings, status=self.status, checks=self.checks)
+            claim["repairs"] = [*claim.get("repairs", []), _repair_record(self)]
+
+    class RepairFailed(LedgerAggregate.Event):
+        """No candidate of the pool passed the gate: the claim is flagged unverified."""
+
+        TOPIC = "provledger.receipt.repair_failed"
+        claim_id: str
+        binding_index: int
+        ranker: str
+        ranker_version: str
+        attempts: list[dict[str, Any]]
+
+        def apply(self, aggregate: Receipt) -> None:
+            claim = aggregate.claim(self.claim_id)
+            if claim["status"] == "verified":
+                claim["status"] = "unverified"
+            claim["repairs"] = [*claim.get("repairs", []), _repair_record(self)]
+
     def __init__(
         self,
         receipt_id: str,
@@ -103,6 +162,7 @@ class Receipt(LedgerAggregate):
         self.claims: list[dict[str, Any]] = []
         self.rejected: list[dict[str, Any]] = []
         self.idempotency: dict[str, dict[str, Any]] = {}
+        self.expiries: list[dict[str, Any]] = []
 
     @classmethod
     def open(
@@ -127,6 +187,26 @@ class Receipt(LedgerAggregate):
             expires_at=expires_at,
             actor=actor,
         )
+
+    def claim(self, claim_id: str) -> dict[str, Any]:
+        """A committed claim (its dict is replaced, never shared with events, on change)."""
+        for index, claim in enumerate(self.claims):
+            if claim["claim_id"] == claim_id:
+                copy = dict(claim)
+                self.claims[index] = copy
+                return copy
+        raise KeyError(claim_id)
+
+    def has_cause(self, cause: str) -> bool:
+        """Tell whether an expiry with this cause was already recorded."""
+        return any(expiry["cause"] == cause for expiry in self.expiries)
+
+    def expire(self, reason: str, cause: str, detail: dict[str, Any], actor: str) -> bool:
+        """Record an expiry unless one with the same cause exists; returns whether it did."""
+        if self.has_cause(cause):
+            return False
+        self.trigger_event(self.Expired, reason=reason, cause=cause, detail=detail, actor=actor)
+        return True
 
     @property
     def next_ordinal(self) -> int:
@@ -168,6 +248,24 @@ class Receipt(LedgerAggregate):
                 idempotency=idempotency,
                 actor=actor,
             )
+
+
+def _repair_record(event: Any) -> dict[str, Any]:
+    record = {
+        "outcome": "repaired" if isinstance(event, Receipt.ClaimRepaired) else "failed",
+        "binding_index": event.binding_index,
+        "ranker": event.ranker,
+        "ranker_version": event.ranker_version,
+        "attempts": event.attempts,
+    }
+    if isinstance(event, Receipt.ClaimRepaired):
+        record.update(
+            previous_binding=event.previous_binding,
+            new_binding=event.new_binding,
+            rank=event.rank,
+            score=event.score,
+        )
+    return record
 
 
 def opening_content(

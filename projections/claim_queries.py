@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ledger.errors import NotFound
 from projections.registry_queries import version_status
-from projections.schema import receipt_claims, sources, spans, versions
+from projections.schema import claim_bindings, receipt_claims, receipts, sources, spans, versions
 
 
 async def receipt_of_claim(conn: AsyncConnection, claim_id: str) -> str:
@@ -102,4 +102,64 @@ async def binding_view(
         "excerpt": excerpt,
         "highlight": [span["start"] - start, span["end"] - start],
         "status": status,
+    }
+
+
+async def affected_by_version(
+    conn: AsyncConnection, source_id: str, version: int
+) -> dict[str, Any]:
+    """Receipts and committed claims that stood on one source version."""
+    exists = (
+        await conn.execute(
+            select(versions.c.version).where(
+                versions.c.source_id == source_id, versions.c.version == version
+            )
+        )
+    ).first()
+    if exists is None:
+        raise NotFound(f"source {source_id!r} has no version {version}")
+    rows = (
+        await conn.execute(
+            select(
+                receipt_claims.c.receipt_id,
+                receipt_claims.c.claim_id,
+                receipt_claims.c.status,
+                claim_bindings.c.span_id,
+                receipts.c.expired_at,
+                receipts.c.expiry_reason,
+            )
+            .join(claim_bindings, claim_bindings.c.claim_id == receipt_claims.c.claim_id)
+            .join(receipts, receipts.c.receipt_id == receipt_claims.c.receipt_id)
+            .where(
+                claim_bindings.c.source_id == source_id,
+                claim_bindings.c.version == version,
+                receipt_claims.c.committed == 1,
+            )
+            .order_by(receipt_claims.c.receipt_id, receipt_claims.c.claim_id)
+        )
+    ).all()
+    by_receipt: dict[str, dict[str, Any]] = {}
+    for receipt_id, claim_id, status, span_id, expired_at, reason in rows:
+        entry = by_receipt.setdefault(
+            receipt_id,
+            {
+                "receipt_id": receipt_id,
+                "status": "expired" if expired_at else "open",
+                "expiry_reason": reason,
+                "claims": {},
+            },
+        )
+        claim = entry["claims"].setdefault(
+            claim_id, {"claim_id": claim_id, "status": status, "span_ids": []}
+        )
+        claim["span_ids"].append(span_id)
+    receipts_out = [
+        {**entry, "claims": list(entry["claims"].values())} for entry in by_receipt.values()
+    ]
+    return {
+        "source_id": source_id,
+        "version": version,
+        "receipts": receipts_out,
+        "receipt_count": len(receipts_out),
+        "claim_count": sum(len(r["claims"]) for r in receipts_out),
     }

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from eventsourcing.persistence import Notification
-from sqlalchemy import Connection, insert
+from sqlalchemy import Connection, bindparam, insert, update
 
 from ledger.receipts import Receipt
 from ledger.store import format_time
@@ -19,6 +19,28 @@ from projections.schema import RECEIPT_TABLES, claim_bindings, receipt_claims, r
 _INSERT_RECEIPT = insert(receipts)
 _INSERT_CLAIMS = insert(receipt_claims)
 _INSERT_BINDINGS = insert(claim_bindings)
+_EXPIRE = (
+    update(receipts)
+    .where(receipts.c.receipt_id == bindparam("b_receipt"))
+    .values(expired_at=bindparam("b_at"), expiry_reason=bindparam("b_reason"))
+)
+_MOVE_BINDING = (
+    update(claim_bindings)
+    .where(
+        claim_bindings.c.claim_id == bindparam("b_claim"),
+        claim_bindings.c.ord == bindparam("b_ord"),
+    )
+    .values(
+        span_id=bindparam("b_span"),
+        source_id=bindparam("b_source"),
+        version=bindparam("b_version"),
+    )
+)
+_SET_STATUS = (
+    update(receipt_claims)
+    .where(receipt_claims.c.claim_id == bindparam("b_claim"))
+    .values(status=bindparam("b_status"))
+)
 
 
 class ReceiptsProjection(Projection):
@@ -29,6 +51,9 @@ class ReceiptsProjection(Projection):
         Receipt.Opened.TOPIC,
         Receipt.ClaimsCommitted.TOPIC,
         Receipt.ClaimsRejected.TOPIC,
+        Receipt.Expired.TOPIC,
+        Receipt.ClaimRepaired.TOPIC,
+        Receipt.RepairFailed.TOPIC,
     )
 
     def __init__(self) -> None:
@@ -62,8 +87,18 @@ class ReceiptsProjection(Projection):
                 },
             )
             return
-        committed = isinstance(event, Receipt.ClaimsCommitted)
         receipt_id = self._receipt_id(conn, aggregate_id)
+        if isinstance(event, Receipt.Expired):
+            conn.execute(
+                _EXPIRE.where(receipts.c.expired_at.is_(None)),
+                {"b_receipt": receipt_id, "b_at": recorded_at, "b_reason": event.reason},
+            )
+            return
+        if isinstance(event, (Receipt.ClaimRepaired, Receipt.RepairFailed)):
+            self.flush(conn)  # the claim's rows may still be pending in this batch
+            self._repair(conn, event)
+            return
+        committed = isinstance(event, Receipt.ClaimsCommitted)
         for claim in event.claims:
             self._claims.append(
                 {
@@ -98,6 +133,29 @@ class ReceiptsProjection(Projection):
         if self._bindings:
             conn.execute(_INSERT_BINDINGS, self._bindings)
             self._bindings.clear()
+
+    def _repair(self, conn: Connection, event: Any) -> None:
+        if isinstance(event, Receipt.ClaimRepaired):
+            binding = event.new_binding
+            conn.execute(
+                _MOVE_BINDING,
+                {
+                    "b_claim": event.claim_id,
+                    "b_ord": event.binding_index,
+                    "b_span": binding["span_id"],
+                    "b_source": binding["source_id"],
+                    "b_version": binding["version"],
+                },
+            )
+            status = event.status
+        else:
+            status = "unverified"
+        conn.execute(
+            _SET_STATUS.where(receipt_claims.c.status == "verified")
+            if status == "unverified"
+            else _SET_STATUS,
+            {"b_claim": event.claim_id, "b_status": status},
+        )
 
     def _receipt_id(self, conn: Connection, aggregate_id: str) -> str:
         cached = self._receipt_ids.get(aggregate_id)

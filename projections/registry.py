@@ -36,7 +36,11 @@ _SET_CURRENT = (
 _WITHDRAW = (
     update(sources)
     .where(sources.c.source_id == bindparam("b_source"))
-    .values(withdrawn_at=bindparam("b_at"), withdraw_reason=bindparam("b_reason"))
+    .values(
+        withdrawn_at=bindparam("b_at"),
+        withdraw_reason=bindparam("b_reason"),
+        withdrawn_position=bindparam("b_position"),
+    )
 )
 _SOURCE_OF_AGGREGATE = select(sources.c.source_id).where(
     sources.c.aggregate_id == bindparam("b_aggregate")
@@ -82,7 +86,13 @@ class RegistryProjection(Projection):
         elif isinstance(event, Source.Withdrawn):
             source_id = self._lookup(conn, notification)
             conn.execute(
-                _WITHDRAW, {"b_source": source_id, "b_at": recorded_at, "b_reason": event.reason}
+                _WITHDRAW,
+                {
+                    "b_source": source_id,
+                    "b_at": recorded_at,
+                    "b_reason": event.reason,
+                    "b_position": notification.id,
+                },
             )
 
     def flush(self, conn: Connection) -> None:

@@ -36,6 +36,7 @@ sources = Table(
     Column("current_version", Integer, nullable=False),
     Column("withdrawn_at", String(32)),
     Column("withdraw_reason", Text),
+    Column("withdrawn_position", BigInteger),
 )
 
 versions = Table(
@@ -93,6 +94,10 @@ receipts = Table(
     Column("expires_at", String(32)),
     Column("opened_at", String(32), nullable=False),
     Column("position", BigInteger, nullable=False),
+    Column("expired_at", String(32)),
+    Column("expiry_reason", String(32)),
+    Index("ix_receipts_policy", "policy_version"),
+    Index("ix_receipts_expires_at", "expires_at"),
 )
 
 receipt_claims = Table(

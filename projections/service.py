@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import structlog
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -33,6 +34,8 @@ class ReadSide:
         self._async: AsyncEngine | None = None
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
+        # Run after each background catch-up (e.g. the expiry process).
+        self.followers: list[Callable[[], object]] = []
 
     @property
     def async_engine(self) -> AsyncEngine:
@@ -62,6 +65,8 @@ class ReadSide:
             while not self._stop.wait(interval):
                 try:
                     self.catch_up()
+                    for follower in self.followers:
+                        follower()
                 except Exception as exc:  # keep polling; the failure is logged once per round
                     log.error("projection_failed", error=type(exc).__name__, exc_info=exc)
 
@@ -72,6 +77,8 @@ class ReadSide:
         """Catch up until :meth:`stop` is called (``provledger project``)."""
         while not self._stop.is_set():
             self.catch_up()
+            for follower in self.followers:
+                follower()
             self._stop.wait(interval)
 
     def stop(self) -> None:

@@ -1,0 +1,62 @@
+"""Corrections: what stood on a source version, and retiring a policy."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Request
+from pydantic import BaseModel, ConfigDict
+
+from api.deps import LedgerDep, ReadSideDep, require
+from ledger.api_keys import Principal, Scope
+from ledger.expiry import ExpiryDesk
+from projections.claim_queries import affected_by_version
+from projections.expiry_process import ExpiryProcess
+
+router = APIRouter(tags=["expiry"])
+Reader = Annotated[Principal, Depends(require(Scope.READ))]
+Admin = Annotated[Principal, Depends(require(Scope.ADMIN))]
+
+
+class RetireIn(BaseModel):
+    """``POST /v1/policies/{policy_version}/retire``."""
+
+    model_config = ConfigDict(extra="forbid")
+    reason: str
+
+
+def get_expiry(request: Request) -> ExpiryProcess:
+    """The expiry process built by the lifespan."""
+    process: ExpiryProcess = request.app.state.expiry
+    return process
+
+
+@router.get("/v1/sources/{source_id}/versions/{version}/affected")
+async def affected(
+    source_id: str,
+    version: Annotated[int, Path(ge=1)],
+    read_side: ReadSideDep,
+    _: Reader,
+) -> dict[str, Any]:
+    """Every receipt and committed claim that stood on this source version."""
+    async with read_side.async_engine.connect() as conn:
+        return await affected_by_version(conn, source_id, version)
+
+
+@router.post("/v1/policies/{policy_version}/retire", status_code=201)
+def retire_policy(
+    policy_version: str,
+    body: RetireIn,
+    ledger: LedgerDep,
+    principal: Admin,
+    process: Annotated[ExpiryProcess, Depends(get_expiry)],
+) -> dict[str, Any]:
+    """Retire a policy version: every receipt opened under it expires, none opens again."""
+    ExpiryDesk(ledger).retire_policy(policy_version, body.reason, principal.actor)
+    before = process.expired
+    process.run_once()  # expire at once rather than at the next poll
+    return {
+        "policy_version": policy_version,
+        "status": "retired",
+        "receipts_expired": process.expired - before,
+    }

@@ -1,0 +1,222 @@
+"""The expiry process: follows the log and expires receipts whose evidence changed.
+
+It reacts to four kinds of event, in notification order:
+
+- a new source version (the previous version is superseded): receipts with committed claims
+  bound to the superseded version expire with reason ``source_superseded``;
+- a withdrawn source: receipts bound to any of its versions expire, ``source_withdrawn``;
+- committed claims bound to a version that is already superseded or withdrawn: that receipt
+  expires at once, for the same reasons;
+- a retired policy: every receipt opened under it expires, ``policy_retired``.
+
+Each expiry's cause is the notification id of the event that caused it (``n<id>``), and a
+receipt records a cause at most once, so delivery is at-least-once (the position is saved
+after the effects) and the effect exactly-once, across restarts and across replicas. Receipts
+whose ``expires_at`` passes are swept with cause ``expires_at``.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+from eventsourcing.persistence import Notification
+from sqlalchemy import Connection, and_, insert, select, update
+
+from ledger.expiry import ExpiryDesk
+from ledger.policies import Policy
+from ledger.receipts import Receipt
+from ledger.sources import Source
+from ledger.store import format_time
+from projections.schema import (
+    claim_bindings,
+    receipt_claims,
+    receipts,
+    sources,
+    tracking,
+    versions,
+)
+from projections.service import ReadSide
+
+log = structlog.get_logger("provledger.expiry")
+NAME = "expiry"
+BATCH = 100
+
+
+class ExpiryProcess:
+    """Runs the expiry rules over new events; one instance per process."""
+
+    topics = (
+        Source.VersionAdded.TOPIC,
+        Source.Withdrawn.TOPIC,
+        Receipt.ClaimsCommitted.TOPIC,
+        Policy.Retired.TOPIC,
+    )
+
+    def __init__(self, read_side: ReadSide) -> None:
+        self.read_side = read_side
+        self.ledger = read_side.ledger
+        self.desk = ExpiryDesk(self.ledger)
+        self.engine = read_side.db.sync
+        self._lock = threading.Lock()
+        self.expired = 0  # expiries this instance recorded (for logs and tests)
+
+    def position(self) -> int:
+        """The last notification id whose effects are complete."""
+        with self.engine.connect() as conn:
+            value = conn.execute(
+                select(tracking.c.position).where(tracking.c.projection == NAME)
+            ).scalar()
+        return int(value) if value is not None else 0
+
+    def run_once(self) -> int:
+        """Handle every new event of interest, then sweep ``expires_at``; returns the position."""
+        with self._lock:
+            while True:
+                start = self.position()
+                batch = self.ledger.recorder.select_notifications(
+                    start=start, limit=BATCH, topics=self.topics, inclusive_of_start=False
+                )
+                if not batch:
+                    break
+                self.read_side.catch_up()  # the read models must include these events
+                for notification in batch:
+                    self._handle(notification)
+                    self._save(start, notification.id)
+                    start = notification.id
+            self.sweep()
+            return self.position()
+
+    def _save(self, start: int, end: int) -> None:
+        with self.engine.begin() as conn:
+            if (
+                start == 0
+                and conn.execute(
+                    select(tracking.c.position).where(tracking.c.projection == NAME)
+                ).first()
+                is None
+            ):
+                conn.execute(insert(tracking).values(projection=NAME, position=end))
+                return
+            # Never move backwards: another instance may already be further on.
+            conn.execute(
+                update(tracking)
+                .where(tracking.c.projection == NAME, tracking.c.position < end)
+                .values(position=end)
+            )
+
+    def _handle(self, notification: Notification) -> None:
+        event = self.ledger.mapper.to_domain_event(notification)
+        cause = f"n{notification.id}"
+        with self.engine.connect() as conn:
+            targets = self._targets(conn, event, notification)
+        for receipt_id, reason, detail in targets:
+            if self.desk.expire(receipt_id, reason, cause, detail):
+                self.expired += 1
+                log.info("receipt_expired", receipt_id=receipt_id, reason=reason, cause=cause)
+
+    def _targets(
+        self, conn: Connection, event: Any, notification: Notification
+    ) -> list[tuple[str, str, dict[str, Any]]]:
+        if isinstance(event, Source.VersionAdded):
+            if event.version == 1:
+                return []
+            source_id = self._source_id(conn, str(notification.originator_id))
+            detail = {
+                "source_id": source_id,
+                "version": event.version - 1,
+                "superseded_by": event.version,
+            }
+            return [
+                (rid, "source_superseded", detail)
+                for rid in self._bound(conn, source_id, event.version - 1)
+            ]
+        if isinstance(event, Source.Withdrawn):
+            source_id = self._source_id(conn, str(notification.originator_id))
+            detail = {"source_id": source_id, "reason": event.reason}
+            return [(rid, "source_withdrawn", detail) for rid in self._bound(conn, source_id)]
+        if isinstance(event, Receipt.ClaimsCommitted):
+            return self._stale_bindings(conn, event, notification)
+        if isinstance(event, Policy.Retired):
+            rows = conn.execute(
+                select(receipts.c.receipt_id).where(
+                    receipts.c.policy_version == event.policy_version
+                )
+            ).scalars()
+            detail = {"policy_version": event.policy_version, "reason": event.reason}
+            return [(str(rid), "policy_retired", detail) for rid in rows]
+        return []
+
+    def _source_id(self, conn: Connection, aggregate_id: str) -> str:
+        return str(
+            conn.execute(
+                select(sources.c.source_id).where(sources.c.aggregate_id == aggregate_id)
+            ).scalar_one()
+        )
+
+    def _bound(self, conn: Connection, source_id: str, version: int | None = None) -> list[str]:
+        condition = claim_bindings.c.source_id == source_id
+        if version is not None:
+            condition = and_(condition, claim_bindings.c.version == version)
+        rows = conn.execute(
+            select(receipt_claims.c.receipt_id)
+            .join(claim_bindings, claim_bindings.c.claim_id == receipt_claims.c.claim_id)
+            .where(condition, receipt_claims.c.committed == 1)
+            .distinct()
+            .order_by(receipt_claims.c.receipt_id)
+        ).scalars()
+        return [str(rid) for rid in rows]
+
+    def _stale_bindings(
+        self, conn: Connection, event: Any, notification: Notification
+    ) -> list[tuple[str, str, dict[str, Any]]]:
+        """Claims committed on a version that was already superseded or withdrawn *before*
+        this commit in the log (later changes have their own events)."""
+        receipt_id = conn.execute(
+            select(receipts.c.receipt_id).where(
+                receipts.c.aggregate_id == str(notification.originator_id)
+            )
+        ).scalar_one()
+        for claim in event.claims:
+            for binding in claim["bindings"]:
+                if binding["source_id"] is None:
+                    continue
+                detail = {"source_id": binding["source_id"], "version": binding["version"]}
+                withdrawn = conn.execute(
+                    select(sources.c.withdrawn_position).where(
+                        sources.c.source_id == binding["source_id"]
+                    )
+                ).scalar()
+                if withdrawn is not None and withdrawn < notification.id:
+                    return [(str(receipt_id), "source_withdrawn", detail)]
+                successor = conn.execute(
+                    select(versions.c.position).where(
+                        versions.c.source_id == binding["source_id"],
+                        versions.c.version == binding["version"] + 1,
+                    )
+                ).scalar()
+                if successor is not None and successor < notification.id:
+                    return [(str(receipt_id), "source_superseded", detail)]
+        return []
+
+    def sweep(self, now: datetime | None = None) -> int:
+        """Expire receipts whose ``expires_at`` has passed; returns how many were new."""
+        moment = format_time(now or datetime.now(UTC))
+        with self.engine.connect() as conn:
+            due = conn.execute(
+                select(receipts.c.receipt_id, receipts.c.expires_at).where(
+                    receipts.c.expires_at <= moment, receipts.c.expired_at.is_(None)
+                )
+            ).all()
+        count = 0
+        for receipt_id, expires_at in due:
+            if self.desk.expire(
+                str(receipt_id), "expires_at_passed", "expires_at", {"expires_at": expires_at}
+            ):
+                count += 1
+                self.expired += 1
+        if due:
+            self.read_side.receipts.catch_up()
+        return count

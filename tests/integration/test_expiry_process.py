@@ -1,0 +1,136 @@
+"""The expiry process: exactly-once expiries across crashes and restarts, on both backends."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from ledger.bootstrap import LedgerRuntime, open_ledger
+from ledger.gate import Binding, ClaimDraft, GateConfig
+from ledger.receipt_commands import CommitRequest, ReceiptDesk, ReceiptRequest
+from ledger.receipts import Receipt
+from ledger.settings import Settings
+from ledger.source_commands import SourceDraft
+from projections.expiry_process import ExpiryProcess
+from projections.service import ReadSide
+
+TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice."
+
+
+def _setup(runtime: LedgerRuntime, receipts: int) -> tuple[ReadSide, list[str]]:
+    """A source and ``receipts`` receipts, each with one claim bound to its version 1."""
+    read_side = ReadSide(runtime.ledger, runtime.database)
+    version = runtime.ledger.sources.register(
+        "src", SourceDraft(TEXT, "text/plain", "Src"), "derived", "t"
+    )
+    read_side.catch_up()
+    span = version.spans[0]
+    desk = ReceiptDesk(runtime.ledger, read_side.span_resolver, GateConfig())
+    ids = []
+    for n in range(receipts):
+        receipt, _ = desk.open(
+            ReceiptRequest(
+                f"q{n}",
+                "u",
+                "p",
+                "policy-1",
+                "long_context",
+                {"name": "m", "version": "1"},
+                [],
+                [span.span_id],
+                [],
+            ),
+            "t",
+        )
+        claim = ClaimDraft(span.text, bindings=(Binding(span.span_id),))
+        desk.commit(receipt.receipt_id, CommitRequest([claim], fingerprint=str(n)), "t", None)
+        ids.append(receipt.receipt_id)
+    read_side.catch_up()
+    return read_side, ids
+
+
+def _expiry_causes(runtime: LedgerRuntime) -> Counter[tuple[str, str]]:
+    counts: Counter[tuple[str, str]] = Counter()
+    start = 0
+    while True:
+        page = runtime.ledger.recorder.select_notifications(
+            start=start, limit=500, topics=[Receipt.Expired.TOPIC], inclusive_of_start=False
+        )
+        for notification in page:
+            event = runtime.ledger.mapper.to_domain_event(notification)
+            counts[(str(notification.originator_id), event.cause)] += 1  # type: ignore[attr-defined]
+        if len(page) < 500:
+            return counts
+        start = page[-1].id
+
+
+def test_a_crash_after_the_effects_but_before_the_position_repeats_nothing(
+    runtime: LedgerRuntime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read_side, _ = _setup(runtime, 5)
+    supersession = runtime.ledger.sources.add_version(
+        "src", SourceDraft("New text.", "text/plain", "Src"), "t"
+    ).position
+    process = ExpiryProcess(read_side)
+    save = process._save
+
+    def crash_after_supersession(start: int, end: int) -> None:
+        if end == supersession:  # its five expiries are written; its position is not
+            raise RuntimeError("killed")
+        save(start, end)
+
+    monkeypatch.setattr(process, "_save", crash_after_supersession)
+    with pytest.raises(RuntimeError, match="killed"):
+        process.run_once()
+    assert process.expired == 5
+    monkeypatch.undo()
+    restarted = ExpiryProcess(read_side)
+    restarted.run_once()
+
+    counts = _expiry_causes(runtime)
+    assert len(counts) == 5
+    assert set(counts.values()) == {1}
+    assert restarted.expired == 0  # the first run already recorded every expiry
+    read_side.close()
+
+
+def test_killing_and_restarting_the_process_midway_expires_each_receipt_once(
+    settings_env: Settings,
+) -> None:
+    runtime = open_ledger(settings_env)
+    read_side, _ = _setup(runtime, 150)
+    read_side.close()
+    runtime.ledger.sources.add_version("src", SourceDraft("New text.", "text/plain", "Src"), "t")
+    cli = Path(sys.executable).parent / "provledger"
+
+    process = subprocess.Popen([str(cli), "expire", "--interval", "0.05"], env=dict(os.environ))
+    seen = 0
+    for _ in range(2000):  # bounded: wait for the first expiries, then kill mid-way
+        seen = sum(_expiry_causes(runtime).values())
+        if seen:
+            break
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=20)
+    assert 0 < seen < 150  # killed mid-way: some receipts expired, most not yet
+
+    restarted = subprocess.run(
+        [str(cli), "expire", "--once"],
+        check=False,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+    )
+    assert restarted.returncode == 0, restarted.stderr
+
+    counts = _expiry_causes(runtime)
+    runtime.close()
+    assert len(counts) == 150
+    assert set(counts.values()) == {1}
