@@ -10,11 +10,24 @@ from fastapi import FastAPI
 
 from api.errors import install_error_handlers
 from api.observability import RequestContextMiddleware, configure_logging
-from api.routes import claims, envelopes, events, expiry, health, keys, receipts, sources
+from api.routes import (
+    claims,
+    envelopes,
+    events,
+    expiry,
+    health,
+    keys,
+    receipts,
+    review,
+    sources,
+)
 from ledger.bootstrap import LedgerRuntime, open_ledger
+from ledger.entailment import HttpEntailmentVerifier
+from ledger.errors import ConfigurationError
 from ledger.gate import GateConfig
 from ledger.receipt_commands import ReceiptDesk
 from ledger.settings import Settings
+from projections.entailment_sampler import EntailmentSampler
 from projections.expiry_process import ExpiryProcess
 from projections.service import ReadSide
 
@@ -35,6 +48,13 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         read_side.catch_up()
         app.state.expiry = ExpiryProcess(read_side)
         read_side.followers.append(app.state.expiry.run_once)
+        verifier = entailment_verifier(settings)
+        app.state.entailment = None
+        if verifier is not None:
+            app.state.entailment = EntailmentSampler(
+                read_side, verifier, settings.entailment_sample_rate
+            )
+            read_side.followers.append(app.state.entailment.run_once)
         read_side.start_polling()
         app.state.read_side = read_side
         app.state.receipts = ReceiptDesk(
@@ -68,6 +88,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.include_router(claims.router)
     app.include_router(envelopes.router)
     app.include_router(expiry.router)
+    app.include_router(review.router)
     return app
 
 
@@ -76,6 +97,17 @@ def gate_config(settings: Settings) -> GateConfig:
     if settings.support_threshold is None:
         return GateConfig()
     return GateConfig(support_threshold=settings.support_threshold)
+
+
+def entailment_verifier(settings: Settings) -> HttpEntailmentVerifier | None:
+    """The configured entailment verifier (None: the default ``none`` tier)."""
+    if settings.entailment == "none" or settings.entailment_sample_rate <= 0:
+        return None
+    if not settings.entailment_url:
+        raise ConfigurationError("PROVLEDGER_ENTAILMENT=http needs PROVLEDGER_ENTAILMENT_URL")
+    return HttpEntailmentVerifier(
+        settings.entailment_url, settings.entailment_model, settings.entailment_api_key
+    )
 
 
 def app_from_environment() -> FastAPI:

@@ -65,3 +65,7 @@ class CanonicalisationError(LedgerError, ValueError):
 
 class PayloadTooLarge(LedgerError):
     """A submitted document is over the configured size limit."""
+
+
+class ConfigurationError(LedgerError):
+    """The service's settings are inconsistent (found at start-up, not on a request)."""

@@ -143,6 +143,24 @@ class Receipt(LedgerAggregate):
                 claim["status"] = "unverified"
             claim["repairs"] = [*claim.get("repairs", []), _repair_record(self)]
 
+    class EntailmentJudged(LedgerAggregate.Event):
+        """A sampled entailment check of a committed claim (advisory; status unchanged)."""
+
+        TOPIC = "provledger.receipt.entailment_judged"
+        claim_id: str
+        claim_text: str
+        verdict: str
+        verifier: str
+        model: str
+        raw: str
+
+        def apply(self, aggregate: Receipt) -> None:
+            claim = aggregate.claim(self.claim_id)
+            claim["entailment"] = [
+                *claim.get("entailment", []),
+                {"verdict": self.verdict, "verifier": self.verifier, "model": self.model},
+            ]
+
     def __init__(
         self,
         receipt_id: str,
@@ -196,6 +214,27 @@ class Receipt(LedgerAggregate):
                 self.claims[index] = copy
                 return copy
         raise KeyError(claim_id)
+
+    def judge_entailment(
+        self, claim_id: str, verdict: str, verifier: str, model: str, raw: str, actor: str
+    ) -> bool:
+        """Record a sampled entailment verdict once per claim and verifier model."""
+        claim = next(c for c in self.claims if c["claim_id"] == claim_id)
+        if any(
+            e["verifier"] == verifier and e["model"] == model for e in claim.get("entailment", [])
+        ):
+            return False
+        self.trigger_event(
+            self.EntailmentJudged,
+            claim_id=claim_id,
+            claim_text=claim["text"],
+            verdict=verdict,
+            verifier=verifier,
+            model=model,
+            raw=raw,
+            actor=actor,
+        )
+        return True
 
     def has_cause(self, cause: str) -> bool:
         """Tell whether an expiry with this cause was already recorded."""

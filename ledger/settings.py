@@ -29,6 +29,11 @@ class Settings(BaseSettings):
     support_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     max_text_bytes: int = Field(default=10 * 1024 * 1024, ge=1)
     max_sentence_chars: int = Field(default=400, ge=40)
+    entailment: str = Field(default="none", pattern="^(none|http)$")
+    entailment_url: str | None = None
+    entailment_model: str = "gpt-4o-mini"
+    entailment_api_key: str | None = Field(default=None, repr=False)
+    entailment_sample_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     log_level: str = "INFO"
     log_json: bool = True
 

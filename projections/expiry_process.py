@@ -23,7 +23,7 @@ from typing import Any
 
 import structlog
 from eventsourcing.persistence import Notification
-from sqlalchemy import Connection, and_, insert, select, update
+from sqlalchemy import Connection, and_, select
 
 from ledger.expiry import ExpiryDesk
 from ledger.policies import Policy
@@ -35,10 +35,11 @@ from projections.schema import (
     receipt_claims,
     receipts,
     sources,
-    tracking,
     versions,
 )
 from projections.service import ReadSide
+from projections.tracking import advance
+from projections.tracking import position as tracking_position
 
 log = structlog.get_logger("provledger.expiry")
 NAME = "expiry"
@@ -65,11 +66,7 @@ class ExpiryProcess:
 
     def position(self) -> int:
         """The last notification id whose effects are complete."""
-        with self.engine.connect() as conn:
-            value = conn.execute(
-                select(tracking.c.position).where(tracking.c.projection == NAME)
-            ).scalar()
-        return int(value) if value is not None else 0
+        return tracking_position(self.engine, NAME)
 
     def run_once(self) -> int:
         """Handle every new event of interest, then sweep ``expires_at``; returns the position."""
@@ -90,22 +87,7 @@ class ExpiryProcess:
             return self.position()
 
     def _save(self, start: int, end: int) -> None:
-        with self.engine.begin() as conn:
-            if (
-                start == 0
-                and conn.execute(
-                    select(tracking.c.position).where(tracking.c.projection == NAME)
-                ).first()
-                is None
-            ):
-                conn.execute(insert(tracking).values(projection=NAME, position=end))
-                return
-            # Never move backwards: another instance may already be further on.
-            conn.execute(
-                update(tracking)
-                .where(tracking.c.projection == NAME, tracking.c.position < end)
-                .values(position=end)
-            )
+        advance(self.engine, NAME, end)
 
     def _handle(self, notification: Notification) -> None:
         event = self.ledger.mapper.to_domain_event(notification)

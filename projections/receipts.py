@@ -14,11 +14,18 @@ from sqlalchemy import Connection, bindparam, insert, update
 from ledger.receipts import Receipt
 from ledger.store import format_time
 from projections.runner import Projection
-from projections.schema import RECEIPT_TABLES, claim_bindings, receipt_claims, receipts
+from projections.schema import (
+    RECEIPT_TABLES,
+    claim_bindings,
+    receipt_claims,
+    receipts,
+    review_queue,
+)
 
 _INSERT_RECEIPT = insert(receipts)
 _INSERT_CLAIMS = insert(receipt_claims)
 _INSERT_BINDINGS = insert(claim_bindings)
+_INSERT_REVIEW = insert(review_queue)
 _EXPIRE = (
     update(receipts)
     .where(receipts.c.receipt_id == bindparam("b_receipt"))
@@ -54,6 +61,7 @@ class ReceiptsProjection(Projection):
         Receipt.Expired.TOPIC,
         Receipt.ClaimRepaired.TOPIC,
         Receipt.RepairFailed.TOPIC,
+        Receipt.EntailmentJudged.TOPIC,
     )
 
     def __init__(self) -> None:
@@ -93,6 +101,22 @@ class ReceiptsProjection(Projection):
                 _EXPIRE.where(receipts.c.expired_at.is_(None)),
                 {"b_receipt": receipt_id, "b_at": recorded_at, "b_reason": event.reason},
             )
+            return
+        if isinstance(event, Receipt.EntailmentJudged):
+            if event.verdict in ("no", "partial"):
+                conn.execute(
+                    _INSERT_REVIEW,
+                    {
+                        "position": notification.id,
+                        "claim_id": event.claim_id,
+                        "receipt_id": receipt_id,
+                        "claim_text": event.claim_text,
+                        "verdict": event.verdict,
+                        "verifier": event.verifier,
+                        "model": event.model,
+                        "judged_at": recorded_at,
+                    },
+                )
             return
         if isinstance(event, (Receipt.ClaimRepaired, Receipt.RepairFailed)):
             self.flush(conn)  # the claim's rows may still be pending in this batch

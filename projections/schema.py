@@ -126,4 +126,17 @@ claim_bindings = Table(
     Index("ix_claim_bindings_source_version", "source_id", "version"),
 )
 
-RECEIPT_TABLES = (receipts, receipt_claims, claim_bindings)
+review_queue = Table(
+    "review_queue",
+    metadata,
+    Column("position", BigInteger, primary_key=True),
+    Column("claim_id", String(32), nullable=False, index=True),
+    Column("receipt_id", String(40), nullable=False),
+    Column("claim_text", Text, nullable=False),
+    Column("verdict", String(16), nullable=False),
+    Column("verifier", String(32), nullable=False),
+    Column("model", String(200), nullable=False),
+    Column("judged_at", String(32), nullable=False),
+)
+
+RECEIPT_TABLES = (receipts, receipt_claims, claim_bindings, review_queue)
