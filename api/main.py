@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from api.errors import install_error_handlers
 from api.observability import RequestContextMiddleware, configure_logging
 from api.routes import (
+    attribution,
     claims,
     envelopes,
     events,
@@ -26,6 +27,7 @@ from ledger.entailment import HttpEntailmentVerifier
 from ledger.errors import ConfigurationError
 from ledger.gate import GateConfig
 from ledger.receipt_commands import ReceiptDesk
+from ledger.repair_desk import RepairDesk
 from ledger.settings import Settings
 from projections.entailment_sampler import EntailmentSampler
 from projections.expiry_process import ExpiryProcess
@@ -60,6 +62,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         app.state.receipts = ReceiptDesk(
             app.state.runtime.ledger, read_side.span_resolver, gate_config(settings)
         )
+        app.state.repairs = RepairDesk(app.state.receipts)
         log.info(
             "ledger_opened",
             database=app.state.runtime.database.describe(),
@@ -89,6 +92,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.include_router(envelopes.router)
     app.include_router(expiry.router)
     app.include_router(review.router)
+    app.include_router(attribution.router)
     return app
 
 

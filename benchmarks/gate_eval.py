@@ -236,22 +236,119 @@ def _decimals(value: float) -> int:
     return 0 if text.endswith(".0") else len(text.split(".")[1])
 
 
+_SPACED_DIGITS = re.compile(r"\b\d(?: \d){3}\b")
+_AVERAGE_DIVISOR = re.compile(r"\)\s*/\s*(\d+)\s*$")
+_HUNDRED = re.compile(r"[*x\u00d7/]\s*100\b|\b100\s*[*x\u00d7]")
+
+
+def _clean_cell(cell: str) -> str:
+    """A cell as a table extractor would give it: trimmed, ``2 0 1 8`` read as ``2018``."""
+    return _SPACED_DIGITS.sub(lambda m: m.group(0).replace(" ", ""), cell.strip())
+
+
+def _column_headers(rows: list[list[str]], width: int) -> list[str]:
+    """Each value column's header: its own header cells, plus headers spanning it.
+
+    A header row with a single label over the value columns (``Years Ended December 31,``)
+    spans all of them; a row with several labels and gaps (``Domestic``, ``International``)
+    spans each label over the empty columns to its right, as merged cells do.
+    """
+    parts: list[list[str]] = [[] for _ in range(width)]
+    for row in rows:
+        labels = [(c, row[c]) for c in range(1, width) if row[c]]
+        if len(labels) == 1 and width > 2:
+            for c in range(1, width):
+                parts[c].append(labels[0][1])
+            continue
+        current = ""
+        for c in range(1, width):
+            current = row[c] or current
+            if current:
+                parts[c].append(current)
+    return [" ".join(p) for p in parts]
+
+
 def _table_spans(table: list[list[str]]) -> list[SpanFacts]:
+    """Cells of a TAT-QA table as citeable spans with envelopes, as the ledger renders them.
+
+    TAT-QA tables have no title; the column-0 labels of the header rows (``($ in millions)``,
+    ``Years Ended December 31,``) stand in for it. A row with a label and no values opens a
+    section whose label prefixes the rows below it (``Revenue: Product``).
+    """
+    rows = [[_clean_cell(c) for c in row] for row in table]
+    width = max((len(r) for r in rows), default=0)
+    rows = [r + [""] * (width - len(r)) for r in rows]
     header_rows = 0
-    for row in table:
-        if any(_FIGURE.fullmatch(c) and not re.fullmatch(r"\s*\d{4}\s*", c) for c in row[1:]):
+    for row in rows:
+        if any(_FIGURE.fullmatch(c) and not re.fullmatch(r"\d{4}", c) for c in row[1:] if c):
             break
         header_rows += 1
-    title = " ".join(c for row in table[:1] for c in row if c.strip()) or "Table"
+    headers = _column_headers(rows[:header_rows], width)
+    title = " ".join(r[0] for r in rows[:header_rows] if r[0]) or "Table"
     out = []
-    for r, row in enumerate(table[header_rows:], start=header_rows):
+    section = ""
+    for r, row in enumerate(rows[header_rows:], start=header_rows):
+        if row[0] and not any(row[1:]):
+            section = row[0].rstrip(":")
+            continue
+        label = f"{section}: {row[0]}" if section and row[0] else row[0]
         for c, value in enumerate(row[1:], start=1):
-            if not value.strip():
+            if not value:
                 continue
-            header = " ".join(table[h][c] for h in range(header_rows) if table[h][c].strip())
-            envelope = f"{title} — {row[0]}, {header}: {value.strip()}"
-            out.append(span(f"t{r}.{c}", value.strip(), envelope))
+            envelope = f"{title} \u2014 {label}, {headers[c]}: {value}"
+            out.append(span(f"t{r}.{c}", value, envelope))
     return out
+
+
+def _operand_values(derivation: str) -> list[float]:
+    """The figures a derivation reads from the document, without its arithmetic constants.
+
+    ``(a + b) / 2`` divides by the count of its terms and ``x 100`` turns a ratio into a
+    percentage; neither figure is evidence anyone would cite.
+    """
+    values = [abs(a.mantissa) for a in numbers(derivation)]
+    divisor = _AVERAGE_DIVISOR.search(derivation)
+    if divisor and len(values) > 1 and float(divisor.group(1)) == len(values) - 1:
+        values.pop()
+    if _HUNDRED.search(derivation) and 100.0 in values:
+        values.remove(100.0)
+    return values
+
+
+def _cell_score(cell: SpanFacts, question: set[str], chosen: list[SpanFacts]) -> int:
+    """How well a cell fits a question: shared words, and a shared row or column with the
+    cells already chosen (the cells of one computation usually sit on one line)."""
+    label = (cell.envelope or "").split(" \u2014 ", 1)[-1]
+    score = len(question & content_stems(label))
+    row, col = cell.span_id.split(".")
+    for other in chosen:
+        if other.span_id.startswith("t"):
+            other_row, other_col = other.span_id.split(".")
+            score += 2 * (other_row == row) + (other_col == col)
+    return score
+
+
+def bind_operands(
+    question: str, values: list[float], cells: list[SpanFacts], paragraphs: list[str]
+) -> dict[str, SpanFacts] | None:
+    """The spans an application would cite for each figure: the cell holding it that best fits
+    the question (a cell is cited once, unless no other cell holds the figure), else the first
+    paragraph sentence that writes it; ``None`` when a figure is in neither."""
+    wanted = content_stems(question)
+    chosen: list[SpanFacts] = []
+    for value in values:
+        holding = [s for s in cells if _number(s.text) == value]
+        fresh = [s for s in holding if s not in chosen] or holding
+        if fresh:
+            chosen.append(max(fresh, key=lambda s: _cell_score(s, wanted, chosen)))
+            continue
+        sentence = next(
+            (s for s in paragraphs if any(abs(a.mantissa) == value for a in numbers(s))), None
+        )
+        if sentence is None:
+            return None
+        chosen.append(span(f"p{paragraphs.index(sentence)}", sentence))
+    return {s.span_id: s for s in chosen}
 
 
 def tatqa_cases(root: Path) -> Iterator[Case]:
@@ -266,41 +363,27 @@ def tatqa_cases(root: Path) -> Iterator[Case]:
         for q in context["questions"]:  # type: ignore[attr-defined]
             if q["answer_type"] != "arithmetic" or not isinstance(q["answer"], int | float):
                 continue
-            wanted = [abs(a.mantissa) for a in numbers(q["derivation"])]
-            bound: dict[str, SpanFacts] = {}
-            for value in wanted:
-                cell = next((s for s in cells if _number(s.text) == value), None)
-                if cell is None:
-                    sentence = next(
-                        (
-                            s
-                            for s in paragraphs
-                            if any(abs(a.mantissa) == value for a in numbers(s))
-                        ),
-                        None,
-                    )
-                    cell = span(f"p{paragraphs.index(sentence)}", sentence) if sentence else None
-                if cell is None:
-                    break
-                bound[cell.span_id] = cell
-            else:
-                answer = float(q["answer"])
-                decimals = _decimals(answer)
-                variants = [("tatqa_arithmetic", answer, decimals)]
-                if answer:
-                    variants.append(("tatqa_sign_flip", -answer, decimals))
+            values = _operand_values(q["derivation"])
+            bound = bind_operands(q["question"], values, cells, paragraphs)
+            if not bound:
+                yield Case("tatqa_unbuilt", ClaimDraft(q["question"]), {})
+                continue
+            answer = float(q["answer"])
+            decimals = _decimals(answer)
+            variants = [("tatqa_arithmetic", answer, decimals)]
+            if answer:
+                # Zero has no sign, and ten times or 3% more of it is still zero.
+                variants.append(("tatqa_sign_flip", -answer, decimals))
                 variants.append(("tatqa_x10", answer * 10, decimals))
                 variants.append(("tatqa_plus3pct", answer * 1.03, decimals + 2))
-                for category, value, places in variants:
-                    text = claim_sentence(q["question"], _format(value, q["scale"], places))
-                    claim = ClaimDraft(
-                        text,
-                        type=ClaimType.COMPUTATIONAL,
-                        bindings=tuple(Binding(k) for k in bound),
-                    )
-                    yield Case(category, claim, bound)
-                continue
-            yield Case("tatqa_unbuilt", ClaimDraft(q["question"]), {})
+            for category, value, places in variants:
+                text = claim_sentence(q["question"], _format(value, q["scale"], places))
+                claim = ClaimDraft(
+                    text,
+                    type=ClaimType.COMPUTATIONAL,
+                    bindings=tuple(Binding(k) for k in bound),
+                )
+                yield Case(category, claim, bound)
 
 
 def all_cases(root: Path) -> list[Case]:

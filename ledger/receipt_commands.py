@@ -5,12 +5,14 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from eventsourcing.application import AggregateNotFoundError
 
+from ledger.attribution.ranker import Bm25Ranker
+from ledger.attribution.repair import find_repair
 from ledger.canonical import canonical_json
 from ledger.errors import Conflict, InvalidInput, NotFound
 from ledger.evidence import ResolvedSpan, SpanResolver, pick_version
@@ -36,6 +38,7 @@ from ledger.receipt_validation import (
 from ledger.receipts import Receipt, claim_id_for, receipt_aggregate_id, receipt_id_for
 from ledger.receipts import opening_content as _opening
 from ledger.render_check import check_render
+from ledger.repair_records import binding_to_repair, repair_record
 from ledger.store import format_time
 
 if TYPE_CHECKING:
@@ -77,6 +80,7 @@ class ReceiptDesk:
         self.ledger = ledger
         self.resolver = resolver
         self.config = config
+        self.ranker = Bm25Ranker()
 
     # Opening --------------------------------------------------------------------------------
 
@@ -240,22 +244,22 @@ class ReceiptDesk:
         facts = self._facts(receipt, span_ids)
         ordinal = receipt.next_ordinal
         judged: list[dict[str, Any]] = []
+        pool: dict[str, SpanFacts] | None = None
         for claim in request.claims:
             verdict = judge(claim, facts, self.config)
             content = claim_content(claim)
-            judged.append(
-                {
-                    "claim_id": claim_id_for(receipt.receipt_id, ordinal, content),
-                    "ordinal": ordinal,
-                    **content,
-                    "bindings": [
-                        {**binding, **_binding_source(facts_entry(receipt, binding["span_id"]))}
-                        for binding in content["bindings"]
-                    ],
-                    "status": verdict.status.value,
-                    "checks": [check.to_json() for check in verdict.checks],
-                }
-            )
+            record = {
+                "claim_id": claim_id_for(receipt.receipt_id, ordinal, content),
+                "ordinal": ordinal,
+                **content,
+                "bindings": _with_sources(receipt, content["bindings"]),
+                "status": verdict.status.value,
+                "checks": [check.to_json() for check in verdict.checks],
+            }
+            if request.repair and verdict.status != Status.VERIFIED and claim.bindings:
+                pool = pool if pool is not None else self.pool_facts(receipt)
+                self._repair(receipt, claim, record, pool)
+            judged.append(record)
             ordinal += 1
         accepted = [c for c in judged if c["status"] != Status.REJECTED.value]
         rejected = [c for c in judged if c["status"] == Status.REJECTED.value]
@@ -276,6 +280,39 @@ class ReceiptDesk:
         }
         status = 201 if accepted else 422
         return CommitResult(status, body), accepted, rejected, render
+
+    def _repair(
+        self,
+        receipt: Receipt,
+        claim: ClaimDraft,
+        record: dict[str, Any],
+        pool: dict[str, SpanFacts],
+    ) -> None:
+        """Commit-time re-attribution (``repair: true``): on success the claim commits with
+        the new binding; either way the attempt is recorded in the claim's ``repairs``."""
+        index = binding_to_repair(record)
+        outcome = find_repair(claim, index, pool, self.ranker, self.config)
+        repair = repair_record(outcome, index, record["bindings"][index])
+        if outcome.new_binding is not None:
+            bindings = list(claim.bindings)
+            bindings[index] = outcome.new_binding
+            verdict = judge(replace(claim, bindings=tuple(bindings)), pool, self.config)
+            new_bindings = _with_sources(
+                receipt, claim_content(replace(claim, bindings=tuple(bindings)))["bindings"]
+            )
+            repair["new_binding"] = new_bindings[index]
+            record.update(
+                bindings=new_bindings,
+                status=verdict.status.value,
+                checks=[check.to_json() for check in verdict.checks],
+            )
+        elif record["status"] == Status.VERIFIED.value:  # never: only failures are repaired
+            record["status"] = Status.UNVERIFIED.value
+        record["repairs"] = [repair]
+
+    def pool_facts(self, receipt: Receipt) -> dict[str, SpanFacts]:
+        """Facts for every span of the receipt's sealed pool (the repair candidates)."""
+        return self._facts(receipt, set(receipt.pool_index))
 
     def _facts(self, receipt: Receipt, span_ids: set[str]) -> dict[str, SpanFacts]:
         resolved = self.resolver.resolve(span_ids) if span_ids else {}
@@ -306,6 +343,13 @@ class ReceiptDesk:
                 ),
             )
         return facts
+
+
+def _with_sources(receipt: Receipt, bindings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {**binding, **_binding_source(facts_entry(receipt, binding["span_id"]))}
+        for binding in bindings
+    ]
 
 
 def pool_entry(span: ResolvedSpan) -> dict[str, Any]:

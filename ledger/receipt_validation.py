@@ -65,6 +65,7 @@ class CommitRequest:
     mode: str = Mode.ATOMIC.value
     rendered_answer: str | None = None
     fingerprint: str = ""
+    repair: bool = False
 
 
 def _text(errors: list[dict[str, str]], name: str, value: str, limit: int = MAX_TEXT) -> None:

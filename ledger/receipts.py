@@ -114,8 +114,8 @@ class Receipt(LedgerAggregate):
         new_binding: dict[str, Any]
         ranker: str
         ranker_version: str
-        rank: int
-        score: float
+        rank: int | None
+        score: float | None
         attempts: list[dict[str, Any]]
         status: str
         checks: list[dict[str, Any]]
@@ -126,6 +126,7 @@ class Receipt(LedgerAggregate):
             bindings[self.binding_index] = self.new_binding
             claim.update(bindings=bindings, status=self.status, checks=self.checks)
             claim["repairs"] = [*claim.get("repairs", []), _repair_record(self)]
+            aggregate.recommit(self.claim_id)
 
     class RepairFailed(LedgerAggregate.Event):
         """No candidate of the pool passed the gate: the claim is flagged unverified."""
@@ -139,7 +140,7 @@ class Receipt(LedgerAggregate):
 
         def apply(self, aggregate: Receipt) -> None:
             claim = aggregate.claim(self.claim_id)
-            if claim["status"] == "verified":
+            if claim["status"] == "verified":  # never: verified claims are not repaired
                 claim["status"] = "unverified"
             claim["repairs"] = [*claim.get("repairs", []), _repair_record(self)]
 
@@ -207,13 +208,22 @@ class Receipt(LedgerAggregate):
         )
 
     def claim(self, claim_id: str) -> dict[str, Any]:
-        """A committed claim (its dict is replaced, never shared with events, on change)."""
-        for index, claim in enumerate(self.claims):
-            if claim["claim_id"] == claim_id:
-                copy = dict(claim)
-                self.claims[index] = copy
-                return copy
+        """A committed or quarantined claim, as a fresh dict that replaces the stored one
+        (so a change never writes through into an event's payload)."""
+        for claims in (self.claims, self.rejected):
+            for index, claim in enumerate(claims):
+                if claim["claim_id"] == claim_id:
+                    copy = dict(claim)
+                    claims[index] = copy
+                    return copy
         raise KeyError(claim_id)
+
+    def recommit(self, claim_id: str) -> None:
+        """Move a quarantined claim that a repair made acceptable into the committed claims."""
+        for index, claim in enumerate(self.rejected):
+            if claim["claim_id"] == claim_id and claim["status"] != "rejected":
+                self.claims.append(self.rejected.pop(index))
+                return
 
     def judge_entailment(
         self, claim_id: str, verdict: str, verifier: str, model: str, raw: str, actor: str

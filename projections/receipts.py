@@ -43,6 +43,11 @@ _MOVE_BINDING = (
         version=bindparam("b_version"),
     )
 )
+_RECOMMIT = (
+    update(receipt_claims)
+    .where(receipt_claims.c.claim_id == bindparam("b_claim"))
+    .values(committed=1)
+)
 _SET_STATUS = (
     update(receipt_claims)
     .where(receipt_claims.c.claim_id == bindparam("b_claim"))
@@ -172,6 +177,8 @@ class ReceiptsProjection(Projection):
                 },
             )
             status = event.status
+            if status != "rejected":  # a repaired quarantined claim is now committed
+                conn.execute(_RECOMMIT, {"b_claim": event.claim_id})
         else:
             status = "unverified"
         conn.execute(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from sqlalchemy import Engine, and_, select
+from sqlalchemy import Engine, RowMapping, and_, select
 
 from ledger.evidence import ResolvedSpan
 from projections.schema import sources, spans, versions
@@ -60,22 +60,39 @@ class RegistrySpanResolver:
             for offset in range(0, len(wanted), 500):
                 chunk = wanted[offset : offset + 500]
                 for row in conn.execute(_QUERY.where(spans.c.span_id.in_(chunk))).mappings():
-                    found[row["span_id"]].append(
-                        ResolvedSpan(
-                            span_id=row["span_id"],
-                            source_id=row["source_id"],
-                            version=row["version"],
-                            version_hash=row["version_hash"],
-                            text=row["text"],
-                            envelope=row["envelope"],
-                            effective_from=row["effective_from"],
-                            effective_to=row["effective_to"],
-                            withdrawn_at=row["withdrawn_at"],
-                            source_title=row["title"],
-                            source_uri=row["uri"],
-                            heading_path=tuple(row["heading_path"]),
-                            start=row["start"],
-                            end=row["end"],
-                        )
-                    )
+                    found[row["span_id"]].append(_resolved(row))
         return found
+
+
+def _resolved(row: RowMapping) -> ResolvedSpan:
+    return ResolvedSpan(
+        span_id=row["span_id"],
+        source_id=row["source_id"],
+        version=row["version"],
+        version_hash=row["version_hash"],
+        text=row["text"],
+        envelope=row["envelope"],
+        effective_from=row["effective_from"],
+        effective_to=row["effective_to"],
+        withdrawn_at=row["withdrawn_at"],
+        source_title=row["title"],
+        source_uri=row["uri"],
+        heading_path=tuple(row["heading_path"]),
+        start=row["start"],
+        end=row["end"],
+    )
+
+
+def spans_in_range(
+    engine: Engine, source_id: str, version: int, start: int, end: int
+) -> list[ResolvedSpan]:
+    """Top-level spans of one version that lie inside ``[start, end)``, in text order."""
+    query = _QUERY.where(
+        spans.c.source_id == source_id,
+        spans.c.version == version,
+        spans.c.parent_span_id.is_(None),
+        spans.c.start >= start,
+        spans.c.end <= end,
+    ).order_by(spans.c.ord)
+    with engine.connect() as conn:
+        return [_resolved(row) for row in conn.execute(query).mappings()]

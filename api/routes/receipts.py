@@ -103,6 +103,10 @@ class CommitIn(BaseModel):
     mode: Literal["atomic", "independent"] = "atomic"
     claims: list[ClaimIn]
     rendered_answer: str | None = None
+    repair: bool = Field(
+        default=False,
+        description="try re-attribution within the sealed pool for claims that fail",
+    )
 
 
 def _draft(claim: ClaimIn) -> ClaimDraft:
@@ -162,6 +166,7 @@ def commit_claims(
         mode=body.mode,
         rendered_answer=body.rendered_answer,
         fingerprint=request_fingerprint(body.model_dump(mode="json")),
+        repair=body.repair,
     )
     result = desk.commit(receipt_id, request, principal.actor, idempotency_key)
     headers = {"Idempotency-Replayed": "true"} if result.replayed else None

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ledger.gate._numbers import Amount, numbers
+from ledger.gate._numbers import Amount
+from ledger.gate._reading import Reading, read_text
 
 _GAP = r"(?:[\s,]+(?:by|of|to|was|is|were|are|at|an?|the|amounted|stood|came|in|around|some|"
 _GAP += r"total(?:l?ed)?|equal(?:l?ed|s)?|approximately|about)\b)*[\s,:]*"
@@ -33,6 +34,8 @@ _CUES: tuple[tuple[str, str, int], ...] = (
     (r"(?:totall?ed|in\s+total|sum(?:med)?|combined|together|aggregated?|adds?\s+up)", "sum", 0),
 )  # fmt: skip
 _CUE_PATTERNS = tuple((re.compile(rf"\b{p}\b", re.IGNORECASE), op, sign) for p, op, sign in _CUES)
+_CUE_START = re.compile(r"\b(?=(?:" + "|".join(p for p, _, _ in _CUES) + r")\b)", re.IGNORECASE)
+"""Where any cue starts (zero-width, so overlapping cues are all found)."""
 _HEAD_REACH = 24
 _COPULA = re.compile(r"\b(?:is|was|are|were|amounted\s+to|stood\s+at|came\s+to)\s*$", re.IGNORECASE)
 _TRAILING_OF = re.compile(r"^\s*of\b", re.IGNORECASE)
@@ -61,40 +64,57 @@ class ClaimedResult:
         return self.amount.mantissa
 
 
-def read_claim(text: str) -> tuple[ClaimedResult | None, list[Amount]]:
-    """The claimed result of ``text`` (``None`` when it has no amount) and all of its amounts."""
-    amounts = numbers(text)
+def read_claim(claim: str | Reading) -> tuple[ClaimedResult | None, list[Amount]]:
+    """The claimed result of a claim (``None`` when it has no amount) and all of its amounts."""
+    reading = read_text(claim) if isinstance(claim, str) else claim
+    text = reading.text
+    amounts = list(reading.amounts)
     if not amounts:
         return None, amounts
+    cues = _cues(text)
     best: ClaimedResult | None = None
     best_at = len(text) + 1
-    for pattern, operation, sign in _CUE_PATTERNS:
-        for cue in pattern.finditer(text):
-            for amount in amounts:
-                if amount.start < cue.end():
-                    continue
-                gap = text[cue.end() : amount.start]
-                if not _RESULT_GAP.match(gap) or len(gap) > 40:
-                    continue
-                if operation == "ratio" and _TRAILING_OF.match(text[amount.end :]):
-                    continue
-                if cue.start() < best_at:
-                    kind_op = _refine(operation, amount)
-                    best = ClaimedResult(amount, kind_op, sign)
-                    best_at = cue.start()
-                break
+    for cue, operation, sign, _ in cues:
+        for amount in amounts:
+            if amount.start < cue.end():
+                continue
+            gap = text[cue.end() : amount.start]
+            if not _RESULT_GAP.match(gap) or len(gap) > 40:
+                continue
+            if operation == "ratio" and _TRAILING_OF.match(text[amount.end :]):
+                continue
+            if cue.start() < best_at:
+                kind_op = _refine(operation, amount)
+                best = ClaimedResult(amount, kind_op, sign)
+                best_at = cue.start()
+            break
     if best is not None:
         return best, amounts
     last = amounts[-1]
-    for pattern, operation, _ in _CUE_PATTERNS:
-        found = pattern.search(text)
-        if found is None:
-            continue
-        # "The change in X from 2018 to 2019 was -12.6": the cue heads the subject. A cue
-        # elsewhere names the operation but neither makes it explicit nor gives a direction.
+    if cues:
+        # The first cue of the first kind in _CUES order. "The change in X from 2018 to 2019
+        # was -12.6": the cue heads the subject. A cue elsewhere names the operation but
+        # neither makes it explicit nor gives a direction.
+        found, operation, _, _ = min(cues, key=lambda c: (c[3], c[0].start()))
         heads = found.start() <= _HEAD_REACH and bool(_COPULA.search(text[: last.start]))
         return ClaimedResult(last, _refine(operation, last), 0, explicit=heads), amounts
     return ClaimedResult(last, None, 0, explicit=False), amounts
+
+
+def _cues(text: str) -> list[tuple[re.Match[str], str, int, int]]:
+    """Every cue of ``text`` with its operation, sign and place in _CUES, by position and
+    then _CUES order.
+
+    One scan finds where any cue starts; only there are the cue patterns tried, which gives
+    the matches a scan with each pattern would give.
+    """
+    out = []
+    for start in _CUE_START.finditer(text):
+        for index, (pattern, operation, sign) in enumerate(_CUE_PATTERNS):
+            match = pattern.match(text, start.start())
+            if match is not None:
+                out.append((match, operation, sign, index))
+    return out
 
 
 def _refine(operation: str, amount: Amount) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 _MONTHS = {
@@ -28,6 +29,7 @@ _DATE_PATTERNS = (
     ),
     re.compile(rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>\d{{4}})\b"),
     re.compile(rf"{_MONTH},?\s+(?P<year>\d{{4}})\b"),
+    re.compile(rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?![.,]\d)"),
     re.compile(r"(?<![\w$€£¥.,])(?P<year>1[5-9]\d\d|20\d\d)(?![\w%]|[.,]\d)"),
 )
 _NUMBER = re.compile(
@@ -83,7 +85,8 @@ class Amount:
 
 @dataclass(frozen=True, slots=True)
 class DateMention:
-    """A calendar date or year: ``key`` is ``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY``."""
+    """A calendar date or year: ``key`` is ``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY``, or
+    ``--MM-DD`` for a day of a month written without its year (``June 30``)."""
 
     text: str
     start: int
@@ -91,11 +94,19 @@ class DateMention:
     key: str
 
 
+_MONTH_HINT = re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)")
+_HAS_DIGIT = re.compile(r"\d")
+
+
 def dates(text: str) -> list[DateMention]:
     """Every date and year in ``text``, longest forms first, without overlaps."""
     found: list[DateMention] = []
+    if not _HAS_DIGIT.search(text):
+        return found
     taken: list[tuple[int, int]] = []
-    for pattern in _DATE_PATTERNS:
+    # The month-name patterns only run when a month name stands next to a digit.
+    patterns = _DATE_PATTERNS if _MONTH_HINT.search(text) else _DATE_PATTERNS[::5]
+    for pattern in patterns:
         for match in pattern.finditer(text):
             if _overlaps(match.start(), match.end(), taken):
                 continue
@@ -110,7 +121,7 @@ def dates(text: str) -> list[DateMention]:
 def _date_key(match: re.Match[str]) -> str | None:
     """The ISO-like key of a date match, or ``None`` for an impossible month or day."""
     groups = match.groupdict()
-    year = groups["year"]
+    year = groups.get("year") or "-"
     month_name = groups.get("month")
     if month_name:
         month = _MONTHS[month_name[:3].lower()]
@@ -128,16 +139,60 @@ def _date_key(match: re.Match[str]) -> str | None:
     return f"{year}-{month:02d}-{int(day):02d}"
 
 
-def numbers(text: str, masked: list[tuple[int, int]] | None = None) -> list[Amount]:
-    """Every amount in ``text`` outside the ``masked`` ranges (dates are always masked)."""
-    blocked = list(masked or []) + [(d.start, d.end) for d in dates(text)]
+def numbers(
+    text: str,
+    masked: list[tuple[int, int]] | None = None,
+    found_dates: list[DateMention] | None = None,
+) -> list[Amount]:
+    """Every amount in ``text`` outside the ``masked`` ranges (dates are always masked;
+    ``found_dates`` are the text's :func:`dates` when the caller already has them)."""
+    if not _HAS_DIGIT.search(text):
+        return []
+    if found_dates is None:
+        found_dates = dates(text)
+    blocked = list(masked or []) + [(d.start, d.end) for d in found_dates]
     out: list[Amount] = []
-    for match in _NUMBER.finditer(text):
+    for match in _number_matches(text):
         num_start, num_end = match.span("num")
         if _overlaps(num_start, num_end, blocked):
             continue
         out.append(_amount(match))
     return out
+
+
+_DIGIT_RUN = re.compile(r"\d+")
+_PREFIX_SYMBOLS = frozenset("(.$\u20ac\u00a3\u00a5\u20b9-\u2212\u2013")
+"""Characters a number's prefix (bracket, currency symbol, sign, leading point) is made of,
+besides spaces and the letters of a currency code."""
+
+
+def _prefix_start(text: str, at: int, floor: int) -> int:
+    """The earliest position, from ``floor`` on, at which the prefix of a number whose digits
+    begin at ``at`` can begin: back over spaces and prefix symbols, a currency code, and again
+    spaces and symbols."""
+    start = at
+    for letters in (0, 3):
+        while start > floor and (text[start - 1].isspace() or text[start - 1] in _PREFIX_SYMBOLS):
+            start -= 1
+        taken = 0
+        while letters and taken < letters and start > floor and text[start - 1].isalpha():
+            start -= 1
+            taken += 1
+    return start
+
+
+def _number_matches(text: str) -> Iterator[re.Match[str]]:
+    """The matches of the number pattern, searched for only from just before each run of
+    digits: the same matches as scanning the whole text, without trying every position."""
+    done = 0
+    for digits in _DIGIT_RUN.finditer(text):
+        if digits.start() < done:
+            continue
+        match = _NUMBER.search(text, _prefix_start(text, digits.start(), done))
+        if match is None:
+            return
+        yield match
+        done = max(match.end(), match.start() + 1)
 
 
 def _amount(match: re.Match[str]) -> Amount:

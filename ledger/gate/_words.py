@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 
 _TOKEN = re.compile(r"n't|[^\W_]+(?:[.,'][^\W_]+)*")
@@ -80,8 +81,11 @@ def stem(word: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """The lower-cased word tokens of ``text`` in order."""
-    folded = unicodedata.normalize("NFKC", text).replace("\u2019", "'").lower()
-    folded = folded.replace("n't", " n't")
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+    folded = text.lower()
+    if "n't" in folded:
+        folded = folded.replace("n't", " n't")
     return [t[:-2] if t.endswith("'s") else t for t in _TOKEN.findall(folded)]
 
 
@@ -90,20 +94,22 @@ def is_numeric(token: str) -> bool:
     return bool(_DIGITS.match(token))
 
 
+_NOT_EVIDENCE = STOP_WORDS | DOMAIN_WORDS
+
+
+def stems_of(words: Sequence[str], ignore: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Stems of the ``words`` that can carry evidence: not stop, domain or ``ignore`` words,
+    not numbers."""
+    return frozenset(
+        stem(w)
+        for w in words
+        if w not in _NOT_EVIDENCE and w not in ignore and not _DIGITS.match(w)
+    )
+
+
 def content_stems(text: str, ignore: frozenset[str] = frozenset()) -> set[str]:
     """Stems of the words of ``text`` that can carry evidence: not stop words, not numbers."""
-    out = set()
-    for token in tokens(text):
-        if token in STOP_WORDS or token in DOMAIN_WORDS or token in ignore or is_numeric(token):
-            continue
-        out.add(stem(token))
-    return out
-
-
-@lru_cache(maxsize=8192)
-def span_stems(text: str) -> frozenset[str]:
-    """:func:`content_stems` of a span text, cached: span texts recur across claims."""
-    return frozenset(content_stems(text))
+    return set(stems_of(tokens(text), ignore))
 
 
 def sentences(text: str) -> list[str]:

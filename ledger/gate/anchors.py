@@ -10,7 +10,8 @@ Anchors are compared in a normal form, not as text:
   name one. When one side has no scale word, the mantissas are compared, unless the span
   declares a scale (``in thousands``), which is then applied to it;
 - dates by ISO key; a less precise claim date matches a more precise span date of the same
-  period (``January 2024`` matches ``5 January 2024``, a year matches any date in it);
+  period (``January 2024`` matches ``5 January 2024``, a year matches any date in it), and a
+  day without its year (``June 30``) matches that day in any year;
 - identifiers (ISINs, letter-digit codes such as ``ABC-123`` or ``A320``, exchange tickers such as
   ``NYSE: IBM``, section references such as ``4.2.1(b)`` and ``§ 12``) upper-cased without spaces;
 - URLs without scheme, ``www.`` and trailing slash, case-folded;
@@ -20,84 +21,27 @@ Anchors are compared in a normal form, not as text:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
 
-from ledger.gate._numbers import Amount, close, context_scale, dates, numbers
+from ledger.gate._numbers import Amount, close
+from ledger.gate._reading import Anchors, Reading, read_span, read_text
 from ledger.gate.model import CheckResult, Outcome
-from ledger.gate.normalize import normalise_quote
 
 CHECK = "anchors"
-
-_URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"')\]]+", re.IGNORECASE)
-_QUOTED = re.compile(r"\"([^\"]{3,200})\"")
-_IDENTIFIERS = (
-    re.compile(r"\b[A-Z]{2}[A-Z0-9]{9}\d\b"),  # ISIN (ISO 6166)
-    re.compile(r"\b(?:NYSE|NASDAQ|Nasdaq|LSE|TSX|ASX|HKEX|AMEX)\s*:\s*[A-Z][A-Z.]{0,5}\b"),
-    re.compile(r"§+\s*\d+(?:\.\d+)*(?:\([a-z0-9]+\))*"),
-    re.compile(r"\b\d+(?:\.\d+){2,}(?:\([a-z0-9]+\))*|\b\d+(?:\.\d+)+\([a-z0-9]+\)"),
-    re.compile(
-        r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]*[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*\b"
-    ),
-    re.compile(r"\b[A-Z]{2,}-\d+[A-Za-z0-9-]*\b"),
-)
-_SPACES = re.compile(r"\s+")
 _MAX_LISTED = 12
 
 
-@dataclass(frozen=True, slots=True)
-class _Anchors:
-    """The anchors of one text, in normal form."""
-
-    amounts: tuple[Amount, ...]
-    dates: tuple[str, ...]
-    identifiers: tuple[str, ...]
-    urls: tuple[str, ...]
-    quoted: tuple[str, ...]
-    scale: float | None
-
-
-def _identifier_key(text: str) -> str:
-    return _SPACES.sub("", text).upper()
-
-
-def _url_key(text: str) -> str:
-    key = text.lower().rstrip(".,;:/")
-    key = re.sub(r"^https?://", "", key)
-    return key.removeprefix("www.")
-
-
-def extract_anchors(text: str) -> _Anchors:
+def extract_anchors(text: str) -> Anchors:
     """Find the anchors of ``text``; identifiers, URLs and quotes mask the numbers inside them."""
-    masked: list[tuple[int, int]] = []
-    urls = []
-    for match in _URL.finditer(text):
-        urls.append(_url_key(match.group(0)))
-        masked.append(match.span())
-    identifiers = []
-    for pattern in _IDENTIFIERS:
-        for match in pattern.finditer(text):
-            if any(match.start() < e and s < match.end() for s, e in masked):
-                continue
-            identifiers.append(_identifier_key(match.group(0)))
-            masked.append(match.span())
-    quoted = [
-        normalise_quote(m.group(1)).casefold() for m in _QUOTED.finditer(normalise_quote(text))
-    ]
-    return _Anchors(
-        amounts=tuple(numbers(text, masked)),
-        dates=tuple(d.key for d in dates(text)),
-        identifiers=tuple(identifiers),
-        urls=tuple(urls),
-        quoted=tuple(quoted),
-        scale=context_scale(text),
-    )
+    return read_text(text).anchors
 
 
-span_anchors = lru_cache(maxsize=8192)(extract_anchors)
-""":func:`extract_anchors` cached by text, for spans: span texts recur across claims."""
+def _date_found(key: str, span_dates: Sequence[str]) -> bool:
+    """Whether a claim date is a span date or a less precise form of one; a day of a month
+    written without its year (``--06-30``) matches that day in any year."""
+    if key.startswith("--"):
+        return any(d.endswith(key[1:]) for d in span_dates)
+    return any(d.startswith(key) for d in span_dates)
 
 
 def amounts_match(claim: Amount, span: Amount, span_scale: float | None) -> bool:
@@ -116,50 +60,46 @@ def amounts_match(claim: Amount, span: Amount, span_scale: float | None) -> bool
 
 
 def check_anchors(
-    claim_text: str, evidence: Sequence[str], exempt: Collection[float] = ()
+    claim: str | Reading, evidence: Sequence[str], exempt: Collection[float] = ()
 ) -> CheckResult:
-    """Check that every anchor of ``claim_text`` appears in one of the ``evidence`` texts.
+    """Check that every anchor of the claim appears in one of the ``evidence`` texts.
 
     ``exempt`` lists amount values the computation check owns (the claimed result of a
     computational claim); those amounts are not looked for. Pass ``anchors_present``, fail
     ``anchor_missing`` (detail lists each missing anchor and the figures the spans have), skip
     ``no_anchors`` when the claim has none.
     """
-    claim = extract_anchors(claim_text)
-    amounts = [a for a in claim.amounts if not any(close(a.value, v) for v in exempt)]
-    total = (
-        len(amounts)
-        + len(claim.dates)
-        + len(claim.identifiers)
-        + len(claim.urls)
-        + len(claim.quoted)
-    )
+    anchors = (read_text(claim) if isinstance(claim, str) else claim).anchors
+    amounts = [a for a in anchors.amounts if not any(close(a.value, v) for v in exempt)]
+    total = anchors.count - len(anchors.amounts) + len(amounts)
     if total == 0:
         return CheckResult(CHECK, Outcome.SKIP, "no_anchors", "the claim has no anchors")
-    found = [(anchors, anchors.scale) for anchors in map(span_anchors, evidence)]
+    spans = [read_span(text) for text in evidence]
+    found = [(span.reading.anchors, span.reading.anchors.scale) for span in spans]
     missing: list[str] = []
     for amount in amounts:
         if not any(
             amounts_match(amount, other, scale)
-            for anchors, scale in found
-            for other in anchors.amounts
+            for span_anchors, scale in found
+            for other in span_anchors.amounts
         ):
             missing.append(f"number {amount.text!r}")
-    span_dates = [key for anchors, _ in found for key in anchors.dates]
-    missing += [
-        f"date {key!r}" for key in claim.dates if not any(d.startswith(key) for d in span_dates)
-    ]
-    flat = _identifier_key(" ".join(evidence))
-    missing += [f"identifier {key!r}" for key in claim.identifiers if key not in flat]
-    url_text = " ".join(u for anchors, _ in found for u in anchors.urls)
-    missing += [f"url {key!r}" for key in claim.urls if key not in url_text]
-    quoted_text = normalise_quote(" ".join(evidence)).casefold()
-    missing += [f"quoted {key!r}" for key in claim.quoted if key not in quoted_text]
+    span_dates = [key for span_anchors, _ in found for key in span_anchors.dates]
+    missing += [f"date {key!r}" for key in anchors.dates if not _date_found(key, span_dates)]
+    if anchors.identifiers:
+        flat = "".join(span.identifier_key for span in spans)
+        missing += [f"identifier {key!r}" for key in anchors.identifiers if key not in flat]
+    if anchors.urls:
+        url_text = " ".join(u for span_anchors, _ in found for u in span_anchors.urls)
+        missing += [f"url {key!r}" for key in anchors.urls if key not in url_text]
+    if anchors.quoted:
+        quoted_text = " ".join(span.quoted_key for span in spans)
+        missing += [f"quoted {key!r}" for key in anchors.quoted if key not in quoted_text]
     if not missing:
         return CheckResult(
             CHECK, Outcome.PASS, "anchors_present", f"all {total} anchor(s) appear in the spans"
         )
-    have = [a.text for anchors, _ in found for a in anchors.amounts][:_MAX_LISTED]
+    have = [a.text for span_anchors, _ in found for a in span_anchors.amounts][:_MAX_LISTED]
     have_dates = span_dates[:_MAX_LISTED]
     return CheckResult(
         CHECK,

@@ -5,6 +5,10 @@ takes its period (the last date or year of its envelope before the value) and it
 (``in thousands`` in the envelope or text) from the envelope; a sentence gives every amount it
 writes, each with the year that follows it (``$5.1 million in 2019``), if any.
 
+Every cited span that writes a figure must be used by the formula (a figure two spans write
+alike counts for both): a citation the computation does not need is not evidence for it. A
+cell's period may also be a fiscal year without a calendar year (``FY19``, ``F19``).
+
 Formulas tried (bounded: at most :data:`MAX_OPERANDS` operands, subsets of at most
 :data:`MAX_SUBSET` for sums and averages):
 
@@ -36,7 +40,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ledger.gate._claimed import ClaimedResult, read_claim
-from ledger.gate._numbers import Amount, context_scale, dates, numbers
+from ledger.gate._numbers import Amount, context_scale, dates
+from ledger.gate._reading import SPAN_CACHE_SIZE, Reading, read_span
 from ledger.gate.model import CheckResult, ClaimType, Outcome, SpanFacts
 
 CHECK = "computation"
@@ -47,6 +52,8 @@ MAX_SUBSET = 4
 ROUNDING_CAP = 0.05
 """The largest relative error that rounding of the claimed figure may excuse."""
 
+_FISCAL_YEAR = re.compile(r"\bF(?:Y|iscal\s+(?:[Yy]ear\s+)?)?\s?'?(\d{2}|\d{4})\b")
+"""A fiscal-year period without a calendar year: ``FY19``, ``F19``, ``FY 2019``."""
 _YEAR_AFTER = re.compile(
     r"^\s*(?:in|for|during|as of|at|of)\s+(?:fiscal\s+(?:year\s+)?|FY\s?)?(\d{4})\b", re.IGNORECASE
 )
@@ -55,11 +62,13 @@ _SCALE_OPS = frozenset({"change", "difference", "sum", "average", "bps"})
 
 @dataclass(frozen=True, slots=True)
 class _Operand:
-    """One figure of the evidence with the period it belongs to, if known."""
+    """One figure of the evidence with the period it belongs to, if known, and the indexes
+    of the support spans that write it."""
 
     amount: Amount
     absolute: float | None
     period: str | None
+    spans: frozenset[int] = frozenset()
 
     @property
     def label(self) -> str:
@@ -70,23 +79,27 @@ class _Operand:
 class _Candidate:
     value: float
     formula: str
+    uses: tuple[_Operand, ...]
 
 
-def _operands(spans: Sequence[SpanFacts]) -> list[_Operand]:
-    """The figures of the support spans, deduplicated, at most :data:`MAX_OPERANDS`."""
-    out: list[_Operand] = []
-    seen: set[tuple[float, str, str | None]] = set()
-    for span in spans:
+def _operands(spans: Sequence[SpanFacts]) -> tuple[list[_Operand], frozenset[int]]:
+    """The figures of the support spans, deduplicated, at most :data:`MAX_OPERANDS`, and the
+    indexes of the spans that write any figure (each of which a formula must use)."""
+    out: dict[tuple[float, str, str | None], _Operand] = {}
+    writing: set[int] = set()
+    for index, span in enumerate(spans):
         for amount, period, scale in _figures(span.text, span.envelope):
+            writing.add(index)
             key = (amount.mantissa, amount.kind, period)
-            if key in seen:
+            if key in out:
+                seen = out[key]
+                out[key] = replace(seen, spans=seen.spans | {index})
                 continue
-            seen.add(key)
             absolute = amount.value if amount.scale else None
             if absolute is None and scale is not None and amount.kind == "number":
                 absolute = amount.mantissa * scale
-            out.append(_Operand(amount, absolute, period))
-    return out[:MAX_OPERANDS]
+            out[key] = _Operand(amount, absolute, period, frozenset({index}))
+    return list(out.values())[:MAX_OPERANDS], frozenset(writing)
 
 
 def _unbracket(op: _Operand) -> _Operand:
@@ -95,21 +108,39 @@ def _unbracket(op: _Operand) -> _Operand:
         return op
     amount = replace(op.amount, value=abs(op.amount.value), mantissa=abs(op.amount.mantissa))
     absolute = abs(op.absolute) if op.absolute is not None else None
-    return _Operand(amount, absolute, op.period)
+    return _Operand(amount, absolute, op.period, op.spans)
 
 
-@lru_cache(maxsize=8192)
+def _uses_every_span(candidate: _Candidate, writing: frozenset[int]) -> bool:
+    """Whether a formula reads a figure of every cited span that writes one: a citation the
+    computation does not need is not evidence for it."""
+    used: set[int] = set()
+    for op in candidate.uses:
+        used |= op.spans
+    return writing <= used
+
+
+def _period(head: str) -> str | None:
+    """The last date, year or fiscal year (``FY19`` -> ``2019``) of a row label and header."""
+    found = [(d.start, d.key) for d in dates(head) if not d.key.startswith("-")]
+    for match in _FISCAL_YEAR.finditer(head):
+        year = match.group(1)
+        found.append((match.start(), year if len(year) == 4 else f"20{year}"))
+    return max(found)[1] if found else None
+
+
+@lru_cache(maxsize=SPAN_CACHE_SIZE)
 def _figures(
     text: str, envelope: str | None
 ) -> tuple[tuple[Amount, str | None, float | None], ...]:
     """Each figure of a span with its period and the scale the span declares (cached)."""
     scale = context_scale(f"{text}\n{envelope}" if envelope else text)
+    amounts = read_span(text).reading.amounts
     if envelope:
         # The period is in the row label or column header, never in the table title.
-        head = envelope.rsplit(":", 1)[0].rsplit(" \u2014 ", 1)[-1]
-        keys = [d.key for d in dates(head)]
-        return tuple((a, keys[-1] if keys else None, scale) for a in numbers(text))
-    return tuple((a, _year_after(text, a), scale) for a in numbers(text))
+        period = _period(envelope.rsplit(":", 1)[0].rsplit(" \u2014 ", 1)[-1])
+        return tuple((a, period, scale) for a in amounts)
+    return tuple((a, _year_after(text, a), scale) for a in amounts)
 
 
 def _year_after(text: str, amount: Amount) -> str | None:
@@ -158,13 +189,13 @@ def _changes(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candida
     for new, old in ordered:
         levels = _levels(claim, (new, old))
         if levels:
-            yield _Candidate(levels[0] - levels[1], f"{new.label} - {old.label}")
+            yield _Candidate(levels[0] - levels[1], f"{new.label} - {old.label}", (new, old))
     if ordered or claim.operation != "difference" or claim.sign or claim.target < 0:
         return
     for a, b in itertools.combinations(ops, 2):
         levels = _levels(claim, (a, b))
         if levels:
-            yield _Candidate(abs(levels[0] - levels[1]), f"|{a.label} - {b.label}|")
+            yield _Candidate(abs(levels[0] - levels[1]), f"|{a.label} - {b.label}|", (a, b))
 
 
 def _percent_changes(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candidate]:
@@ -175,7 +206,7 @@ def _percent_changes(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[
         values = _plain((new, old))
         if values and values[1] != 0:
             change = (values[0] - values[1]) / abs(values[1]) * factor
-            yield _Candidate(change, f"({new.label} - {old.label}) / {old.label}")
+            yield _Candidate(change, f"({new.label} - {old.label}) / {old.label}", (new, old))
     if claim.amount.kind == "percent":
         # A change between two percentages may be stated in percentage points.
         yield from _changes(claim, ops)
@@ -188,6 +219,7 @@ def _bps(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candidate]:
         yield _Candidate(
             (new.amount.mantissa - old.amount.mantissa) * 100,
             f"({new.label} - {old.label}) x 100 bps",
+            (new, old),
         )
     if ordered or claim.sign or claim.target < 0:
         return
@@ -195,6 +227,7 @@ def _bps(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candidate]:
         yield _Candidate(
             abs(a.amount.mantissa - b.amount.mantissa) * 100,
             f"|{a.label} - {b.label}| x 100 bps",
+            (a, b),
         )
 
 
@@ -203,7 +236,7 @@ def _ratios(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candidat
     for a, b in itertools.permutations(ops, 2):
         values = _plain((a, b))
         if values and values[1] != 0:
-            yield _Candidate(values[0] / values[1] * factor, f"{a.label} / {b.label}")
+            yield _Candidate(values[0] / values[1] * factor, f"{a.label} / {b.label}", (a, b))
 
 
 def _aggregates(claim: ClaimedResult, ops: Sequence[_Operand], mean: bool) -> Iterator[_Candidate]:
@@ -213,9 +246,9 @@ def _aggregates(claim: ClaimedResult, ops: Sequence[_Operand], mean: bool) -> It
             if levels:
                 joined = " + ".join(op.label for op in subset)
                 if mean:
-                    yield _Candidate(sum(levels) / size, f"({joined}) / {size}")
+                    yield _Candidate(sum(levels) / size, f"({joined}) / {size}", subset)
                 else:
-                    yield _Candidate(sum(levels), joined)
+                    yield _Candidate(sum(levels), joined, subset)
 
 
 _FORMULAS: dict[str, Callable[[ClaimedResult, Sequence[_Operand]], Iterator[_Candidate]]] = {
@@ -237,7 +270,7 @@ def tolerance(claim: ClaimedResult, relative: float) -> float:
 
 
 def check_computation(
-    claim_text: str,
+    claim_text: str | Reading,
     claim_type: ClaimType,
     spans: Sequence[SpanFacts],
     relative_tolerance: float = 0.005,
@@ -258,7 +291,7 @@ def check_computation(
     claim, _ = read_claim(claim_text)
     if claim is None:
         return CheckResult(CHECK, Outcome.SKIP, "unparseable", "the claim states no figure"), None
-    ops = _operands(spans)
+    ops, writing = _operands(spans)
     if not ops:
         return CheckResult(
             CHECK, Outcome.SKIP, "no_operands", "the support spans contain no figures"
@@ -273,6 +306,8 @@ def check_computation(
         # Both readings of bracketed figures must agree; the generators enumerate the same
         # combinations in the same order for both operand lists.
         for candidate, other in zip(formula(claim, ops), formula(claim, unbracketed), strict=True):
+            if not _uses_every_span(candidate, writing):
+                continue
             hit = abs(candidate.value - claim.target) <= allowed
             other_hit = abs(other.value - claim.target) <= allowed
             ambiguous = ambiguous or hit != other_hit

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ledger.gate._reading import read_text
 from ledger.gate.anchors import check_anchors
 from ledger.gate.bindings import check_existence, check_version
 from ledger.gate.computation import check_computation
@@ -33,6 +34,7 @@ from ledger.gate.model import (
     Status,
     Verdict,
 )
+from ledger.gate.normalize import normalise_quote
 from ledger.gate.polarity import check_polarity
 from ledger.gate.quote import check_quote
 from ledger.gate.support import check_support
@@ -82,21 +84,24 @@ def judge(
     ]
     evidence = [facts.evidence_text for facts in support]
     if evidence:
+        # The claim is read once (tokens, dates, amounts, anchors) and shared by the checks.
+        reading = read_text(claim.text)
         computation, claimed = check_computation(
-            claim.text, claim.type, support, config.computation_tolerance
+            reading, claim.type, support, config.computation_tolerance
         )
         exempt = [claimed.value] if claimed is not None else []
-        checks.append(check_anchors(claim.text, evidence, exempt))
-        checks.append(check_polarity(claim.text, evidence))
+        checks.append(check_anchors(reading, evidence, exempt))
+        checks.append(check_polarity(reading, evidence))
         checks.append(computation)
-        checks.append(
-            check_support(
-                claim.text,
-                evidence,
-                config.support_threshold,
-                computational=claim.type is ClaimType.COMPUTATIONAL,
-            )
+        support_result = check_support(
+            reading,
+            evidence,
+            config.support_threshold,
+            computational=claim.type is ClaimType.COMPUTATIONAL,
         )
+        if support_result.reason == "no_content_words":
+            support_result = _verbatim_support(claim, spans, checks) or support_result
+        checks.append(support_result)
     else:
         for check in ("anchors", "polarity", "computation", "support"):
             checks.append(
@@ -104,6 +109,30 @@ def judge(
             )
     checks.append(_coverage(claim, has_support=bool(evidence)))
     return Verdict(_status(checks), tuple(checks))
+
+
+def _verbatim_support(
+    claim: ClaimDraft, spans: Mapping[str, SpanFacts], checks: list[CheckResult]
+) -> CheckResult | None:
+    """Pass ``support_verbatim`` when a claim without content words (``Apr 23, 2014 - May 23,
+    2014``) is, word for word, the text of a support span whose quote check passed."""
+    quoted = {c.span_id for c in checks if c.check == "quote" and c.outcome is Outcome.PASS}
+    wanted = normalise_quote(claim.text)
+    for binding in claim.bindings:
+        facts = spans.get(binding.span_id)
+        if (
+            binding.role in SUPPORT_ROLES
+            and binding.span_id in quoted
+            and facts is not None
+            and normalise_quote(facts.text) == wanted
+        ):
+            return CheckResult(
+                "support",
+                Outcome.PASS,
+                "support_verbatim",
+                f"the claim is the text of span {binding.span_id!r}, quoted from it",
+            )
+    return None
 
 
 def _coverage(claim: ClaimDraft, *, has_support: bool) -> CheckResult:

@@ -17,12 +17,11 @@ or removed from the matching stretch always fails.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from functools import lru_cache
 
 from ledger.gate._polarity_cues import DIRECTIONS, HEDGES, NEGATIONS
-from ledger.gate._words import STOP_WORDS, sentences, stem, tokens
+from ledger.gate._reading import Reading, read_span, read_text
+from ledger.gate._words import STOP_WORDS, stem
 from ledger.gate.model import CheckResult, Outcome
 
 CHECK = "polarity"
@@ -43,17 +42,16 @@ def _best_window(claim_stems: set[str], evidence: Sequence[str]) -> tuple[list[s
     best: list[str] = []
     best_score = 0
     for text in evidence:
-        for words in _sentence_tokens(text):
-            hits = [
-                (i, stem(w))
-                for i, w in enumerate(words)
-                if w not in STOP_WORDS and stem(w) in claim_stems
-            ]
+        for words in read_span(text).sentence_tokens:
+            hits = [(i, s) for i, (_, s) in enumerate(words) if s is not None and s in claim_stems]
+            if not hits:
+                continue
             score = len({s for _, s in hits})
             if score > best_score:
                 first, last = _shortest_cover(hits, score)
                 start = max(0, first - WINDOW_MARGIN)
-                best, best_score = words[start : last + WINDOW_MARGIN + 1], score
+                best = [w for w, _ in words[start : last + WINDOW_MARGIN + 1]]
+                best_score = score
     return best, best_score
 
 
@@ -75,29 +73,15 @@ def _shortest_cover(hits: list[tuple[int, str]], wanted: int) -> tuple[int, int]
     return best
 
 
-_NOT_CUES = re.compile(r"\bNO\b\.?|\b[Nn]o\.(?=\s*\d)|\bMay(?=\s+\d)|(?<=[\w,]\s)May\b")
-"""``NO.``/``No. 5`` (number), ``May 31`` and a capitalised ``May`` inside a sentence (month)
-are not negation or hedging cues."""
-
-
-def _plain_tokens(text: str) -> list[str]:
-    return tokens(_NOT_CUES.sub(" ", text))
-
-
-@lru_cache(maxsize=8192)
-def _sentence_tokens(text: str) -> tuple[list[str], ...]:
-    """The tokens of each sentence of a span text, cached: span texts recur across claims."""
-    return tuple(_plain_tokens(sentence) for sentence in sentences(text))
-
-
-def check_polarity(claim_text: str, evidence: Sequence[str]) -> CheckResult:
+def check_polarity(claim: str | Reading, evidence: Sequence[str]) -> CheckResult:
     """Compare the negation, hedging and direction cues of a claim with its best window.
 
     Pass ``polarity_agrees``; fail ``negation_mismatch``, ``hedge_mismatch`` or
     ``direction_mismatch``; skip ``no_matching_sentence`` when no support sentence shares a
     content word with the claim.
     """
-    claim_words = _plain_tokens(claim_text)
+    reading = read_text(claim) if isinstance(claim, str) else claim
+    claim_words = reading.cue_tokens
     claim_stems = {stem(w) for w in claim_words if w not in STOP_WORDS}
     window, score = _best_window(claim_stems, evidence)
     if score == 0:

@@ -6,6 +6,9 @@ quotes, dashes and whitespace do not matter while case, digits and wording do.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from ledger.gate._reading import SPAN_CACHE_SIZE
 from ledger.gate.model import CheckResult, Outcome
 from ledger.gate.normalize import normalise_quote
 
@@ -21,7 +24,7 @@ def check_quote(quote: str, span_text: str, span_id: str) -> CheckResult:
     empty quote and ``quote_mismatch`` otherwise, with the closest differing point in ``detail``.
     """
     wanted = normalise_quote(quote)
-    text = normalise_quote(span_text)
+    text = _normalised_span(span_text)
     if not wanted:
         return CheckResult(CHECK, Outcome.FAIL, "quote_empty", "the quote is empty", span_id)
     if wanted == text:
@@ -38,6 +41,12 @@ def check_quote(quote: str, span_text: str, span_id: str) -> CheckResult:
             span_id,
         )
     return CheckResult(CHECK, Outcome.FAIL, "quote_mismatch", _mismatch(wanted, text), span_id)
+
+
+@lru_cache(maxsize=SPAN_CACHE_SIZE)
+def _normalised_span(text: str) -> str:
+    """A span text in quote comparison form, cached: span texts recur across claims."""
+    return normalise_quote(text)
 
 
 def _mismatch(wanted: str, text: str) -> str:

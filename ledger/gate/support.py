@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ledger.gate._words import content_stems, span_stems, word_set
+from ledger.gate._reading import Reading, read_span, read_text
+from ledger.gate._words import word_set
 from ledger.gate.model import CheckResult, Outcome
 
 CHECK = "support"
@@ -24,40 +25,50 @@ OPERATION_WORDS = word_set(
     decreased decreases rose rise risen fell fall fallen grew grow growth declined decline
     percentage percent ratio average averaged mean sum summed combined totalled totaled
     proportion share times basis points point bps compared between from
+    altogether overall absolute relative constitute constitutes constituted constitution
+    represent represents represented expressed portion fraction nominal respective
     """
 )
-"""Words naming the arithmetic of a computational claim, ignored by its support score."""
+"""Words naming the arithmetic of a computational claim, ignored by its support score: the
+computation check recomputes the operation they name."""
 
 
 def support_score(
-    claim_text: str, evidence: Sequence[str], ignore: frozenset[str] = frozenset()
+    claim: str | Reading, evidence: Sequence[str], ignore: frozenset[str] = frozenset()
 ) -> tuple[float, list[str]]:
     """The recall of the claim's content stems in ``evidence`` and the stems that are missing.
 
     Returns ``(1.0, [])`` for a claim with no content word.
     """
-    wanted = content_stems(claim_text, ignore)
+    reading = read_text(claim) if isinstance(claim, str) else claim
+    wanted = reading.content_stems(ignore)
     if not wanted:
         return 1.0, []
-    have: set[str] = set()
+    missing = set(wanted)
     for text in evidence:
-        have |= span_stems(text)
-    missing = sorted(wanted - have)
-    return 1 - len(missing) / len(wanted), missing
+        missing -= read_span(text).stems
+        if not missing:
+            return 1.0, []
+    return 1 - len(missing) / len(wanted), sorted(missing)
 
 
 def check_support(
-    claim_text: str, evidence: Sequence[str], threshold: float, *, computational: bool = False
+    claim: str | Reading,
+    evidence: Sequence[str],
+    threshold: float,
+    *,
+    computational: bool = False,
 ) -> CheckResult:
     """Pass ``support_sufficient`` when the score reaches ``threshold``, else fail
     ``support_insufficient``; skip ``no_content_words`` when the claim has none.
     """
+    reading = read_text(claim) if isinstance(claim, str) else claim
     ignore = OPERATION_WORDS if computational else frozenset()
-    if not content_stems(claim_text, ignore):
+    if not reading.content_stems(ignore):
         return CheckResult(
             CHECK, Outcome.SKIP, "no_content_words", "the claim has no content words"
         )
-    score, missing = support_score(claim_text, evidence, ignore)
+    score, missing = support_score(reading, evidence, ignore)
     shown = ", ".join(missing[:_MAX_LISTED]) + (" ..." if len(missing) > _MAX_LISTED else "")
     if score >= threshold:
         detail = f"score {score:.2f} >= {threshold:.2f}"

@@ -92,3 +92,17 @@ def test_exempts_the_claimed_result_of_a_computation() -> None:
 def test_skips_a_claim_without_anchors() -> None:
     result = check_anchors("The board approved the merger.", ["The board approved it."])
     assert (result.outcome, result.reason) == (Outcome.SKIP, "no_anchors")
+
+
+def test_matches_a_day_of_a_month_written_without_its_year() -> None:
+    result = check_anchors(
+        "Cash did not change between June 30 and December 31, 2019.",
+        ["Cash, Estimated at June 30, 2019: $3,795", "Cash, Final as of December 31, 2019"],
+    )
+    assert (result.outcome, result.reason) == (Outcome.PASS, "anchors_present")
+
+
+def test_rejects_a_day_of_a_month_that_no_span_date_has() -> None:
+    result = check_anchors("Cash was unchanged on June 29.", ["Cash at June 30, 2019: $3,795"])
+    assert (result.outcome, result.reason) == (Outcome.FAIL, "anchor_missing")
+    assert "date '--06-29'" in result.detail

@@ -111,3 +111,35 @@ def test_skips_an_implicit_claim_that_nothing_reproduces() -> None:
 def test_skips_non_computational_claims() -> None:
     result, claimed = check_computation("Sales fell by 12.6.", ClaimType.FACTUAL, CELLS)
     assert (result.outcome, result.reason, claimed) == (Outcome.SKIP, "not_computational", None)
+
+
+def test_orders_a_change_by_fiscal_years_written_as_fy19() -> None:
+    cells = [
+        span("a", "59,495", "Emissions \u2014 Scope 1, FY19**: 59,495"),
+        span("b", "66,336", "Emissions \u2014 Scope 1, FY18**: 66,336"),
+    ]
+    assert _run("The change in Scope 1 from FY18 to FY19 is -6,841.", cells)[:2] == (
+        Outcome.PASS,
+        "recomputed",
+    )
+    assert _run("The change in Scope 1 from FY18 to FY19 is 6,841.", cells)[:2] == (
+        Outcome.FAIL,
+        "recompute_mismatch",
+    )
+
+
+def test_will_not_reproduce_a_result_that_leaves_a_cited_figure_unused() -> None:
+    cells = [*CELLS, span("c17", "70.8", f"{TITLE}, 2017: 70.8")]
+    outcome, reason, detail = _run("Other sales averaged 50.4 million in 2018 and 2019.", cells)
+    assert (outcome, reason) == (Outcome.SKIP, "not_reproduced")
+    assert "70.8" in detail
+
+
+def test_counts_a_figure_two_spans_write_alike_as_used_by_both() -> None:
+    spans = [
+        span("a", "The expected salary increase was 2.5% in 2018."),
+        span("b", "2.5%", "Rates \u2014 Salary increase, 2018: 2.5%"),
+        span("c", "3.0%", "Rates \u2014 Salary increase, 2017: 3.0%"),
+    ]
+    claim = "The change in salary increase from 2017 to 2018 is -0.5%."
+    assert _run(claim, spans)[:2] == (Outcome.PASS, "recomputed")

@@ -200,3 +200,34 @@ def test_documents_every_reason_code_it_emits() -> None:
 
 def test_hard_checks_are_those_that_reject() -> None:
     assert {"existence", "version", "quote", "anchors", "polarity", "computation"} == HARD_CHECKS
+
+
+DATE_RANGE = "Apr 23, 2014 - May 23, 2014"
+
+
+def test_verifies_a_claim_without_content_words_that_is_its_quoted_span() -> None:
+    spans = {"s1": span("s1", DATE_RANGE)}
+    verdict = judge(claim(DATE_RANGE, "s1", quote=DATE_RANGE), spans)
+    assert verdict.status is Status.VERIFIED
+    assert _reasons(verdict)["support"] == "support_verbatim"
+
+
+def test_leaves_a_claim_without_content_words_unverified_when_it_is_not_its_span() -> None:
+    spans = {"s1": span("s1", f"{DATE_RANGE} (launch window)")}
+    verdict = judge(claim(DATE_RANGE, "s1", quote=DATE_RANGE), spans)
+    assert verdict.status is Status.UNVERIFIED
+    assert _reasons(verdict)["support"] == "no_content_words"
+
+
+def test_leaves_an_unquoted_claim_without_content_words_unverified() -> None:
+    verdict = judge(claim(DATE_RANGE, "s1"), {"s1": span("s1", DATE_RANGE)})
+    assert _reasons(verdict)["support"] == "no_content_words"
+
+
+def test_gives_the_same_verdict_to_a_claim_read_afresh_and_with_spans_cached() -> None:
+    from ledger.gate._reading import read_span
+
+    draft = claim("Automotive revenue declined 2.2% in 2023.", "s1")
+    warm = judge(draft, SPANS)
+    read_span.cache_clear()
+    assert judge(draft, SPANS) == warm

@@ -38,3 +38,20 @@ def test_ignores_operation_words_of_computational_claims() -> None:
 def test_skips_a_claim_without_content_words() -> None:
     result = check_support("It was 42 in 2019.", ["Anything."], 1.0)
     assert (result.outcome, result.reason) == (Outcome.SKIP, "no_content_words")
+
+
+def test_ignores_words_that_only_name_the_arithmetic_of_a_computational_claim() -> None:
+    result = check_support(
+        "The Services revenue altogether, expressed as a portion of the overall, is 12%.",
+        ["Services revenue, 2019: 44.1"],
+        1.0,
+        computational=True,
+    )
+    assert result.reason == "support_sufficient"
+
+
+def test_counts_the_same_words_against_a_factual_claim() -> None:
+    result = check_support(
+        "Services revenue altogether was 44.1.", ["Services revenue, 2019: 44.1"], 1.0
+    )
+    assert (result.reason, result.detail.endswith("altogether")) == ("support_insufficient", True)

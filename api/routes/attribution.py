@@ -1,0 +1,112 @@
+"""Re-attribution (repair) of claims, and locating the spans behind cited chunks."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from api.deps import ReadSideDep, require
+from ledger.api_keys import Principal, Scope
+from ledger.attribution.locate import DEFAULT_THRESHOLD, Chunk, locate
+from ledger.attribution.ranker import Candidate
+from ledger.errors import InvalidInput
+from ledger.repair_desk import RepairDesk
+from projections.span_resolver import spans_in_range
+
+router = APIRouter(tags=["attribution"])
+Writer = Annotated[Principal, Depends(require(Scope.CLAIMS_WRITE))]
+Reader = Annotated[Principal, Depends(require(Scope.READ))]
+MAX_CHUNKS = 100
+MAX_CHUNK_SPANS = 2000
+
+
+def get_repairs(request: Request) -> RepairDesk:
+    """The repair desk built by the lifespan."""
+    desk: RepairDesk = request.app.state.repairs
+    return desk
+
+
+@router.post("/v1/receipts/{receipt_id}/claims/{claim_id}/repair")
+def repair_claim(
+    receipt_id: str,
+    claim_id: str,
+    desk: Annotated[RepairDesk, Depends(get_repairs)],
+    principal: Writer,
+) -> dict[str, Any]:
+    """Try to move a misattributed claim's binding to a span of the sealed pool."""
+    return desk.repair(receipt_id, claim_id, principal.actor)
+
+
+class ChunkIn(BaseModel):
+    """A cited chunk: its span ids, or a source version and a character range."""
+
+    model_config = ConfigDict(extra="forbid")
+    span_ids: list[str] | None = Field(default=None, max_length=MAX_CHUNK_SPANS)
+    source_id: str | None = None
+    version: int | None = Field(default=None, ge=1)
+    start: int | None = Field(default=None, ge=0)
+    end: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> ChunkIn:
+        ranged = (self.source_id, self.version, self.start, self.end)
+        if self.span_ids is None and None in ranged:
+            raise ValueError("give span_ids, or source_id, version, start and end")
+        if self.span_ids is not None and any(v is not None for v in ranged):
+            raise ValueError("give span_ids or a range, not both")
+        return self
+
+
+class LocateIn(BaseModel):
+    """``POST /v1/locate``."""
+
+    model_config = ConfigDict(extra="forbid")
+    answer: str = Field(max_length=100_000)
+    chunks: dict[str, ChunkIn] = Field(max_length=MAX_CHUNKS)
+    threshold: float = Field(default=DEFAULT_THRESHOLD, gt=0, le=1)
+
+
+@router.post("/v1/locate")
+def locate_spans(body: LocateIn, read_side: ReadSideDep, _: Reader) -> dict[str, Any]:
+    """For each sentence of an answer with ``[n]`` markers, the best span of the cited chunks
+    by content-word overlap when it reaches the threshold, else null."""
+    chunks: dict[str, Chunk] = {}
+    sources: dict[str, tuple[str, int]] = {}
+    for key, chunk in body.chunks.items():
+        if chunk.span_ids is not None:
+            resolved = read_side.span_resolver.resolve(chunk.span_ids)
+            missing = [span_id for span_id in chunk.span_ids if span_id not in resolved]
+            if missing:
+                raise InvalidInput(
+                    f"chunks.{key}.span_ids", "exists", f"unknown spans: {', '.join(missing[:5])}"
+                )
+            found = [max(resolved[span_id], key=lambda s: s.version) for span_id in chunk.span_ids]
+        else:
+            assert chunk.source_id is not None
+            assert chunk.version is not None
+            assert chunk.start is not None
+            assert chunk.end is not None
+            found = spans_in_range(
+                read_side.db.sync, chunk.source_id, chunk.version, chunk.start, chunk.end
+            )
+        chunks[key] = Chunk(key, tuple(Candidate(s.span_id, s.text, s.envelope) for s in found))
+        sources.update({s.span_id: (s.source_id, s.version) for s in found})
+    located = locate(body.answer, chunks, body.threshold)
+    return {
+        "threshold": body.threshold,
+        "sentences": [
+            {
+                "sentence": item.sentence,
+                "start": item.start,
+                "end": item.end,
+                "markers": list(item.markers),
+                "span_id": item.span_id,
+                "score": item.score,
+                "source_id": sources[item.span_id][0] if item.span_id else None,
+                "version": sources[item.span_id][1] if item.span_id else None,
+            }
+            for item in located
+        ],
+    }

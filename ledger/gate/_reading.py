@@ -1,0 +1,192 @@
+"""What the content checks read from one text, worked out once and shared between them.
+
+A :class:`Reading` holds a text's tokens, dates, amounts and anchors. :func:`read_claim_text`
+reads a claim afresh on every call (claims are new text); :func:`read_span` reads a span text
+once and keeps the result in a bounded LRU cache keyed by the text, since span texts are
+immutable and recur across the claims of a receipt.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ledger.gate._numbers import Amount, DateMention, context_scale, dates, numbers
+from ledger.gate._words import STOP_WORDS, sentences, stem, stems_of, tokens
+from ledger.gate.normalize import normalise_quote
+
+SPAN_CACHE_SIZE = 8192
+"""How many distinct span texts keep their reading."""
+
+_URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"')\]]+", re.IGNORECASE)
+_SCHEME = re.compile(r"^https?://")
+_QUOTED = re.compile(r"\"([^\"]{3,200})\"")
+_IDENTIFIERS = re.compile(
+    "|".join(
+        (
+            r"\b[A-Z]{2}[A-Z0-9]{9}\d\b",  # ISIN (ISO 6166)
+            r"\b(?:NYSE|NASDAQ|Nasdaq|LSE|TSX|ASX|HKEX|AMEX)\s*:\s*[A-Z][A-Z.]{0,5}\b",
+            r"§+\s*\d+(?:\.\d+)*(?:\([a-z0-9]+\))*",
+            r"\b\d+(?:\.\d+){2,}(?:\([a-z0-9]+\))*|\b\d+(?:\.\d+)+\([a-z0-9]+\)",
+            r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]*[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*\b",
+            r"\b[A-Z]{2,}-\d+[A-Za-z0-9-]*\b",
+        )
+    )
+)
+"""Identifiers, most specific first: ISINs, exchange tickers, section references (``§ 12``,
+``4.2.1(b)``), letter-digit codes (``A320``, ``FY2023``, ``COVID-19``) and ``ABC-123``."""
+_DIGIT_CHUNK = re.compile(r"[^\s\d]*\d\S*")
+_SPACES = re.compile(r"\s+")
+_NOT_CUES = re.compile(r"\bNO\b\.?|\b[Nn]o\.(?=\s*\d)|\bMay(?=\s+\d)|(?<=[\w,]\s)May\b")
+"""``NO.``/``No. 5`` (number), ``May 31`` and a capitalised ``May`` inside a sentence (month)
+are not negation or hedging cues."""
+
+
+@dataclass(frozen=True, slots=True)
+class Anchors:
+    """The anchors of one text, in normal form (see :mod:`ledger.gate.anchors`)."""
+
+    amounts: tuple[Amount, ...]
+    dates: tuple[str, ...]
+    identifiers: tuple[str, ...]
+    urls: tuple[str, ...]
+    quoted: tuple[str, ...]
+    scale: float | None
+
+    @property
+    def count(self) -> int:
+        """How many anchors there are in all."""
+        return (
+            len(self.amounts)
+            + len(self.dates)
+            + len(self.identifiers)
+            + len(self.urls)
+            + len(self.quoted)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One text as the checks see it.
+
+    ``tokens`` are the word tokens (:func:`ledger.gate._words.tokens`); ``cue_tokens`` the
+    tokens with month and number-sign uses of ``May`` and ``No.`` removed (for the polarity
+    check); ``amounts`` every amount outside dates (the computation check reads them);
+    ``anchors`` the anchors, whose amounts also leave out those inside identifiers and URLs.
+    """
+
+    text: str
+    tokens: tuple[str, ...]
+    cue_tokens: tuple[str, ...]
+    dates: tuple[DateMention, ...]
+    amounts: tuple[Amount, ...]
+    anchors: Anchors
+
+    def content_stems(self, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
+        """Stems of the words that can carry evidence, less the ``ignore`` words."""
+        return stems_of(self.tokens, ignore)
+
+
+@dataclass(frozen=True, slots=True)
+class SpanReading:
+    """A span text's :class:`Reading` and what the checks compare a claim against.
+
+    ``stems``: its content stems; ``sentence_tokens``: the cue tokens of each sentence with
+    their stems (``None`` for stop words); ``identifier_key``: the text upper-cased without
+    whitespace; ``quoted_key``: the text normalised and case-folded.
+    """
+
+    reading: Reading
+    stems: frozenset[str]
+    sentence_tokens: tuple[tuple[tuple[str, str | None], ...], ...]
+    identifier_key: str
+    quoted_key: str
+
+
+def identifier_key(text: str) -> str:
+    """An identifier's comparison form: upper-cased, without whitespace."""
+    return _SPACES.sub("", text).upper()
+
+
+def _url_key(text: str) -> str:
+    key = _SCHEME.sub("", text.lower().rstrip(".,;:/"))
+    return key.removeprefix("www.")
+
+
+def _identifier_matches(text: str) -> Iterator[re.Match[str]]:
+    """The identifier matches of ``text``. Only tickers and section signs span a space, so
+    the pattern runs on the whole text only when ``:`` or ``§`` occurs, and otherwise on each
+    space-free chunk that holds a digit."""
+    if ":" in text or "§" in text:
+        yield from _IDENTIFIERS.finditer(text)
+        return
+    for chunk in _DIGIT_CHUNK.finditer(text):
+        yield from _IDENTIFIERS.finditer(text, chunk.start(), chunk.end())
+
+
+def cue_tokens(text: str) -> list[str]:
+    """The tokens of ``text`` without the month ``May`` and the number sign ``No.``."""
+    return tokens(_NOT_CUES.sub(" ", text))
+
+
+def read_text(text: str, *, scale: bool = False) -> Reading:
+    """Read ``text``: tokens, dates, amounts and anchors, each worked out once; the scale the
+    text declares for its figures (``in thousands``) only when ``scale`` is set (for spans:
+    a claim's own figures carry their scale words)."""
+    found_dates = dates(text)
+    amounts = numbers(text, found_dates=found_dates)
+    masked: list[tuple[int, int]] = []
+    urls = []
+    if "www." in text or "://" in text:
+        for match in _URL.finditer(text):
+            urls.append(_url_key(match.group(0)))
+            masked.append(match.span())
+    identifiers = []
+    for match in _identifier_matches(text):
+        if any(match.start() < e and s < match.end() for s, e in masked):
+            continue
+        identifiers.append(identifier_key(match.group(0)))
+        masked.append(match.span())
+    anchor_amounts = amounts
+    if masked:
+        anchor_amounts = [
+            a for a in amounts if not any(a.start < e and s < a.end for s, e in masked)
+        ]
+    quoted: list[str] = []
+    if '"' in text or "\u201c" in text or "\u00ab" in text or "\u201e" in text:
+        quoted = [
+            normalise_quote(m.group(1)).casefold() for m in _QUOTED.finditer(normalise_quote(text))
+        ]
+    anchors = Anchors(
+        amounts=tuple(anchor_amounts),
+        dates=tuple(d.key for d in found_dates),
+        identifiers=tuple(identifiers),
+        urls=tuple(urls),
+        quoted=tuple(quoted),
+        scale=context_scale(text) if scale else None,
+    )
+    words = tokens(text)
+    masked_cues = (
+        "May" in text or "NO" in text or "No." in text or "no." in text
+    ) and _NOT_CUES.search(text)
+    cues = tuple(cue_tokens(text)) if masked_cues else tuple(words)
+    return Reading(text, tuple(words), cues, tuple(found_dates), tuple(amounts), anchors)
+
+
+@lru_cache(maxsize=SPAN_CACHE_SIZE)
+def read_span(text: str) -> SpanReading:
+    """Read a span text once; later calls with the same text get the same reading."""
+    reading = read_text(text, scale=True)
+    sentence_tokens = tuple(
+        tuple((w, None if w in STOP_WORDS else stem(w)) for w in cue_tokens(sentence))
+        for sentence in sentences(text)
+    )
+    return SpanReading(
+        reading=reading,
+        stems=reading.content_stems(),
+        sentence_tokens=sentence_tokens,
+        identifier_key=identifier_key(text),
+        quoted_key=normalise_quote(text).casefold(),
+    )

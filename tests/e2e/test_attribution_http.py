@@ -1,0 +1,169 @@
+"""Re-attribution within the sealed pool, and locating spans behind cited chunks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from ledger.bootstrap import LedgerRuntime
+from ledger.receipts import Receipt
+
+TEXT = (
+    "Revenue rose 2.2% to $4.5 million in 2023. The board met twice in 2023. Costs fell 3% in 2023."
+)
+CLAIM = "Revenue rose 2.2% to $4.5 million in 2023."
+
+
+@pytest.fixture
+def headers(auth) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return auth("admin", name="ops")
+
+
+@pytest.fixture
+def spans(client: TestClient, headers: dict[str, str]) -> dict[str, dict[str, Any]]:
+    body = {"source_id": "r", "title": "R", "authority": "derived", "text": TEXT}
+    listed = client.post("/v1/sources", json=body, headers=headers).json()["spans"]
+    extra = {"source_id": "other", "title": "O", "authority": "derived", "text": CLAIM}
+    outside = client.post("/v1/sources", json=extra, headers=headers).json()["spans"][0]
+    return {
+        "revenue": listed[0],
+        "board": listed[1],
+        "costs": listed[2],
+        "outside": outside,
+    }
+
+
+def _receipt(client: TestClient, headers: dict[str, str], pool: list[str]) -> str:
+    body = {
+        "request": "q",
+        "actor": "u",
+        "purpose": "p",
+        "policy_version": "1",
+        "route": "hybrid_retrieval",
+        "model": {"name": "m", "version": "1"},
+        "evidence": pool,
+    }
+    receipt_id: str = client.post("/v1/receipts", json=body, headers=headers).json()["receipt_id"]
+    return receipt_id
+
+
+def _commit(client: TestClient, headers: dict[str, str], receipt: str, span_id: str, **extra: Any):  # type: ignore[no-untyped-def]
+    claim = {"text": CLAIM, "bindings": [{"span_id": span_id, "role": "primary_support"}]}
+    return client.post(
+        f"/v1/receipts/{receipt}/claims", json={"claims": [claim], **extra}, headers=headers
+    )
+
+
+def test_repair_moves_a_misattributed_claim_onto_the_right_pool_span(
+    client: TestClient, headers: dict[str, str], spans: dict[str, Any], runtime: LedgerRuntime
+) -> None:
+    pool = [spans[k]["span_id"] for k in ("board", "revenue", "costs")]
+    receipt = _receipt(client, headers, pool)
+    committed = _commit(client, headers, receipt, spans["board"]["span_id"], mode="independent")
+    [quarantined] = committed.json()["quarantined"]
+
+    response = client.post(
+        f"/v1/receipts/{receipt}/claims/{quarantined['claim_id']}/repair", headers=headers
+    )
+
+    assert response.status_code == 200, response.text
+    body = response.json()
+    repair = body["repair"]
+    assert repair["outcome"] == "repaired"
+    assert repair["previous_binding"]["span_id"] == spans["board"]["span_id"]
+    assert repair["new_binding"]["span_id"] == spans["revenue"]["span_id"]
+    assert repair["ranker"]
+    assert repair["ranker_version"]
+    assert repair["rank"] == 1
+    assert repair["attempts"][0]["status"] == "verified"
+    assert body["claim"]["text"] == CLAIM  # the text never changes
+    assert body["claim"]["status"] == "verified"
+    view = client.get(f"/v1/receipts/{receipt}", headers=headers).json()
+    assert [c["claim_id"] for c in view["claims"]] == [quarantined["claim_id"]]
+    last = runtime.ledger.read_log(runtime.ledger.last_position() - 1, 1)[0]
+    assert last.topic == Receipt.ClaimRepaired.TOPIC
+
+
+def test_repair_never_binds_a_span_outside_the_sealed_pool(
+    client: TestClient, headers: dict[str, str], spans: dict[str, Any]
+) -> None:
+    receipt = _receipt(client, headers, [spans["board"]["span_id"], spans["costs"]["span_id"]])
+    committed = _commit(client, headers, receipt, spans["board"]["span_id"], mode="independent")
+    claim_id = committed.json()["quarantined"][0]["claim_id"]
+
+    body = client.post(f"/v1/receipts/{receipt}/claims/{claim_id}/repair", headers=headers).json()
+
+    assert body["repair"]["outcome"] == "failed"
+    tried = {attempt["span_id"] for attempt in body["repair"]["attempts"]}
+    assert spans["outside"]["span_id"] not in tried
+    assert tried <= {spans["costs"]["span_id"]}
+    assert body["claim"]["bindings"][0]["span_id"] == spans["board"]["span_id"]
+
+
+def test_repair_on_commit_commits_the_repaired_claim(
+    client: TestClient, headers: dict[str, str], spans: dict[str, Any]
+) -> None:
+    pool = [spans[k]["span_id"] for k in ("board", "revenue", "costs")]
+    receipt = _receipt(client, headers, pool)
+
+    response = _commit(client, headers, receipt, spans["board"]["span_id"], repair=True)
+
+    assert response.status_code == 201, response.text
+    [claim] = response.json()["committed"]
+    assert claim["status"] == "verified"
+    assert claim["bindings"][0]["span_id"] == spans["revenue"]["span_id"]
+    assert claim["repairs"][0]["previous_binding"]["span_id"] == spans["board"]["span_id"]
+
+
+def test_a_verified_claim_is_not_repaired(
+    client: TestClient, headers: dict[str, str], spans: dict[str, Any]
+) -> None:
+    receipt = _receipt(client, headers, [spans["revenue"]["span_id"]])
+    claim_id = _commit(client, headers, receipt, spans["revenue"]["span_id"]).json()["committed"][
+        0
+    ]["claim_id"]
+    response = client.post(f"/v1/receipts/{receipt}/claims/{claim_id}/repair", headers=headers)
+    assert response.status_code == 409
+
+
+def test_locate_finds_the_span_or_says_none(
+    client: TestClient, headers: dict[str, str], spans: dict[str, Any]
+) -> None:
+    answer = (
+        "Revenue rose 2.2% to $4.5 million in 2023 [1]. The board met twice [1]. "
+        "Unicorns flew over Paris [1]."
+    )
+    chunk = {"source_id": "r", "version": 1, "start": 0, "end": len(TEXT)}
+
+    body = client.post(
+        "/v1/locate", json={"answer": answer, "chunks": {"1": chunk}}, headers=headers
+    ).json()
+
+    found = [s["span_id"] for s in body["sentences"]]
+    assert found == [spans["revenue"]["span_id"], spans["board"]["span_id"], None]
+    assert body["sentences"][0]["source_id"] == "r"
+    by_ids = client.post(
+        "/v1/locate",
+        json={
+            "answer": "The board met twice [2].",
+            "chunks": {"2": {"span_ids": [spans["board"]["span_id"]]}},
+        },
+        headers=headers,
+    ).json()
+    assert by_ids["sentences"][0]["span_id"] == spans["board"]["span_id"]
+
+
+@pytest.mark.parametrize(
+    "chunk",
+    [{"span_ids": ["sp_" + "0" * 24]}, {"source_id": "r"}, {"span_ids": [], "source_id": "r"}],
+)
+def test_locate_refuses_bad_chunks(
+    client: TestClient, headers: dict[str, str], spans: dict[str, Any], chunk: dict[str, Any]
+) -> None:
+    response = client.post(
+        "/v1/locate", json={"answer": "x [1].", "chunks": {"1": chunk}}, headers=headers
+    )
+    assert response.status_code == 422
+    assert response.json()["errors"][0]["field"].startswith("chunks.1")

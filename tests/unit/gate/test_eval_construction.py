@@ -1,0 +1,46 @@
+"""How the evaluation turns TAT-QA tables and derivations into cited claims."""
+
+from __future__ import annotations
+
+from benchmarks.gate_eval import _operand_values, _table_spans, bind_operands
+
+
+def test_spreads_a_single_header_over_every_value_column() -> None:
+    cells = _table_spans(
+        [
+            ["", "", "Years Ended December 31,", ""],
+            ["", "2019", "2 0 1 8", "2017"],
+            ["Sales", "10", "20", "30"],
+        ]
+    )
+    assert [c.envelope for c in cells] == [
+        "Table \u2014 Sales, Years Ended December 31, 2019: 10",
+        "Table \u2014 Sales, Years Ended December 31, 2018: 20",
+        "Table \u2014 Sales, Years Ended December 31, 2017: 30",
+    ]
+
+
+def test_prefixes_rows_with_the_section_label_above_them() -> None:
+    cells = _table_spans(
+        [["($ in millions)", "2019"], ["Cost", "$1"], ["Revenue:", ""], ["Product", "$5"]]
+    )
+    assert [c.envelope for c in cells][1] == "($ in millions) \u2014 Revenue: Product, 2019: $5"
+
+
+def test_drops_the_divisor_of_an_average_and_the_hundred_of_a_percentage() -> None:
+    assert _operand_values("(53,294 + 61,431) / 2") == [53294.0, 61431.0]
+    assert _operand_values("(5,015-5,256)/5,256 * 100") == [5015.0, 5256.0, 5256.0]
+
+
+def test_binds_two_cells_for_one_value_written_twice() -> None:
+    cells = _table_spans([["", "2019", "2018"], ["Salary increase", "2.5", "2.5"]])
+    bound = bind_operands("What is the change in salary increase?", [2.5, 2.5], cells, [])
+    assert bound is not None
+    assert len(bound) == 2
+
+
+def test_binds_the_cell_whose_row_the_question_names() -> None:
+    cells = _table_spans([["", "2019"], ["Goodwill", "7"], ["Other", "7"]])
+    bound = bind_operands("What is the ratio of goodwill?", [7.0], cells, [])
+    assert bound is not None
+    assert [s.envelope for s in bound.values()] == ["Table \u2014 Goodwill, 2019: 7"]

@@ -1,0 +1,51 @@
+"""Numbers and dates as the gate reads them, against reference scans."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ledger.gate._numbers import _NUMBER, _number_matches, dates
+
+
+def _reference(text: str) -> list[tuple[int, int]]:
+    """Every match of the number pattern, by scanning every position."""
+    return [m.span() for m in _NUMBER.finditer(text) if m.group("num")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$                          725",
+        "US$  -  4.5 million and (1,102)",
+        "USD        5 or GBP 12",
+        "a .81 mm mortar and .925 save percentage",
+        "$(7,125) in 2019; 3-1-0 record",
+    ],
+)
+def test_finds_the_numbers_a_full_scan_finds(text: str) -> None:
+    assert [m.span() for m in _number_matches(text)] == _reference(text)
+
+
+@given(st.text(alphabet="0123456789 .,-()$€£%USDkmbn", max_size=40))
+def test_finds_the_numbers_a_full_scan_finds_in_any_text(text: str) -> None:
+    assert [m.span() for m in _number_matches(text)] == _reference(text)
+
+
+def test_reads_a_day_of_a_month_without_a_year_as_a_partial_date() -> None:
+    assert [d.key for d in dates("between June 30 and December 31, 2019")] == [
+        "--06-30",
+        "2019-12-31",
+    ]
+
+
+def test_still_reads_month_names_next_to_years() -> None:
+    assert [d.key for d in dates("Jan. 5, 2024; 5 May 2020; in May 2020")] == [
+        "2024-01-05",
+        "2020-05-05",
+        "2020-05",
+    ]
+    assert re.fullmatch(r"\d{4}", dates("in 2018")[0].key)
