@@ -290,14 +290,17 @@ def _clear_caches() -> None:
 def _bind(
     run: Callable[[object, str, list[str], list[list[str]] | None], object], module: object
 ) -> Run:
+    """``run`` with its library module filled in."""
     return lambda query, pool, tokens: run(module, query, pool, tokens)
 
 
 def _hand(query: str, pool: list[str], tokens: list[list[str]] | None) -> object:
+    """The ledger's ranker; it tokenises itself, reading its own cache when terms are ready."""
     return Bm25Ranker().rank(query, [Candidate(sid(i), t) for i, t in enumerate(pool)])
 
 
 def _bm25s(module: object, query: str, pool: list[str], tokens: list[list[str]] | None) -> object:
+    """``bm25s`` with Lucene's idf, on the ledger's terms."""
     retriever = module.BM25(k1=1.5, b=0.75, method="lucene")  # type: ignore[attr-defined]
     retriever.index(tokens or [_words.terms(t) for t in pool], show_progress=False)
     wanted = [t for t in sorted(set(_words.terms(query))) if t in retriever.vocab_dict]
@@ -308,12 +311,14 @@ def _bm25s(module: object, query: str, pool: list[str], tokens: list[list[str]] 
 def _rank_bm25(
     module: object, query: str, pool: list[str], tokens: list[list[str]] | None
 ) -> object:
+    """``rank_bm25``'s Okapi BM25 on the ledger's terms."""
     index = module.BM25Okapi(tokens or [_words.terms(t) for t in pool], k1=1.5, b=0.75)  # type: ignore[attr-defined]
     scores = index.get_scores(sorted(set(_words.terms(query)))).tolist()
     return sorted((-s, sid(i)) for i, s in enumerate(scores) if s > 0)
 
 
 def main() -> int:
+    """Run the evaluation; 2 when the data is missing."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--data", help="shared data directory (holding wice/)")
     parser.add_argument("--seed", type=int, default=20231201, help="seed of the wrong bindings")

@@ -137,6 +137,7 @@ def _outcome(
     binding: Binding | None,
     winner: Ranked | None,
 ) -> RepairOutcome:
+    """The outcome of a search that tried ``attempts`` and chose ``winner`` (or nothing)."""
     return RepairOutcome(
         repaired=binding is not None,
         new_binding=binding,
