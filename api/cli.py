@@ -14,7 +14,7 @@ import click
 from ledger.bootstrap import LedgerRuntime, open_ledger
 from ledger.errors import LedgerError
 from ledger.settings import Settings
-from ledger.signing import Keyring, KeyStore
+from ledger.signing import Keyring, KeyStore, load_public_keys
 from ledger.verify import VerificationReport, verify_log
 
 
@@ -93,7 +93,7 @@ def ingest(
             sink = LocalSink(runtime.ledger, _actor())
             with _progress_bar(show_progress, len(documents)) as advance:
                 outcomes, failures = ingest_documents(documents, sink, advance)
-            read_side = ReadSide(runtime.ledger, runtime.database)
+            read_side = ReadSide(runtime.ledger, runtime.database, Settings().log_origin)
             try:
                 read_side.catch_up()
             finally:
@@ -116,7 +116,7 @@ def project(interval: float) -> None:
     from projections.service import ReadSide
 
     with _runtime() as runtime:
-        read_side = ReadSide(runtime.ledger, runtime.database)
+        read_side = ReadSide(runtime.ledger, runtime.database, Settings().log_origin)
         signal.signal(signal.SIGTERM, lambda *_: read_side.stop())
         click.echo(f"projecting from position {read_side.registry.position()}")
         try:
@@ -138,7 +138,7 @@ def expire(interval: float, once: bool) -> None:
     from projections.service import ReadSide
 
     with _runtime() as runtime:
-        read_side = ReadSide(runtime.ledger, runtime.database)
+        read_side = ReadSide(runtime.ledger, runtime.database, Settings().log_origin)
         process = ExpiryProcess(read_side)
         signal.signal(signal.SIGTERM, lambda *_: read_side.stop())
         try:
@@ -165,7 +165,7 @@ def projections_rebuild() -> None:
     from projections.service import ReadSide
 
     with _runtime() as runtime:
-        read_side = ReadSide(runtime.ledger, runtime.database)
+        read_side = ReadSide(runtime.ledger, runtime.database, Settings().log_origin)
         try:
             digest = read_side.rebuild()
             position = read_side.registry.position()
@@ -242,7 +242,6 @@ def envelope_verify(
 
     from ledger.envelope_verification import verify_receipt_envelope
     from ledger.hmac_keys import HmacKey
-    from ledger.signing import load_public_keys
 
     if hmac_key_file is None and public_key_file is None:
         raise click.UsageError("give --hmac-key-file, --public-key-file or both")
@@ -269,6 +268,107 @@ def envelope_verify(
     else:
         click.echo("INVALID")
     sys.exit(0 if result["valid"] else 1)
+
+
+@main.group()
+def audit() -> None:
+    """Audit citation chains offline."""
+
+
+@audit.command("verify")
+@click.argument("bundle_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--public-key",
+    "public_key_file",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="trusted keys: keyring JSON (GET /v1/keys) or an Ed25519 public key in PEM",
+)
+@click.option(
+    "--previous-checkpoint",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="a checkpoint seen earlier: demand and check a consistency proof from it",
+)
+def audit_verify(
+    bundle_file: Path, public_key_file: Path, previous_checkpoint: Path | None
+) -> None:
+    """Verify a citation-chain bundle with no server and no database.
+
+    Prints a checklist; exits 0 only if everything holds.
+    """
+    import json
+
+    from ledger.bundle_verify import verify_bundle
+    from ledger.signing import load_public_keys
+
+    try:
+        bundle = json.loads(bundle_file.read_bytes())
+        keyring = load_public_keys(public_key_file)
+        previous = previous_checkpoint.read_text("utf-8") if previous_checkpoint else None
+    except (ValueError, OSError, LedgerError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    checklist = verify_bundle(bundle, keyring, previous)
+    for ok, text in checklist.items:
+        click.echo(f"[{'ok  ' if ok else 'FAIL'}] {text}")
+    click.echo("VERIFIED" if checklist.ok else "NOT VERIFIED")
+    sys.exit(0 if checklist.ok else 1)
+
+
+@audit.command("log")
+@click.option(
+    "--checkpoint",
+    "checkpoint_file",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="a signed checkpoint saved earlier (GET /v1/audit/checkpoint)",
+)
+@click.option(
+    "--keyring",
+    "keyring_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="trusted public keys; default: the data dir's keyring",
+)
+def audit_log_command(checkpoint_file: Path, keyring_file: Path | None) -> None:
+    """Check that the event store still reproduces a signed checkpoint.
+
+    Detects edited, deleted and truncated events, naming the first one that differs.
+    """
+    from ledger.log_audit import audit_log
+    from projections.service import ReadSide
+    from projections.transparency_queries import logged_leaves
+
+    settings = Settings()
+    try:
+        keyring = (
+            load_public_keys(keyring_file)
+            if keyring_file
+            else KeyStore(settings.keys_dir, settings.signing_key_file).load_keyring()
+        )
+    except LedgerError as exc:
+        raise click.ClickException(str(exc)) from exc
+    note = checkpoint_file.read_text("utf-8")
+    with _runtime() as runtime:
+        read_side = ReadSide(runtime.ledger, runtime.database, settings.log_origin)
+        try:
+            result = audit_log(
+                runtime.ledger.recorder,
+                keyring,
+                note,
+                settings.log_origin,
+                logged_leaves(read_side.db.sync),
+            )
+        finally:
+            read_side.close()
+    if result.ok:
+        assert result.checkpoint is not None
+        click.echo(
+            f"OK: {result.events} stored events reproduce the checkpoint of size "
+            f"{result.checkpoint.size}"
+        )
+        return
+    for problem in result.problems:
+        click.echo(f"FAILED: {problem}")
+    sys.exit(1)
 
 
 @main.group("signing-keys")

@@ -12,6 +12,7 @@ from api.errors import install_error_handlers
 from api.observability import RequestContextMiddleware, configure_logging
 from api.routes import (
     attribution,
+    audit,
     claims,
     envelopes,
     events,
@@ -46,7 +47,9 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         owned = runtime is None
         app.state.runtime = runtime or open_ledger(settings)
         app.state.settings = settings
-        read_side = ReadSide(app.state.runtime.ledger, app.state.runtime.database)
+        read_side = ReadSide(
+            app.state.runtime.ledger, app.state.runtime.database, settings.log_origin
+        )
         read_side.catch_up()
         app.state.expiry = ExpiryProcess(read_side)
         read_side.followers.append(app.state.expiry.run_once)
@@ -93,6 +96,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.include_router(expiry.router)
     app.include_router(review.router)
     app.include_router(attribution.router)
+    app.include_router(audit.router)
     return app
 
 

@@ -34,6 +34,7 @@ class Settings(BaseSettings):
     entailment_model: str = "gpt-4o-mini"
     entailment_api_key: str | None = Field(default=None, repr=False)
     entailment_sample_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    log_origin: str = Field(default="provledger.local/ledger", pattern=r"^[!-~]{1,255}$")
     log_level: str = "INFO"
     log_json: bool = True
 

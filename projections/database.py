@@ -6,11 +6,12 @@ database and schema of the events. Async reads use aiosqlite or asyncpg.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import URL, Engine, create_engine, event
+from sqlalchemy import URL, Connection, Engine, Table, create_engine, event
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
@@ -83,3 +84,31 @@ class ReadModelDatabase:
     def close(self) -> None:
         """Dispose of pooled connections."""
         self.sync.dispose()
+
+
+def bulk_insert(
+    conn: Connection, table: Table, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> None:
+    """Insert many rows with the driver's own ``executemany``, inside ``conn``'s transaction.
+
+    For high-volume, fixed-shape rows (Merkle nodes and leaves) where SQLAlchemy's per-row
+    parameter processing costs more than the insert itself. Values must already be in the
+    driver's types (int, str, bytes).
+    """
+    if not rows:
+        return
+    dialect = conn.dialect
+    schema = (conn.get_execution_options().get("schema_translate_map") or {}).get(None)
+    quote = dialect.identifier_preparer.quote
+    name = quote(table.name) if not schema else f"{quote(schema)}.{quote(table.name)}"
+    marker = "?" if dialect.paramstyle == "qmark" else "%s"
+    # Identifiers come from the schema and are quoted; values are bound parameters.
+    statement = (
+        f"INSERT INTO {name} ({', '.join(quote(c) for c in columns)}) "  # noqa: S608
+        f"VALUES ({', '.join(marker for _ in columns)})"
+    )
+    cursor = conn.connection.cursor()
+    try:
+        cursor.executemany(statement, rows)
+    finally:
+        cursor.close()

@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from ledger.application import Ledger
 from projections.schema import tracking
 
-BATCH_SIZE = 200
+BATCH_SIZE = 500
 
 
 class Projection(ABC):
@@ -28,6 +28,8 @@ class Projection(ABC):
 
     name: str
     topics: Sequence[str]
+    decode: bool = True
+    """False for projections that read only the stored bytes (no domain event is built)."""
 
     @abstractmethod
     def apply(self, conn: Connection, event: Any, notification: Notification) -> None:
@@ -94,8 +96,9 @@ class ProjectionRunner:
             self._known = start
             return 0
         with self.engine.begin() as conn:
+            decode = self.projection.decode
             for notification in batch:
-                event = self.ledger.mapper.to_domain_event(notification)
+                event = self.ledger.mapper.to_domain_event(notification) if decode else None
                 self.projection.apply(conn, event, notification)
             self.projection.flush(conn)
             self._advance(conn, start, batch[-1].id)

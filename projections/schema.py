@@ -8,6 +8,7 @@ from sqlalchemy import (
     Column,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -140,3 +141,35 @@ review_queue = Table(
 )
 
 RECEIPT_TABLES = (receipts, receipt_claims, claim_bindings, review_queue)
+
+merkle_nodes = Table(
+    "merkle_nodes",
+    metadata,
+    Column("level", Integer, primary_key=True),
+    Column("idx", BigInteger, primary_key=True),
+    Column("hash", LargeBinary(32), nullable=False),
+    sqlite_with_rowid=False,  # the primary key is the table: one B-tree, not two
+)
+
+merkle_leaves = Table(
+    "merkle_leaves",
+    metadata,
+    Column("leaf_index", BigInteger, primary_key=True),
+    Column("notification_id", BigInteger, nullable=False, unique=True),
+    Column("originator_id", String(36), nullable=False),
+    Column("originator_version", Integer, nullable=False),
+    Index("ix_merkle_leaves_originator", "originator_id", "originator_version"),
+    sqlite_with_rowid=False,
+)
+
+checkpoints = Table(
+    "checkpoints",
+    metadata,
+    Column("size", BigInteger, primary_key=True),
+    Column("root", LargeBinary(32), nullable=False),
+    Column("note", Text, nullable=False),
+    Column("created_at", String(32), nullable=False),
+    Column("position", BigInteger, nullable=False),
+)
+
+TRANSPARENCY_TABLES = (merkle_nodes, merkle_leaves, checkpoints)

@@ -17,6 +17,10 @@ from projections.registry import RegistryProjection
 from projections.runner import ProjectionRunner
 from projections.schema import RECEIPT_TABLES, REGISTRY_TABLES
 from projections.span_resolver import RegistrySpanResolver
+from projections.transparency import TransparencyProjection
+
+DEFAULT_ORIGIN = "provledger.local/ledger"
+"""The checkpoint origin line unless ``PROVLEDGER_LOG_ORIGIN`` names another."""
 
 log = structlog.get_logger("provledger.projections")
 
@@ -24,12 +28,20 @@ log = structlog.get_logger("provledger.projections")
 class ReadSide:
     """Owns the read models of a ledger and keeps them caught up."""
 
-    def __init__(self, ledger: Ledger, database: DatabaseConfig) -> None:
+    def __init__(
+        self, ledger: Ledger, database: DatabaseConfig, origin: str = DEFAULT_ORIGIN
+    ) -> None:
         self.ledger = ledger
         self.db = ReadModelDatabase.open(database)
         self.registry = ProjectionRunner(ledger, self.db.sync, RegistryProjection())
         self.receipts = ProjectionRunner(ledger, self.db.sync, ReceiptsProjection())
-        self.runners = [self.registry, self.receipts]
+        self.transparency = ProjectionRunner(
+            ledger,
+            self.db.sync,
+            TransparencyProjection(self.db.sync, ledger.signing_key, origin),
+        )
+        self.origin = origin
+        self.runners = [self.registry, self.receipts, self.transparency]
         self.span_resolver = RegistrySpanResolver(self.db.sync, self.registry.catch_up)
         self._async: AsyncEngine | None = None
         self._stop = threading.Event()
@@ -49,8 +61,9 @@ class ReadSide:
         return min(runner.catch_up() for runner in self.runners)
 
     def rebuild(self) -> str:
-        """Replay every projection from the first event; return the read models' digest."""
-        for runner in self.runners:
+        """Replay the registry and receipts read models from the first event; return their
+        digest. The transparency log is never rebuilt: its signed checkpoints are kept."""
+        for runner in (self.registry, self.receipts):
             runner.rebuild()
         return self.digest()
 

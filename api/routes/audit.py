@@ -1,0 +1,83 @@
+"""The transparency log over HTTP: checkpoints, proofs and citation-chain bundles."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import PlainTextResponse
+
+from api.deps import AuditReader, ReadSideDep, RuntimeDep
+from api.routes.receipts import DeskDep
+from ledger.errors import InvalidInput
+from ledger.store import format_time
+from projections import transparency_queries as tq
+from projections.bundle import build_bundle
+
+router = APIRouter(tags=["audit"])
+
+
+@router.get("/v1/audit/checkpoint", response_class=PlainTextResponse)
+async def checkpoint(
+    read_side: ReadSideDep,
+    _: AuditReader,
+    at: Annotated[
+        datetime | None, Query(description="latest checkpoint at or before (RFC 3339)")
+    ] = None,
+) -> PlainTextResponse:
+    """The latest signed checkpoint (C2SP tlog-checkpoint note), or the latest at ``at``."""
+    if at is not None and at.tzinfo is None:
+        raise InvalidInput("at", "timezone", "at must carry a UTC offset")
+    await run_in_threadpool(read_side.transparency.catch_up)
+    async with read_side.async_engine.connect() as conn:
+        row = await tq.latest_checkpoint(conn, None if at is None else format_time(at))
+    return PlainTextResponse(row["note"], headers={"X-Tree-Size": str(row["size"])})
+
+
+@router.get("/v1/audit/proofs/inclusion")
+async def inclusion_proof(
+    read_side: ReadSideDep,
+    _: AuditReader,
+    size: Annotated[int, Query(ge=1, description="tree size (a checkpoint's size)")],
+    index: Annotated[int | None, Query(ge=0, description="leaf index")] = None,
+    notification_id: Annotated[int | None, Query(ge=1, description="or the event's id")] = None,
+) -> dict[str, Any]:
+    """Inclusion proof of one leaf (by index or by notification id) in a tree of ``size``."""
+    if (index is None) == (notification_id is None):
+        raise InvalidInput("index", "one-of", "give exactly one of index and notification_id")
+    await run_in_threadpool(read_side.transparency.catch_up)
+    async with read_side.async_engine.connect() as conn:
+        if index is None:
+            assert notification_id is not None
+            index = await tq.leaf_index_of(conn, notification_id)
+        return await tq.inclusion(conn, index, size)
+
+
+@router.get("/v1/audit/proofs/consistency")
+async def consistency_proof(
+    read_side: ReadSideDep,
+    _: AuditReader,
+    first: Annotated[int, Query(ge=1)],
+    second: Annotated[int, Query(ge=1)],
+) -> dict[str, Any]:
+    """Consistency proof that the tree of ``second`` leaves extends the tree of ``first``."""
+    await run_in_threadpool(read_side.transparency.catch_up)
+    async with read_side.async_engine.connect() as conn:
+        return await tq.consistency(conn, first, second)
+
+
+@router.get("/v1/claims/{claim_id}/bundle")
+def bundle(
+    claim_id: str,
+    desk: DeskDep,
+    read_side: ReadSideDep,
+    runtime: RuntimeDep,
+    _: AuditReader,
+    since_size: Annotated[
+        int | None, Query(ge=1, description="include a consistency proof from this size")
+    ] = None,
+) -> dict[str, Any]:
+    """One self-contained JSON document an auditor can verify offline."""
+    return build_bundle(claim_id, desk, read_side, runtime, since_size)

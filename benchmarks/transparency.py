@@ -1,0 +1,130 @@
+"""The transparency log: projection throughput, proof serving and offline bundle checks.
+
+Usage: python -m benchmarks.transparency [--events N] [--backend sqlite|postgres|both]
+
+1. Appends N events (API key issue/revoke pairs), then times the transparency projection
+   catching up from zero: leaves/s (leaf hashing, node computation, rows and checkpoint).
+2. Serves inclusion proofs for random leaves at that size through the read-model query:
+   median and p99 (the in-memory figures for 1,000,000 leaves are in benchmarks.merkle).
+3. Builds one citation-chain bundle and verifies it offline repeatedly: median time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import time
+
+from benchmarks._setup import backend_settings, open_signed
+from ledger.bundle_verify import verify_bundle
+from ledger.gate import Binding, ClaimDraft, GateConfig
+from ledger.receipt_commands import CommitRequest, ReceiptDesk, ReceiptRequest
+from ledger.source_commands import BatchItem, SourceDraft
+from projections import transparency_queries as tq
+from projections.bundle import build_bundle
+from projections.service import ReadSide
+
+
+def bench(backend: str, events: int) -> None:
+    """Run the three measurements on one backend."""
+    with backend_settings(backend) as settings:
+        runtime = open_signed(settings)
+        read_side = ReadSide(runtime.ledger, runtime.database)
+        try:
+            items = [
+                BatchItem(f"d{i}", SourceDraft(f"Sentence {i} of the corpus.", "text/plain", "D"))
+                for i in range(events // 2)
+            ]
+            for offset in range(0, len(items), 500):
+                runtime.ledger.sources.ingest_batch(items[offset : offset + 500], "key:b")
+            read_side.registry.catch_up()
+            read_side.receipts.catch_up()
+            started = time.perf_counter()
+            read_side.transparency.catch_up()
+            elapsed = time.perf_counter() - started
+            size = runtime.ledger.last_position()
+            print(
+                f"[{backend}] transparency projection: {size} leaves in {elapsed:.2f}s, "
+                f"{size / elapsed:,.0f} leaves/s (with a signed checkpoint per 500)"
+            )
+            timings = asyncio.run(_proofs(read_side, size))
+            print(
+                f"[{backend}] inclusion proof served at size {size}: median "
+                f"{statistics.median(timings) * 1000:.2f} ms, p99 "
+                f"{sorted(timings)[int(len(timings) * 0.99)] * 1000:.2f} ms"
+            )
+            _bundle(runtime, read_side, backend)
+        finally:
+            read_side.close()
+            runtime.close()
+
+
+async def _proofs(read_side: ReadSide, size: int) -> list[float]:
+    rng = random.Random(3)
+    timings = []
+    async with read_side.async_engine.connect() as conn:
+        for _ in range(300):
+            index = rng.randrange(size)
+            started = time.perf_counter()
+            await tq.inclusion(conn, index, size)
+            timings.append(time.perf_counter() - started)
+    await read_side.async_engine.dispose()
+    return timings
+
+
+def _bundle(runtime, read_side: ReadSide, backend: str) -> None:  # type: ignore[no-untyped-def]
+    receipt_text = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice."
+    version = runtime.ledger.sources.register(
+        "bundle-src", SourceDraft(receipt_text, "text/plain", "B"), "derived", "key:b"
+    )
+    read_side.catch_up()
+    span = version.spans[0]
+    desk = ReceiptDesk(runtime.ledger, read_side.span_resolver, GateConfig())
+    receipt, _ = desk.open(
+        ReceiptRequest(
+            "q",
+            "u",
+            "p",
+            "1",
+            "long_context",
+            {"name": "m", "version": "1"},
+            [],
+            [span.span_id],
+            [],
+        ),
+        "key:b",
+    )
+    result = desk.commit(
+        receipt.receipt_id,
+        CommitRequest([ClaimDraft(span.text, bindings=(Binding(span.span_id),))], fingerprint="b"),
+        "key:b",
+        None,
+    )
+    claim_id = result.body["committed"][0]["claim_id"]
+    bundle = build_bundle(claim_id, desk, read_side, runtime)
+    timings = []
+    for _ in range(50):
+        started = time.perf_counter()
+        checklist = verify_bundle(bundle, runtime.keyring)
+        timings.append(time.perf_counter() - started)
+        assert checklist.ok, checklist.items
+    print(
+        f"[{backend}] bundle ({len(bundle['events'])} events) verified offline: median "
+        f"{statistics.median(timings) * 1000:.2f} ms"
+    )
+
+
+def main() -> None:
+    """Parse arguments and run."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--events", type=int, default=20_000)
+    parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
+    args = parser.parse_args()
+    for backend in ["sqlite", "postgres"] if args.backend == "both" else [args.backend]:
+        bench(backend, args.events)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+"""Assemble a citation-chain bundle: everything an auditor needs to verify one claim offline.
+
+Layout (``provledger.bundle/v1``, documented in ``docs/audit.md``): the claim as the receipt
+recorded it; each bound span with offsets and verbatim text; each bound source version's
+frozen text and hash; the receipt's DSSE envelope; every event of the receipt and of the bound
+sources in stored form, each with its leaf index; inclusion proofs of those leaves to the
+latest signed checkpoint; the checkpoint; the trusted keys; optionally a consistency proof
+from an earlier tree size.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from uuid import UUID
+
+from sqlalchemy import Connection, and_, or_, select
+
+from ledger.bootstrap import LedgerRuntime
+from ledger.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
+from ledger.errors import InvalidInput, NotFound
+from ledger.merkle import (
+    NodeId,
+    consistency_proof_from_nodes,
+    inclusion_proof_from_nodes,
+    proof_node_ids_for_consistency,
+    proof_node_ids_for_inclusion,
+)
+from ledger.receipt_commands import ReceiptDesk
+from ledger.receipt_document import receipt_payload
+from ledger.receipts import receipt_aggregate_id
+from projections.schema import (
+    checkpoints,
+    merkle_leaves,
+    merkle_nodes,
+    receipt_claims,
+    sources,
+    spans,
+    versions,
+)
+from projections.service import ReadSide
+from projections.transparency_queries import b64
+
+FORMAT = "provledger.bundle/v1"
+
+
+def build_bundle(
+    claim_id: str,
+    desk: ReceiptDesk,
+    read_side: ReadSide,
+    runtime: LedgerRuntime,
+    since_size: int | None = None,
+) -> dict[str, Any]:
+    """The bundle of ``claim_id`` against the latest checkpoint."""
+    read_side.catch_up()
+    engine = read_side.db.sync
+    with engine.connect() as conn:
+        receipt_id = conn.execute(
+            select(receipt_claims.c.receipt_id).where(receipt_claims.c.claim_id == claim_id)
+        ).scalar()
+        if receipt_id is None:
+            raise NotFound(f"no claim {claim_id!r}")
+        receipt = desk.get(str(receipt_id))
+        claim = next(c for c in receipt.claims + receipt.rejected if c["claim_id"] == claim_id)
+        bound = sorted(
+            {(b["source_id"], b["version"]) for b in claim["bindings"] if b["source_id"]}
+        )
+        span_rows, source_rows, aggregates = [], [], [str(receipt_aggregate_id(receipt.receipt_id))]
+        for source_id, version in bound:
+            row = conn.execute(
+                select(versions.c.version_hash, versions.c.frozen_text, sources.c.aggregate_id)
+                .join(sources, sources.c.source_id == versions.c.source_id)
+                .where(versions.c.source_id == source_id, versions.c.version == version)
+            ).one()
+            source_rows.append(
+                {
+                    "source_id": source_id,
+                    "version": version,
+                    "version_hash": row[0],
+                    "frozen_text": row[1],
+                }
+            )
+            aggregates.append(str(row[2]))
+        for binding in claim["bindings"]:
+            if not binding["source_id"]:
+                continue
+            span = conn.execute(
+                select(spans.c.start, spans.c.end, spans.c.text).where(
+                    spans.c.span_id == binding["span_id"],
+                    spans.c.source_id == binding["source_id"],
+                    spans.c.version == binding["version"],
+                )
+            ).one()
+            span_rows.append(
+                {
+                    "span_id": binding["span_id"],
+                    "source_id": binding["source_id"],
+                    "version": binding["version"],
+                    "start": span[0],
+                    "end": span[1],
+                    "text": span[2],
+                }
+            )
+        leaves = {
+            (row[0], row[1]): (int(row[2]), int(row[3]))
+            for row in conn.execute(
+                select(
+                    merkle_leaves.c.originator_id,
+                    merkle_leaves.c.originator_version,
+                    merkle_leaves.c.leaf_index,
+                    merkle_leaves.c.notification_id,
+                ).where(merkle_leaves.c.originator_id.in_(aggregates))
+            )
+        }
+        latest = conn.execute(
+            select(checkpoints.c.size, checkpoints.c.note).order_by(checkpoints.c.size.desc())
+        ).first()
+        if latest is None:
+            raise NotFound("the transparency log has no checkpoint yet")
+        size, note = int(latest[0]), str(latest[1])
+        events = _events(runtime, aggregates, leaves)
+        indices = [event["leaf_index"] for event in events]
+        ids: list[NodeId] = [
+            i for index in indices for i in proof_node_ids_for_inclusion(index, size)
+        ]
+        consistency = None
+        if since_size is not None:
+            if not 1 <= since_size <= size:
+                raise InvalidInput("since_size", "range", f"since_size must be 1..{size}")
+            ids += proof_node_ids_for_consistency(since_size, size)
+        nodes = _read_nodes(conn, ids)
+
+    def read(level: int, idx: int) -> bytes:
+        return nodes[level, idx]
+
+    proofs = [
+        {
+            "leaf_index": index,
+            "proof": [b64(h) for h in inclusion_proof_from_nodes(index, size, read)],
+        }
+        for index in indices
+    ]
+    if since_size is not None:
+        consistency = {
+            "first": since_size,
+            "second": size,
+            "proof": [b64(h) for h in consistency_proof_from_nodes(since_size, size, read)],
+        }
+    envelope = seal_envelope(
+        receipt_payload(receipt), RECEIPT_PAYLOAD_TYPE, runtime.hmac_key, runtime.ledger.signing_key
+    )
+    return {
+        "format": FORMAT,
+        "origin": read_side.origin,
+        "claim": claim,
+        "receipt_id": receipt.receipt_id,
+        "spans": span_rows,
+        "sources": source_rows,
+        "envelope": envelope,
+        "events": events,
+        "proofs": proofs,
+        "checkpoint": note,
+        "checkpoint_size": size,
+        "consistency": consistency,
+        "keys": runtime.keystore.load_keyring().to_json()["keys"],
+    }
+
+
+def _events(
+    runtime: LedgerRuntime, aggregates: list[str], leaves: dict[tuple[str, int], tuple[int, int]]
+) -> list[dict[str, Any]]:
+    events = []
+    for aggregate in aggregates:
+        for stored in runtime.ledger.recorder.select_events(UUID(aggregate)):
+            leaf = leaves.get((aggregate, stored.originator_version))
+            if leaf is None:  # written after the checkpoint: not part of this bundle
+                continue
+            events.append(
+                {
+                    "notification_id": leaf[1],
+                    "leaf_index": leaf[0],
+                    "originator_id": aggregate,
+                    "originator_version": stored.originator_version,
+                    "topic": stored.topic,
+                    "stored": json.loads(stored.state),
+                }
+            )
+    events.sort(key=lambda event: event["leaf_index"])
+    return events
+
+
+def _read_nodes(conn: Connection, ids: list[NodeId]) -> dict[NodeId, bytes]:
+    found: dict[NodeId, bytes] = {}
+    unique = sorted(set(ids))
+    for offset in range(0, len(unique), 300):
+        chunk = unique[offset : offset + 300]
+        condition = or_(
+            *(and_(merkle_nodes.c.level == lv, merkle_nodes.c.idx == ix) for lv, ix in chunk)
+        )
+        for level, idx, value in conn.execute(select(merkle_nodes).where(condition)):
+            found[int(level), int(idx)] = bytes(value)
+    return found
