@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
 from ledger.api_keys import Principal, Scope
 from ledger.application import Ledger
 from ledger.bootstrap import LedgerRuntime
-from ledger.errors import AuthenticationFailed, PermissionDenied
+from ledger.errors import AuthenticationFailed, InvalidInput, PermissionDenied
+from ledger.store import format_time
+from projections.registry_queries import AsOf
 from projections.service import ReadSide
 
 
@@ -63,3 +66,24 @@ def require(scope: Scope) -> Callable[..., object]:
 
 
 AuditReader = Annotated[Principal, Depends(require(Scope.AUDIT_READ))]
+
+
+def as_of(
+    known_at: Annotated[
+        datetime | None, Query(description="what the ledger knew then (RFC 3339)")
+    ] = None,
+    valid_at: Annotated[
+        datetime | None, Query(description="what was in force then (RFC 3339)")
+    ] = None,
+) -> AsOf:
+    """Bitemporal read coordinates from ``?known_at=&valid_at=`` (422 when malformed)."""
+    for name, value in (("known_at", known_at), ("valid_at", valid_at)):
+        if value is not None and value.tzinfo is None:
+            raise InvalidInput(name, "timezone", f"{name} must carry a UTC offset (RFC 3339)")
+    return AsOf(
+        known_at=None if known_at is None else format_time(known_at),
+        valid_at=None if valid_at is None else format_time(valid_at),
+    )
+
+
+AsOfDep = Annotated[AsOf, Depends(as_of)]

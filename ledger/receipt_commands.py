@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import time
 from dataclasses import dataclass, field, replace
@@ -170,6 +171,21 @@ class ReceiptDesk:
             receipt: Receipt = self.ledger.repository.get(receipt_aggregate_id(receipt_id))
         except AggregateNotFoundError:
             return None
+        return receipt
+
+    def get_as_of(self, receipt_id: str, known_at: str | None) -> Receipt:
+        """The receipt as the ledger knew it at ``known_at`` (ledger time), or now."""
+        if known_at is None:
+            return self.get(receipt_id)
+        aggregate_id = receipt_aggregate_id(receipt_id)
+        last = None
+        for stored in self.ledger.recorder.select_events(aggregate_id):
+            if json.loads(stored.state)["body"]["recorded_at"] > known_at:
+                break
+            last = stored.originator_version
+        if last is None:
+            raise NotFound(f"receipt {receipt_id!r} did not exist at {known_at}")
+        receipt: Receipt = self.ledger.repository.get(aggregate_id, version=last)
         return receipt
 
     def get(self, receipt_id: str) -> Receipt:

@@ -75,7 +75,9 @@ class VerificationReport:
         return self.events / self.elapsed_seconds if self.elapsed_seconds else 0.0
 
 
-class _Failed(Exception):
+class EventCheckFailed(Exception):
+    """One event failed a check: carries the reason code and the detail."""
+
     def __init__(self, reason: FailureReason, detail: str) -> None:
         super().__init__(detail)
         self.reason = reason
@@ -101,11 +103,11 @@ class LogVerifier:
         self._heads: dict[UUID | str, tuple[int, bytes]] = {}
 
     def check(self, notification: Notification) -> SealedEvent:
-        """Verify one event given every earlier one; raise ``_Failed`` on the first problem."""
+        """Verify one event given every earlier one; raise :class:`EventCheckFailed`."""
         try:
             sealed = open_state(notification.state)
         except MalformedEvent as exc:
-            raise _Failed(FailureReason.MALFORMED_EVENT, str(exc)) from None
+            raise EventCheckFailed(FailureReason.MALFORMED_EVENT, str(exc)) from None
         body = sealed.body
         originator_id = notification.originator_id
         version = notification.originator_version
@@ -114,7 +116,7 @@ class LogVerifier:
             or body["originator_version"] != version
             or body["topic"] != notification.topic
         ):
-            raise _Failed(
+            raise EventCheckFailed(
                 FailureReason.ROW_MISMATCH,
                 f"signed body names {body['originator_id']} v{body['originator_version']} "
                 f"({body['topic']}) but the row is {originator_id} v{version} "
@@ -123,7 +125,7 @@ class LogVerifier:
         head = self._heads.get(originator_id)
         expected_version = 1 if head is None else head[0] + 1
         if version != expected_version:
-            raise _Failed(
+            raise EventCheckFailed(
                 FailureReason.MISSING_EVENT,
                 f"expected version {expected_version} of the aggregate, found {version}",
             )
@@ -131,15 +133,19 @@ class LogVerifier:
         try:
             prev = sealed.prev_hash
         except MalformedEvent as exc:
-            raise _Failed(FailureReason.MALFORMED_EVENT, str(exc)) from None
+            raise EventCheckFailed(FailureReason.MALFORMED_EVENT, str(exc)) from None
         if prev != expected_prev:
             expected = "null" if expected_prev is None else format_hash(expected_prev)
             found = "null" if prev is None else format_hash(prev)
-            raise _Failed(FailureReason.BROKEN_CHAIN, f"prev should be {expected} but is {found}")
+            raise EventCheckFailed(
+                FailureReason.BROKEN_CHAIN, f"prev should be {expected} but is {found}"
+            )
         if sealed.kid not in self.keyring:
-            raise _Failed(FailureReason.UNKNOWN_KEY, f"key id {sealed.kid!r} is not in the keyring")
+            raise EventCheckFailed(
+                FailureReason.UNKNOWN_KEY, f"key id {sealed.kid!r} is not in the keyring"
+            )
         if not self.keyring.verify(sealed.kid, sealed.body_bytes, sealed.signature):
-            raise _Failed(
+            raise EventCheckFailed(
                 FailureReason.BAD_SIGNATURE,
                 f"signature by key {sealed.kid} does not match the event body",
             )
@@ -159,7 +165,7 @@ def verify_log(
     for notification in iter_log(recorder):
         try:
             sealed = verifier.check(notification)
-        except _Failed as failed:
+        except EventCheckFailed as failed:
             report.failure = VerificationFailure(
                 notification_id=notification.id,
                 originator_id=str(notification.originator_id),

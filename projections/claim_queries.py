@@ -8,7 +8,13 @@ from sqlalchemy import and_, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ledger.errors import NotFound
-from projections.registry_queries import version_status
+from projections.registry_queries import (
+    NOW,
+    AsOf,
+    known_versions,
+    source_as_of,
+    version_status,
+)
 from projections.schema import claim_bindings, receipt_claims, receipts, sources, spans, versions
 
 
@@ -25,7 +31,12 @@ async def receipt_of_claim(conn: AsyncConnection, claim_id: str) -> str:
 
 
 async def binding_view(
-    conn: AsyncConnection, span_id: str, source_id: str, version: int, window: int = 1
+    conn: AsyncConnection,
+    span_id: str,
+    source_id: str,
+    version: int,
+    window: int = 1,
+    as_of: AsOf = NOW,
 ) -> dict[str, Any]:
     """A bound span rendered for a reader: document, breadcrumb, excerpt, highlight, status."""
     span = (
@@ -85,7 +96,9 @@ async def binding_view(
             )
         )
     ).scalar_one()
-    status = version_status(source, version)
+    status = version_status(
+        source_as_of(source, await known_versions(conn, source_id, as_of), as_of), version
+    )
     return {
         "span_id": span_id,
         "source_id": source_id,

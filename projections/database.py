@@ -38,7 +38,8 @@ def _url(database: DatabaseConfig, driver: str) -> URL:
     )
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _: Any) -> None:
+def sqlite_pragmas(dbapi_connection: Any, _: Any) -> None:
+    """WAL, normal sync and a busy timeout for read-model SQLite files."""
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
@@ -62,7 +63,7 @@ class ReadModelDatabase:
         driver = "sqlite+pysqlite" if database.kind == "sqlite" else "postgresql+psycopg"
         engine = create_engine(_url(database, driver), execution_options=options)
         if database.kind == "sqlite":
-            event.listen(engine, "connect", _sqlite_pragmas)
+            event.listen(engine, "connect", sqlite_pragmas)
         try:
             metadata.create_all(engine)
         except DBAPIError:
@@ -78,7 +79,7 @@ class ReadModelDatabase:
         driver = "sqlite+aiosqlite" if self.database.kind == "sqlite" else "postgresql+asyncpg"
         engine = create_async_engine(_url(self.database, driver), execution_options=options)
         if self.database.kind == "sqlite":
-            event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+            event.listen(engine.sync_engine, "connect", sqlite_pragmas)
         return engine
 
     def close(self) -> None:

@@ -83,7 +83,11 @@ class ExpiryProcess:
                     self._handle(notification)
                     self._save(start, notification.id)
                     start = notification.id
+                self.read_side.receipts.catch_up()  # show the expiries just recorded
+            before = self.expired
             self.sweep()
+            if self.expired != before:
+                self.read_side.receipts.catch_up()
             return self.position()
 
     def _save(self, start: int, end: int) -> None:
@@ -199,6 +203,4 @@ class ExpiryProcess:
             ):
                 count += 1
                 self.expired += 1
-        if due:
-            self.read_side.receipts.catch_up()
         return count

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import RowMapping, and_, func, select
@@ -29,11 +31,58 @@ SPAN_FIELDS = (
 )
 
 
-def version_status(source: RowMapping, version: int) -> str:
+def version_status(source: RowMapping | dict[str, Any], version: int) -> str:
     """``withdrawn``, ``superseded`` or ``current``."""
     if source["withdrawn_at"] is not None:
         return "withdrawn"
     return "superseded" if version < source["current_version"] else "current"
+
+
+@dataclass(frozen=True)
+class AsOf:
+    """Bitemporal read coordinates: ``known_at`` (ledger time), ``valid_at`` (domain time).
+
+    Both are ledger-format times (RFC 3339 UTC, six fractional digits) or None for "now".
+    """
+
+    known_at: str | None = None
+    valid_at: str | None = None
+
+    def knows(self, recorded_at: str | None) -> bool:
+        """Tell whether something recorded at ``recorded_at`` was known at ``known_at``."""
+        return recorded_at is not None and (self.known_at is None or recorded_at <= self.known_at)
+
+
+NOW = AsOf()
+
+
+def source_as_of(source: RowMapping, rows: Sequence[RowMapping], as_of: AsOf) -> dict[str, Any]:
+    """The source row as it stood at ``as_of.known_at`` (given its known version rows)."""
+    state = dict(source)
+    if rows:
+        state["current_version"] = rows[-1]["version"]
+        state["title"] = rows[-1]["title"]
+    if not as_of.knows(source["withdrawn_at"]):
+        state["withdrawn_at"] = None
+        state["withdraw_reason"] = None
+    return state
+
+
+def _version_as_of(row: RowMapping, as_of: AsOf) -> dict[str, Any]:
+    state = dict(row)
+    if not as_of.knows(row["superseded_at"]):
+        state["effective_to"] = None
+        state["superseded_at"] = None
+    return state
+
+
+def _in_force(versions_known: Sequence[dict[str, Any]], valid_at: str) -> int | None:
+    for row in reversed(versions_known):
+        if row["effective_from"] <= valid_at and (
+            row["effective_to"] is None or valid_at < row["effective_to"]
+        ):
+            return int(row["version"])
+    return None
 
 
 def span_json(row: RowMapping) -> dict[str, Any]:
@@ -60,7 +109,7 @@ def span_json(row: RowMapping) -> dict[str, Any]:
     return result
 
 
-async def _source(conn: AsyncConnection, source_id: str) -> RowMapping:
+async def _source(conn: AsyncConnection, source_id: str, as_of: AsOf = NOW) -> RowMapping:
     row = (
         (await conn.execute(select(sources).where(sources.c.source_id == source_id)))
         .mappings()
@@ -68,10 +117,27 @@ async def _source(conn: AsyncConnection, source_id: str) -> RowMapping:
     )
     if row is None:
         raise NotFound(f"no source {source_id!r}")
+    if not as_of.knows(row["registered_at"]):
+        raise NotFound(f"source {source_id!r} was not registered yet at {as_of.known_at}")
     return row
 
 
-def _source_json(source: RowMapping) -> dict[str, Any]:
+async def known_versions(conn: AsyncConnection, source_id: str, as_of: AsOf) -> list[RowMapping]:
+    rows = (
+        (
+            await conn.execute(
+                select(versions)
+                .where(versions.c.source_id == source_id)
+                .order_by(versions.c.version)
+            )
+        )
+        .mappings()
+        .all()
+    )
+    return [row for row in rows if as_of.knows(row["recorded_at"])]
+
+
+def _source_json(source: RowMapping | dict[str, Any]) -> dict[str, Any]:
     return {
         "source_id": source["source_id"],
         "title": source["title"],
@@ -86,7 +152,9 @@ def _source_json(source: RowMapping) -> dict[str, Any]:
     }
 
 
-def _version_json(source: RowMapping, row: RowMapping) -> dict[str, Any]:
+def _version_json(
+    source: RowMapping | dict[str, Any], row: RowMapping | dict[str, Any]
+) -> dict[str, Any]:
     return {
         "version": row["version"],
         "version_hash": row["version_hash"],
@@ -103,41 +171,36 @@ def _version_json(source: RowMapping, row: RowMapping) -> dict[str, Any]:
     }
 
 
-async def get_source(conn: AsyncConnection, source_id: str) -> dict[str, Any]:
-    """A source with every version's status and interval."""
-    source = await _source(conn, source_id)
-    rows = (
-        (
-            await conn.execute(
-                select(versions)
-                .where(versions.c.source_id == source_id)
-                .order_by(versions.c.version)
-            )
-        )
-        .mappings()
-        .all()
-    )
-    return {**_source_json(source), "versions": [_version_json(source, row) for row in rows]}
+async def get_source(conn: AsyncConnection, source_id: str, as_of: AsOf = NOW) -> dict[str, Any]:
+    """A source with every version's status and interval (as known at ``as_of``)."""
+    source = await _source(conn, source_id, as_of)
+    rows = await known_versions(conn, source_id, as_of)
+    state = source_as_of(source, rows, as_of)
+    known = [_version_as_of(row, as_of) for row in rows]
+    body = {**_source_json(state), "versions": [_version_json(state, row) for row in known]}
+    if as_of.known_at is not None or as_of.valid_at is not None:
+        body["as_of"] = {"known_at": as_of.known_at, "valid_at": as_of.valid_at}
+    if as_of.valid_at is not None:
+        body["in_force_version"] = _in_force(known, as_of.valid_at)
+    return body
 
 
 async def get_version(
-    conn: AsyncConnection, source_id: str, version: int, offset: int, limit: int
+    conn: AsyncConnection,
+    source_id: str,
+    version: int,
+    offset: int,
+    limit: int,
+    as_of: AsOf = NOW,
 ) -> dict[str, Any]:
-    """One version: frozen text, hash, tables and a page of spans."""
-    source = await _source(conn, source_id)
-    row = (
-        (
-            await conn.execute(
-                select(versions).where(
-                    versions.c.source_id == source_id, versions.c.version == version
-                )
-            )
-        )
-        .mappings()
-        .first()
-    )
-    if row is None:
-        raise NotFound(f"source {source_id!r} has no version {version}")
+    """One version: frozen text, hash, tables and a page of spans (as known at ``as_of``)."""
+    source_row = await _source(conn, source_id, as_of)
+    known = await known_versions(conn, source_id, as_of)
+    source = source_as_of(source_row, known, as_of)
+    found = next((r for r in known if r["version"] == version), None)
+    if found is None:
+        raise NotFound(f"source {source_id!r} has no version {version}" + _when(as_of))
+    row = _version_as_of(found, as_of)
     page = (
         (
             await conn.execute(
@@ -162,29 +225,42 @@ async def get_version(
     }
 
 
-async def _span_row(conn: AsyncConnection, span_id: str) -> RowMapping:
-    # The same id can name identical text in two versions; the newest is the one shown.
-    row = (
+async def _span_row(conn: AsyncConnection, span_id: str, as_of: AsOf = NOW) -> RowMapping:
+    # The same id can name identical text in two versions; the newest known is shown.
+    rows = (
         (
             await conn.execute(
-                select(*SPAN_FIELDS, spans.c.ord)
+                select(*SPAN_FIELDS, spans.c.ord, versions.c.recorded_at)
+                .join(
+                    versions,
+                    and_(
+                        versions.c.source_id == spans.c.source_id,
+                        versions.c.version == spans.c.version,
+                    ),
+                )
                 .where(spans.c.span_id == span_id)
                 .order_by(spans.c.version.desc())
-                .limit(1)
             )
         )
         .mappings()
-        .first()
+        .all()
     )
-    if row is None:
-        raise NotFound(f"no span {span_id!r}")
-    return row
+    for row in rows:
+        if as_of.knows(row["recorded_at"]):
+            return row
+    raise NotFound(f"no span {span_id!r}" + _when(as_of))
 
 
-async def get_span(conn: AsyncConnection, span_id: str) -> dict[str, Any]:
-    """A span with its source, version, hash, breadcrumb, page and status."""
-    row = await _span_row(conn, span_id)
-    source = await _source(conn, row["source_id"])
+def _when(as_of: AsOf) -> str:
+    return "" if as_of.known_at is None else f" as known at {as_of.known_at}"
+
+
+async def get_span(conn: AsyncConnection, span_id: str, as_of: AsOf = NOW) -> dict[str, Any]:
+    """A span with its source, version, hash, breadcrumb, page and status (as of)."""
+    row = await _span_row(conn, span_id, as_of)
+    source_row = await _source(conn, row["source_id"], as_of)
+    known = await known_versions(conn, row["source_id"], as_of)
+    source = source_as_of(source_row, known, as_of)
     version = (
         (
             await conn.execute(
@@ -198,7 +274,15 @@ async def get_span(conn: AsyncConnection, span_id: str) -> dict[str, Any]:
         .mappings()
         .one()
     )
-    return {
+    effective_to = next(
+        (
+            v["effective_to"]
+            for v in (_version_as_of(r, as_of) for r in known)
+            if v["version"] == row["version"]
+        ),
+        None,
+    )
+    body = {
         **span_json(row),
         "source_id": row["source_id"],
         "source_title": source["title"],
@@ -206,9 +290,14 @@ async def get_span(conn: AsyncConnection, span_id: str) -> dict[str, Any]:
         "version": row["version"],
         "version_hash": version["version_hash"],
         "effective_from": version["effective_from"],
-        "effective_to": version["effective_to"],
+        "effective_to": effective_to,
         "status": version_status(source, row["version"]),
     }
+    if as_of.valid_at is not None:
+        body["in_force_at_valid_at"] = version["effective_from"] <= as_of.valid_at and (
+            effective_to is None or as_of.valid_at < effective_to
+        )
+    return body
 
 
 async def get_span_context(conn: AsyncConnection, span_id: str, window: int) -> dict[str, Any]:

@@ -7,10 +7,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from fastapi.concurrency import run_in_threadpool
 
-from api.deps import ReadSideDep, require
+from api.deps import AsOfDep, ReadSideDep, require
 from api.routes.receipts import DeskDep
 from ledger.api_keys import Principal, Scope
 from ledger.errors import NotFound
+from ledger.receipt_document import receipt_status
+from ledger.store import parse_time
 from projections.claim_queries import binding_view, receipt_of_claim
 
 router = APIRouter(tags=["claims"])
@@ -19,9 +21,10 @@ Reader = Annotated[Principal, Depends(require(Scope.READ))]
 
 @router.get("/v1/claims/{claim_id}")
 async def get_claim(
-    claim_id: str, desk: DeskDep, read_side: ReadSideDep, _: Reader
+    claim_id: str, desk: DeskDep, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:
-    """The claim with, per binding, its document, breadcrumb, excerpt and warnings."""
+    """The claim with, per binding, its document, breadcrumb, excerpt and warnings, as it
+    stood at ``known_at`` (committed, repaired, its receipt expired or not)."""
     try:
         async with read_side.async_engine.connect() as conn:
             receipt_id = await receipt_of_claim(conn, claim_id)
@@ -30,10 +33,11 @@ async def get_claim(
         await run_in_threadpool(read_side.receipts.catch_up)
         async with read_side.async_engine.connect() as conn:
             receipt_id = await receipt_of_claim(conn, claim_id)
-    receipt = await run_in_threadpool(desk.get, receipt_id)
+    receipt = await run_in_threadpool(desk.get_as_of, receipt_id, as_of.known_at)
     claim = next((c for c in receipt.claims + receipt.rejected if c["claim_id"] == claim_id), None)
-    if claim is None:  # the read model names a receipt that does not hold it
-        raise NotFound(f"no claim {claim_id!r}")
+    if claim is None:
+        when = "" if as_of.known_at is None else f" at {as_of.known_at}"
+        raise NotFound(f"no claim {claim_id!r}{when}")
     committed = any(c["claim_id"] == claim_id for c in receipt.claims)
     bindings = []
     async with read_side.async_engine.connect() as conn:
@@ -42,15 +46,22 @@ async def get_claim(
             if binding["source_id"] is not None:
                 view.update(
                     await binding_view(
-                        conn, binding["span_id"], binding["source_id"], binding["version"]
+                        conn,
+                        binding["span_id"],
+                        binding["source_id"],
+                        binding["version"],
+                        as_of=as_of,
                     )
                 )
             view["quote"] = binding["quote"]
             view["warnings"] = _warnings(view.get("status"), claim["status"])
             bindings.append(view)
+    expiry = receipt_status(receipt, None if as_of.known_at is None else parse_time(as_of.known_at))
     return {
         "claim_id": claim_id,
         "receipt_id": receipt_id,
+        "receipt_status": expiry["status"],
+        "repairs": claim.get("repairs", []),
         "client_ref": claim["client_ref"],
         "text": claim["text"],
         "type": claim["type"],

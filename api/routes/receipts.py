@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import RuntimeDep, require
+from api.deps import AsOfDep, RuntimeDep, require
 from api.errors import PROBLEM_JSON
 from ledger.api_keys import Principal, Scope
 from ledger.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
@@ -23,6 +23,7 @@ from ledger.receipt_commands import (
     request_fingerprint,
 )
 from ledger.receipt_document import receipt_document, receipt_payload
+from ledger.store import parse_time
 
 router = APIRouter(tags=["receipts"])
 
@@ -119,10 +120,6 @@ def _draft(claim: ClaimIn) -> ClaimDraft:
     )
 
 
-def _receipt_view(desk: ReceiptDesk, receipt_id: str) -> dict[str, Any]:
-    return receipt_document(desk.get(receipt_id))
-
-
 @router.post("/v1/receipts", status_code=201)
 def open_receipt(body: ReceiptIn, desk: DeskDep, principal: Writer) -> JSONResponse:
     """Open a receipt and seal its evidence pool (200 if the same content was opened before)."""
@@ -207,9 +204,15 @@ def rejection_problem(body: dict[str, Any]) -> dict[str, Any]:
 
 
 @router.get("/v1/receipts/{receipt_id}")
-def get_receipt(receipt_id: str, desk: DeskDep, _: Reader) -> dict[str, Any]:
-    """The receipt, its sealed pool, committed claims with every check, quarantined claims."""
-    return _receipt_view(desk, receipt_id)
+def get_receipt(receipt_id: str, desk: DeskDep, _: Reader, as_of: AsOfDep) -> dict[str, Any]:
+    """The receipt, its sealed pool, committed claims with every check, quarantined claims,
+    as the ledger knew it at ``known_at`` (status, expiry and claims as they stood)."""
+    receipt = desk.get_as_of(receipt_id, as_of.known_at)
+    now = None if as_of.known_at is None else parse_time(as_of.known_at)
+    body = receipt_document(receipt, now)
+    if as_of.known_at is not None:
+        body["as_of"] = {"known_at": as_of.known_at, "valid_at": as_of.valid_at}
+    return body
 
 
 @router.get("/v1/receipts/{receipt_id}/envelope")

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import LedgerDep, ReadSideDep, require
+from api.deps import AsOfDep, LedgerDep, ReadSideDep, require
 from ledger.api_keys import Principal, Scope
 from ledger.errors import PayloadTooLarge
 from ledger.source_commands import SourceDraft, VersionReceipt
@@ -163,10 +163,12 @@ async def withdraw_source(
 
 
 @router.get("/v1/sources/{source_id}")
-async def get_source(source_id: str, read_side: ReadSideDep, _: Reader) -> dict[str, Any]:
-    """The source with its versions, statuses and effective intervals."""
+async def get_source(
+    source_id: str, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
+) -> dict[str, Any]:
+    """The source with its versions, statuses and effective intervals (as of)."""
     async with read_side.async_engine.connect() as conn:
-        return await queries.get_source(conn, source_id)
+        return await queries.get_source(conn, source_id, as_of)
 
 
 @router.get("/v1/sources/{source_id}/versions/{version}")
@@ -175,19 +177,22 @@ async def get_version(
     version: Annotated[int, Field(ge=1)],
     read_side: ReadSideDep,
     _: Reader,
+    as_of: AsOfDep,
     offset: Annotated[int, Query(ge=0)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
-    """One version's frozen text, hash and a page of its spans."""
+    """One version's frozen text, hash and a page of its spans (as of)."""
     async with read_side.async_engine.connect() as conn:
-        return await queries.get_version(conn, source_id, version, offset, limit)
+        return await queries.get_version(conn, source_id, version, offset, limit, as_of)
 
 
 @router.get("/v1/spans/{span_id}")
-async def get_span(span_id: str, read_side: ReadSideDep, _: Reader) -> dict[str, Any]:
-    """A span with its source, version, hash, breadcrumb, page and status."""
+async def get_span(
+    span_id: str, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
+) -> dict[str, Any]:
+    """A span with its source, version, hash, breadcrumb, page and status (as of)."""
     async with read_side.async_engine.connect() as conn:
-        return await queries.get_span(conn, span_id)
+        return await queries.get_span(conn, span_id, as_of)
 
 
 @router.get("/v1/spans/{span_id}/context")
