@@ -19,6 +19,7 @@ from api.routes import (
     expiry,
     health,
     keys,
+    provenance,
     receipts,
     review,
     sources,
@@ -97,6 +98,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.include_router(review.router)
     app.include_router(attribution.router)
     app.include_router(audit.router)
+    app.include_router(provenance.router)
     return app
 
 

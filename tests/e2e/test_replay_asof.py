@@ -192,3 +192,34 @@ def test_replay_refuses_a_malformed_bound(settings_env: Settings, tmp_path: Path
     result = CliRunner().invoke(main, ["replay", "--until", "soon", "--out", str(tmp_path / "x")])
     assert result.exit_code == 1
     assert "not a position or RFC 3339 time" in result.output
+
+
+def test_provenance_exports_load_as_w3c_prov(
+    client: TestClient, headers: dict[str, str], history: dict[str, Any], runtime: LedgerRuntime
+) -> None:
+    from prov.model import ProvDocument
+
+    for path in (f"/v1/receipts/{history['receipt']}/provenance", "/v1/sources/rep/provenance"):
+        response = client.get(path, headers=headers)
+        assert response.status_code == 200, response.text
+        document = ProvDocument.deserialize(content=response.text, format="json")
+        records = {type(record).__name__ for record in document.get_records()}
+        assert {"ProvEntity", "ProvActivity", "ProvAgent"} <= records
+        assert {"ProvGeneration", "ProvUsage", "ProvDerivation", "ProvAttribution"} <= records
+        ids = {str(record.identifier) for record in document.get_records() if record.identifier}
+        assert any("claim/" + history["claim"]["claim_id"] in i for i in ids)
+        assert any("source/rep/v2" in i for i in ids)
+
+    lines = client.get(
+        f"/v1/receipts/{history['receipt']}/provenance", params={"format": "jsonl"}, headers=headers
+    ).text.splitlines()
+    stored = {n.state.decode() for n in runtime.ledger.read_log(0, 1000)}
+    assert lines
+    assert set(lines) <= stored
+    assert client.get("/v1/receipts/rcpt_nope/provenance", headers=headers).status_code == 404
+    assert (
+        client.get(
+            "/v1/sources/rep/provenance", params={"format": "xml"}, headers=headers
+        ).status_code
+        == 422
+    )

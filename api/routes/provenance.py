@@ -1,0 +1,46 @@
+"""Provenance export: W3C PROV-JSON, or the underlying signed events as JSON lines."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse, PlainTextResponse
+
+from api.deps import AuditReader, LedgerDep, ReadSideDep
+from projections.provenance import jsonl, receipt_provenance, source_provenance
+
+router = APIRouter(tags=["provenance"])
+Format = Annotated[Literal["prov-json", "jsonl"], Query(description="prov-json or jsonl")]
+
+
+def _answer(document: dict[str, Any], states: list[bytes], fmt: str) -> Any:
+    if fmt == "jsonl":
+        return PlainTextResponse(jsonl(states), media_type="application/x-ndjson")
+    return JSONResponse(document, media_type="application/json")
+
+
+@router.get("/v1/receipts/{receipt_id}/provenance", response_model=None)
+def receipt_prov(
+    receipt_id: str,
+    ledger: LedgerDep,
+    _: AuditReader,
+    format: Format = "prov-json",
+) -> Any:
+    """The receipt's provenance: its claims, spans, source versions, activities and agents."""
+    document, states = receipt_provenance(ledger, receipt_id)
+    return _answer(document, states, format)
+
+
+@router.get("/v1/sources/{source_id}/provenance", response_model=None)
+def source_prov(
+    source_id: str,
+    ledger: LedgerDep,
+    read_side: ReadSideDep,
+    _: AuditReader,
+    format: Format = "prov-json",
+) -> Any:
+    """The source's provenance: versions, supersessions, and the claims that stood on it."""
+    read_side.receipts.catch_up()
+    document, states = source_provenance(ledger, read_side.db.sync, source_id)
+    return _answer(document, states, format)
