@@ -18,5 +18,5 @@ def tables_digest(engine: Engine, tables: Sequence[Table]) -> str:
             digest.update(table.name.encode() + b"\n")
             order = list(table.primary_key.columns)
             for row in conn.execute(select(table).order_by(*order)).mappings():
-                digest.update(canonical_json(dict(row)) + b"\n")
+                digest.update(canonical_json({str(k): v for k, v in row.items()}) + b"\n")
     return "sha256:" + digest.hexdigest()

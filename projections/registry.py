@@ -56,11 +56,16 @@ class RegistryProjection(Projection):
     def __init__(self) -> None:
         # Aggregate id -> client source id; rebuilt from the table after a restart.
         self._source_ids: dict[str, str] = {}
+        # Rows of this batch, written by flush(); later events of the batch edit them here.
+        self._source_rows: dict[str, dict[str, Any]] = {}
+        self._version_rows: dict[tuple[str, int], dict[str, Any]] = {}
         self._span_rows: list[dict[str, Any]] = []
 
     def forget(self) -> None:
         """Drop the source id cache and any unwritten rows."""
         self._source_ids.clear()
+        self._source_rows.clear()
+        self._version_rows.clear()
         self._span_rows.clear()
 
     def apply(self, conn: Connection, event: Any, notification: Notification) -> None:
@@ -68,23 +73,31 @@ class RegistryProjection(Projection):
         recorded_at = format_time(event.timestamp)
         if isinstance(event, Source.Registered):
             self._source_ids[str(notification.originator_id)] = event.source_id
-            conn.execute(
-                _INSERT_SOURCE,
-                {
-                    "source_id": event.source_id,
-                    "aggregate_id": str(notification.originator_id),
-                    "title": event.title,
-                    "authority": event.authority,
-                    "uri": event.uri,
-                    "metadata": event.metadata,
-                    "registered_at": recorded_at,
-                    "current_version": 0,
-                },
-            )
+            self._source_rows[event.source_id] = {
+                "source_id": event.source_id,
+                "aggregate_id": str(notification.originator_id),
+                "title": event.title,
+                "authority": event.authority,
+                "uri": event.uri,
+                "metadata": event.metadata,
+                "registered_at": recorded_at,
+                "current_version": 0,
+                "withdrawn_at": None,
+                "withdraw_reason": None,
+                "withdrawn_position": None,
+            }
         elif isinstance(event, Source.VersionAdded):
             self._add_version(conn, event, notification, recorded_at)
         elif isinstance(event, Source.Withdrawn):
             source_id = self._lookup(conn, notification)
+            pending = self._source_rows.get(source_id)
+            if pending is not None:
+                pending.update(
+                    withdrawn_at=recorded_at,
+                    withdraw_reason=event.reason,
+                    withdrawn_position=notification.id,
+                )
+                return
             conn.execute(
                 _WITHDRAW,
                 {
@@ -96,7 +109,13 @@ class RegistryProjection(Projection):
             )
 
     def flush(self, conn: Connection) -> None:
-        """Write the span rows collected from the batch."""
+        """Write the rows collected from the batch, one ``executemany`` per table."""
+        if self._source_rows:
+            conn.execute(_INSERT_SOURCE, list(self._source_rows.values()))
+            self._source_rows.clear()
+        if self._version_rows:
+            conn.execute(_INSERT_VERSION, list(self._version_rows.values()))
+            self._version_rows.clear()
         if self._span_rows:
             conn.execute(_INSERT_SPANS, self._span_rows)
             self._span_rows.clear()
@@ -106,38 +125,43 @@ class RegistryProjection(Projection):
     ) -> None:
         source_id = self._lookup(conn, notification)
         if event.version > 1:
+            previous = self._version_rows.get((source_id, event.version - 1))
+            if previous is not None:
+                previous.update(effective_to=event.effective_from, superseded_at=recorded_at)
+            else:
+                conn.execute(
+                    _SUPERSEDE,
+                    {
+                        "b_source": source_id,
+                        "b_version": event.version - 1,
+                        "b_to": event.effective_from,
+                        "b_at": recorded_at,
+                    },
+                )
+        self._version_rows[source_id, event.version] = {
+            "source_id": source_id,
+            "version": event.version,
+            "version_hash": event.version_hash,
+            "media_type": event.media_type,
+            "title": event.title,
+            "frozen_text": event.text,
+            "effective_from": event.effective_from,
+            "effective_to": None,
+            "recorded_at": recorded_at,
+            "superseded_at": None,
+            "span_count": len(event.spans),
+            "segmenter": event.segmenter,
+            "tables": event.tables,
+            "position": notification.id,
+        }
+        pending = self._source_rows.get(source_id)
+        if pending is not None:
+            pending.update(current_version=event.version, title=event.title)
+        else:
             conn.execute(
-                _SUPERSEDE,
-                {
-                    "b_source": source_id,
-                    "b_version": event.version - 1,
-                    "b_to": event.effective_from,
-                    "b_at": recorded_at,
-                },
+                _SET_CURRENT,
+                {"b_source": source_id, "b_version": event.version, "b_title": event.title},
             )
-        conn.execute(
-            _INSERT_VERSION,
-            {
-                "source_id": source_id,
-                "version": event.version,
-                "version_hash": event.version_hash,
-                "media_type": event.media_type,
-                "title": event.title,
-                "frozen_text": event.text,
-                "effective_from": event.effective_from,
-                "effective_to": None,
-                "recorded_at": recorded_at,
-                "superseded_at": None,
-                "span_count": len(event.spans),
-                "segmenter": event.segmenter,
-                "tables": event.tables,
-                "position": notification.id,
-            },
-        )
-        conn.execute(
-            _SET_CURRENT,
-            {"b_source": source_id, "b_version": event.version, "b_title": event.title},
-        )
         decoded = decode_spans(
             source_id, event.version_hash, event.text, event.heading_paths, event.spans, event.cells
         )
