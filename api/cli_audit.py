@@ -1,0 +1,170 @@
+"""Commands for auditors: receipt envelopes and citation-chain bundles offline, the log."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from api.cli_support import open_runtime
+from ledger.errors import LedgerError
+from ledger.settings import Settings
+from ledger.signing import KeyStore, load_public_keys
+
+
+@click.group()
+def envelope() -> None:
+    """Work with receipt envelopes offline."""
+
+
+@envelope.command("verify")
+@click.argument("envelope_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--hmac-key-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="the ledger's shared HMAC key (64 hex digits)",
+)
+@click.option(
+    "--public-key-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="keyring JSON (GET /v1/keys) or an Ed25519 public key in PEM",
+)
+def envelope_verify(
+    envelope_file: Path, hmac_key_file: Path | None, public_key_file: Path | None
+) -> None:
+    """Check a receipt envelope with no server: signatures, canonical payload, receipt id.
+
+    Prints a checklist; exits 0 only if everything holds.
+    """
+    import json
+
+    from ledger.envelope_verification import verify_receipt_envelope
+    from ledger.hmac_keys import HmacKey
+
+    if hmac_key_file is None and public_key_file is None:
+        raise click.UsageError("give --hmac-key-file, --public-key-file or both")
+    try:
+        document = json.loads(envelope_file.read_bytes())
+        hmac_key = HmacKey.load(hmac_key_file) if hmac_key_file else None
+        keyring = load_public_keys(public_key_file) if public_key_file else None
+    except (ValueError, LedgerError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    result = verify_receipt_envelope(document, hmac_key, keyring)
+    for signature in result["signatures"]:
+        mark = "ok  " if signature["valid"] else "FAIL"
+        click.echo(
+            f"[{mark}] {signature['alg']} signature {signature['keyid']}: {signature['reason']}"
+        )
+    for reason in result["reasons"]:
+        click.echo(f"[FAIL] {reason}")
+    if result["valid"]:
+        status = result["status"] or {}
+        click.echo(
+            f"[ok  ] payload canonical, receipt id {result['receipt_id']} matches its content"
+        )
+        click.echo(f"VALID: receipt {result['receipt_id']} ({status.get('status')})")
+    else:
+        click.echo("INVALID")
+    sys.exit(0 if result["valid"] else 1)
+
+
+@click.group()
+def audit() -> None:
+    """Audit citation chains offline."""
+
+
+@audit.command("verify")
+@click.argument("bundle_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--public-key",
+    "public_key_file",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="trusted keys: keyring JSON (GET /v1/keys) or an Ed25519 public key in PEM",
+)
+@click.option(
+    "--previous-checkpoint",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="a checkpoint seen earlier: demand and check a consistency proof from it",
+)
+def audit_verify(
+    bundle_file: Path, public_key_file: Path, previous_checkpoint: Path | None
+) -> None:
+    """Verify a citation-chain bundle with no server and no database.
+
+    Prints a checklist; exits 0 only if everything holds.
+    """
+    import json
+
+    from ledger.bundle_verify import verify_bundle
+    from ledger.signing import load_public_keys
+
+    try:
+        bundle = json.loads(bundle_file.read_bytes())
+        keyring = load_public_keys(public_key_file)
+        previous = previous_checkpoint.read_text("utf-8") if previous_checkpoint else None
+    except (ValueError, OSError, LedgerError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    checklist = verify_bundle(bundle, keyring, previous)
+    for ok, text in checklist.items:
+        click.echo(f"[{'ok  ' if ok else 'FAIL'}] {text}")
+    click.echo("VERIFIED" if checklist.ok else "NOT VERIFIED")
+    sys.exit(0 if checklist.ok else 1)
+
+
+@audit.command("log")
+@click.option(
+    "--checkpoint",
+    "checkpoint_file",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="a signed checkpoint saved earlier (GET /v1/audit/checkpoint)",
+)
+@click.option(
+    "--keyring",
+    "keyring_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="trusted public keys; default: the data dir's keyring",
+)
+def audit_log_command(checkpoint_file: Path, keyring_file: Path | None) -> None:
+    """Check that the event store still reproduces a signed checkpoint.
+
+    Detects edited, deleted and truncated events, naming the first one that differs.
+    """
+    from ledger.log_audit import audit_log
+    from projections.service import ReadSide
+    from projections.transparency_queries import logged_leaves
+
+    settings = Settings()
+    try:
+        keyring = (
+            load_public_keys(keyring_file)
+            if keyring_file
+            else KeyStore(settings.keys_dir, settings.signing_key_file).load_keyring()
+        )
+    except LedgerError as exc:
+        raise click.ClickException(str(exc)) from exc
+    note = checkpoint_file.read_text("utf-8")
+    with open_runtime() as runtime:
+        read_side = ReadSide(runtime.ledger, runtime.database, settings.log_origin)
+        try:
+            result = audit_log(
+                runtime.ledger.recorder,
+                keyring,
+                note,
+                settings.log_origin,
+                logged_leaves(read_side.db.sync),
+            )
+        finally:
+            read_side.close()
+    if result.ok:
+        assert result.checkpoint is not None
+        click.echo(
+            f"OK: {result.events} stored events reproduce the checkpoint of size "
+            f"{result.checkpoint.size}"
+        )
+        return
+    for problem in result.problems:
+        click.echo(f"FAILED: {problem}")
+    sys.exit(1)
