@@ -17,6 +17,7 @@ from ledger.bootstrap import LedgerRuntime
 from ledger.canonical import canonical_json
 from ledger.checkpoint import verify_note
 from ledger.merkle import leaf_hash, verify_consistency, verify_inclusion
+from tests.e2e.flows import commit_verbatim, open_receipt, register
 
 ORIGIN = "provledger.local/ledger"
 TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice in 2023."
@@ -29,29 +30,9 @@ def headers(auth) -> dict[str, str]:  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def claim(client: TestClient, headers: dict[str, str]) -> dict[str, Any]:
-    spans = client.post(
-        "/v1/sources",
-        json={"source_id": "s", "title": "S", "authority": "derived", "text": TEXT},
-        headers=headers,
-    ).json()["spans"]
-    receipt = client.post(
-        "/v1/receipts",
-        json={
-            "request": "q",
-            "actor": "u",
-            "purpose": "p",
-            "policy_version": "1",
-            "route": "long_context",
-            "model": {"name": "m", "version": "1"},
-            "evidence": [spans[0]["span_id"]],
-        },
-        headers=headers,
-    ).json()["receipt_id"]
-    body = {"claims": [{"text": spans[0]["text"], "bindings": [{"span_id": spans[0]["span_id"]}]}]}
-    committed: dict[str, Any] = client.post(
-        f"/v1/receipts/{receipt}/claims", json=body, headers=headers
-    ).json()["committed"][0]
-    return committed
+    spans = register(client, headers, "s", TEXT)
+    receipt = open_receipt(client, headers, [spans[0]["span_id"]])
+    return commit_verbatim(client, headers, receipt, spans[0])
 
 
 def _public_key(runtime: LedgerRuntime) -> bytes:

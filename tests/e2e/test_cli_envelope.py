@@ -16,44 +16,16 @@ from api.cli import main
 from ledger.bootstrap import LedgerRuntime
 from ledger.canonical import canonical_json
 from ledger.settings import Settings
+from tests.e2e.flows import commit_verbatim, open_receipt, register
 
 
 @pytest.fixture
 def saved(client: TestClient, auth, runtime: LedgerRuntime, settings: Settings, tmp_path: Path):  # type: ignore[no-untyped-def]
     """An envelope, the public keys and the HMAC key, saved as files."""
     headers = auth("ingest", "claims:write", "read", name="app")
-    spans = client.post(
-        "/v1/sources",
-        json={
-            "source_id": "s",
-            "title": "S",
-            "authority": "derived",
-            "text": "Sales rose 4% in 2023.",
-        },
-        headers=headers,
-    ).json()["spans"]
-    receipt = client.post(
-        "/v1/receipts",
-        json={
-            "request": "q",
-            "actor": "u",
-            "purpose": "p",
-            "policy_version": "1",
-            "route": "long_context",
-            "model": {"name": "m", "version": "1"},
-            "evidence": [spans[0]["span_id"]],
-        },
-        headers=headers,
-    ).json()["receipt_id"]
-    client.post(
-        f"/v1/receipts/{receipt}/claims",
-        json={
-            "claims": [
-                {"text": "Sales rose 4% in 2023.", "bindings": [{"span_id": spans[0]["span_id"]}]}
-            ]
-        },
-        headers=headers,
-    )
+    spans = register(client, headers, "s", "Sales rose 4% in 2023.")
+    receipt = open_receipt(client, headers, [spans[0]["span_id"]])
+    commit_verbatim(client, headers, receipt, spans[0])
     envelope = tmp_path / "envelope.json"
     envelope.write_text(client.get(f"/v1/receipts/{receipt}/envelope", headers=headers).text)
     keys = tmp_path / "keys.json"

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from api.main import create_app
 from ledger.bootstrap import LedgerRuntime
 from ledger.settings import Settings
+from tests.e2e.flows import open_receipt, register
 
 TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice in 2023."
 
@@ -75,24 +76,8 @@ def test_sampled_verdicts_are_events_and_doubts_reach_the_review_queue(
 ) -> None:
     headers = auth("admin", name="ops")
     client = sampled_client
-    spans = client.post(
-        "/v1/sources",
-        json={"source_id": "s", "title": "S", "authority": "derived", "text": TEXT},
-        headers=headers,
-    ).json()["spans"]
-    receipt = client.post(
-        "/v1/receipts",
-        json={
-            "request": "q",
-            "actor": "u",
-            "purpose": "p",
-            "policy_version": "1",
-            "route": "long_context",
-            "model": {"name": "m", "version": "1"},
-            "evidence": [s["span_id"] for s in spans],
-        },
-        headers=headers,
-    ).json()["receipt_id"]
+    spans = register(client, headers, "s", TEXT)
+    receipt = open_receipt(client, headers, [s["span_id"] for s in spans])
     claims = [
         {"text": spans[0]["text"], "bindings": [{"span_id": spans[0]["span_id"]}]},
         {"text": "The board met thrice in 2023.", "bindings": [{"span_id": spans[1]["span_id"]}]},

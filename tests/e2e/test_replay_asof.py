@@ -20,6 +20,7 @@ from ledger.settings import Settings
 from ledger.store import format_time
 from projections import registry_queries
 from projections.schema import receipt_claims, receipts
+from tests.e2e.flows import commit_verbatim, open_receipt, register
 
 V1 = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice."
 V2 = "Revenue rose 2.4% to $4.6 million in 2023. The board met twice."
@@ -33,38 +34,17 @@ def headers(auth) -> dict[str, str]:  # type: ignore[no-untyped-def]
 @pytest.fixture
 def history(client: TestClient, headers: dict[str, str]) -> dict[str, Any]:
     """v1 with a verified claim; time T; then v2 supersedes v1 and the receipt expires."""
-    spans = client.post(
-        "/v1/sources",
-        json={
-            "source_id": "rep",
-            "title": "Report",
-            "authority": "source_of_record",
-            "text": V1,
-            "effective_from": "2024-01-01T00:00:00Z",
-        },
-        headers=headers,
-    ).json()["spans"]
-    receipt = client.post(
-        "/v1/receipts",
-        json={
-            "request": "q",
-            "actor": "u",
-            "purpose": "p",
-            "policy_version": "1",
-            "route": "long_context",
-            "model": {"name": "m", "version": "1"},
-            "evidence": [spans[0]["span_id"]],
-            "as_of": "2024-03-01T00:00:00Z",
-        },
-        headers=headers,
-    ).json()["receipt_id"]
-    claim = client.post(
-        f"/v1/receipts/{receipt}/claims",
-        json={
-            "claims": [{"text": spans[0]["text"], "bindings": [{"span_id": spans[0]["span_id"]}]}]
-        },
-        headers=headers,
-    ).json()["committed"][0]
+    spans = register(
+        client,
+        headers,
+        "rep",
+        V1,
+        title="Report",
+        authority="source_of_record",
+        effective_from="2024-01-01T00:00:00Z",
+    )
+    receipt = open_receipt(client, headers, [spans[0]["span_id"]], as_of="2024-03-01T00:00:00Z")
+    claim = commit_verbatim(client, headers, receipt, spans[0])
     time.sleep(0.01)
     moment = format_time(datetime.now(UTC))
     time.sleep(0.01)
