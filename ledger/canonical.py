@@ -42,7 +42,10 @@ def _fast_path_applies(value: Any) -> bool:
             return False
         if kind is dict:
             for key in item:
-                if type(key) is not str or (key and max(key) >= _FIRST_DIVERGENT_CODE_POINT):
+                if type(key) is not str:
+                    return False
+                # isascii() is a C-level scan; max() only for the rare non-ASCII key.
+                if not key.isascii() and max(key) >= _FIRST_DIVERGENT_CODE_POINT:
                     return False
             stack.extend(item.values())
             continue
