@@ -1,6 +1,8 @@
 """Read-only queries of the transparency log: checkpoints, leaves and proofs.
 
-Each proof reads exactly the O(log n) perfect-subtree nodes it needs, in one query.
+Each proof reads exactly the O(log n) perfect-subtree nodes it needs, in one query. Proofs run
+on the sync engine (the API calls them from its thread pool): for these small, hot queries
+that is about twice as fast as the async driver round trip.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Engine, and_, func, or_, select
+from sqlalchemy import Connection, Engine, and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ledger.errors import InvalidInput, NotFound
@@ -41,48 +43,36 @@ async def latest_checkpoint(conn: AsyncConnection, at: str | None = None) -> dic
     return dict(row)
 
 
-async def tree_size(conn: AsyncConnection) -> int:
-    """Leaves in the tree now (the latest checkpoint's size)."""
-    value = (
-        await conn.execute(select(checkpoints.c.size).order_by(checkpoints.c.size.desc()).limit(1))
-    ).scalar()
-    return int(value or 0)
-
-
-async def _nodes(conn: AsyncConnection, ids: list[NodeId]) -> dict[NodeId, bytes]:
+def _nodes(conn: Connection, ids: list[NodeId]) -> dict[NodeId, bytes]:
     if not ids:
         return {}
     condition = or_(
         *(and_(merkle_nodes.c.level == level, merkle_nodes.c.idx == idx) for level, idx in set(ids))
     )
-    rows = (await conn.execute(select(merkle_nodes).where(condition))).all()
+    rows = conn.execute(select(merkle_nodes).where(condition)).all()
     return {(int(level), int(idx)): bytes(value) for level, idx, value in rows}
 
 
-async def leaf_index_of(conn: AsyncConnection, notification_id: int) -> int:
+def leaf_index_of(conn: Connection, notification_id: int) -> int:
     """The leaf of an event (notification id)."""
-    value = (
-        await conn.execute(
-            select(merkle_leaves.c.leaf_index).where(
-                merkle_leaves.c.notification_id == notification_id
-            )
-        )
+    value = conn.execute(
+        select(merkle_leaves.c.leaf_index).where(merkle_leaves.c.notification_id == notification_id)
     ).scalar()
     if value is None:
         raise NotFound(f"notification {notification_id} is not in the log (yet)")
     return int(value)
 
 
-async def _check_size(conn: AsyncConnection, size: int, field: str) -> None:
-    current = await tree_size(conn)
+def _check_size(conn: Connection, size: int, field: str) -> None:
+    current = int(conn.execute(select(func.max(checkpoints.c.size))).scalar() or 0)
     if not 1 <= size <= current:
         raise InvalidInput(field, "range", f"{field} must be between 1 and the tree size {current}")
 
 
-async def inclusion(conn: AsyncConnection, index: int, size: int) -> dict[str, Any]:
+def inclusion(conn: Connection, index: int, size: int) -> dict[str, Any]:
     """The inclusion proof of leaf ``index`` in the tree of ``size`` leaves (two queries)."""
     current, notification = (
-        await conn.execute(
+        conn.execute(
             select(
                 select(func.max(checkpoints.c.size)).scalar_subquery(),
                 select(merkle_leaves.c.notification_id)
@@ -98,7 +88,7 @@ async def inclusion(conn: AsyncConnection, index: int, size: int) -> dict[str, A
     if not 0 <= index < size:
         raise InvalidInput("index", "range", f"index must be between 0 and {size - 1}")
     ids = [*proof_node_ids_for_inclusion(index, size), (0, index), *root_node_ids(size)]
-    nodes = await _nodes(conn, ids)
+    nodes = _nodes(conn, ids)
 
     def read(level: int, idx: int) -> bytes:
         return nodes[level, idx]
@@ -113,15 +103,15 @@ async def inclusion(conn: AsyncConnection, index: int, size: int) -> dict[str, A
     }
 
 
-async def consistency(conn: AsyncConnection, first: int, second: int) -> dict[str, Any]:
+def consistency(conn: Connection, first: int, second: int) -> dict[str, Any]:
     """The consistency proof between the trees of ``first`` and ``second`` leaves."""
-    await _check_size(conn, second, "second")
+    _check_size(conn, second, "second")
     if not 1 <= first <= second:
         raise InvalidInput("first", "range", f"first must be between 1 and second ({second})")
     ids = (
         proof_node_ids_for_consistency(first, second) + root_node_ids(first) + root_node_ids(second)
     )
-    nodes = await _nodes(conn, ids)
+    nodes = _nodes(conn, ids)
 
     def read(level: int, idx: int) -> bytes:
         return nodes[level, idx]

@@ -15,6 +15,7 @@ from ledger.errors import InvalidInput
 from ledger.store import format_time
 from projections import transparency_queries as tq
 from projections.bundle import build_bundle
+from projections.service import ReadSide
 
 router = APIRouter(tags=["audit"])
 
@@ -36,8 +37,13 @@ async def checkpoint(
     return PlainTextResponse(row["note"], headers={"X-Tree-Size": str(row["size"])})
 
 
+def _consistency(read_side: ReadSide, first: int, second: int) -> dict[str, Any]:
+    with read_side.db.sync.connect() as conn:
+        return tq.consistency(conn, first, second)
+
+
 @router.get("/v1/audit/proofs/inclusion")
-async def inclusion_proof(
+def inclusion_proof(
     read_side: ReadSideDep,
     _: AuditReader,
     size: Annotated[int, Query(ge=1, description="tree size (a checkpoint's size)")],
@@ -47,25 +53,24 @@ async def inclusion_proof(
     """Inclusion proof of one leaf (by index or by notification id) in a tree of ``size``."""
     if (index is None) == (notification_id is None):
         raise InvalidInput("index", "one-of", "give exactly one of index and notification_id")
-    await run_in_threadpool(read_side.transparency.catch_up)
-    async with read_side.async_engine.connect() as conn:
+    read_side.transparency.catch_up()
+    with read_side.db.sync.connect() as conn:
         if index is None:
             assert notification_id is not None
-            index = await tq.leaf_index_of(conn, notification_id)
-        return await tq.inclusion(conn, index, size)
+            index = tq.leaf_index_of(conn, notification_id)
+        return tq.inclusion(conn, index, size)
 
 
 @router.get("/v1/audit/proofs/consistency")
-async def consistency_proof(
+def consistency_proof(
     read_side: ReadSideDep,
     _: AuditReader,
     first: Annotated[int, Query(ge=1)],
     second: Annotated[int, Query(ge=1)],
 ) -> dict[str, Any]:
     """Consistency proof that the tree of ``second`` leaves extends the tree of ``first``."""
-    await run_in_threadpool(read_side.transparency.catch_up)
-    async with read_side.async_engine.connect() as conn:
-        return await tq.consistency(conn, first, second)
+    read_side.transparency.catch_up()
+    return _consistency(read_side, first, second)
 
 
 @router.get("/v1/claims/{claim_id}/bundle")
