@@ -110,6 +110,13 @@ def bulk_insert(
     )
     cursor = conn.connection.cursor()
     try:
-        cursor.executemany(statement, rows)
+        if dialect.name == "postgresql":
+            # COPY streams the rows in one command: several times faster than executemany.
+            copy_sql = f"COPY {name} ({', '.join(quote(c) for c in columns)}) FROM STDIN"
+            with cursor.copy(copy_sql) as copy:
+                for row in rows:
+                    copy.write_row(row)
+        else:
+            cursor.executemany(statement, rows)
     finally:
         cursor.close()
