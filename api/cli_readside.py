@@ -129,7 +129,7 @@ def replay(until: str, out_dir: Path, progress: bool | None) -> None:
     ):
         result = run_replay(
             runtime.ledger.recorder,
-            runtime.ledger.mapper,
+            runtime.ledger.signed_mapper,
             keyring,
             out_dir,
             until_position=position,

@@ -69,7 +69,10 @@ def main() -> None:
         )
         with tempfile.TemporaryDirectory() as out:
             result = replay(
-                runtime.ledger.recorder, runtime.ledger.mapper, runtime.keyring, Path(out) / "r"
+                runtime.ledger.recorder,
+                runtime.ledger.signed_mapper,
+                runtime.keyring,
+                Path(out) / "r",
             )
         print(
             f"replay: {result.events:,} events verified and projected in {result.seconds:.1f}s, "

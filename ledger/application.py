@@ -45,6 +45,12 @@ class Ledger(Application[UUID]):
         """Use the signing mapper instead of the library's transcoder-only one."""
         return SignedMapper(self.signing_key)
 
+    @property
+    def signed_mapper(self) -> SignedMapper:
+        """The mapper, typed as the signing mapper it always is."""
+        assert isinstance(self.mapper, SignedMapper)
+        return self.mapper
+
     def construct_event_store(self) -> EventStore[UUID]:
         """Store events sealed and chained."""
         assert isinstance(self.mapper, SignedMapper)

@@ -91,8 +91,11 @@ class SignedMapper(Mapper[UUID]):
 
     def to_domain_event(self, stored_event: StoredEvent) -> DomainEventProtocol[UUID]:
         """Rebuild a domain event from its stored envelope, upcasting old class versions."""
-        body = json.loads(stored_event.state)["body"]
-        cls = resolve_topic(stored_event.topic)
+        return self.from_body(stored_event.topic, json.loads(stored_event.state)["body"])
+
+    def from_body(self, topic: str, body: dict[str, Any]) -> DomainEventProtocol[UUID]:
+        """Rebuild a domain event from an already parsed signed body."""
+        cls = resolve_topic(topic)
         event_state: dict[str, Any] = dict(body["payload"])
         event_state["originator_id"] = UUID(body["originator_id"])
         event_state["originator_version"] = body["originator_version"]

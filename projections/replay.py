@@ -15,12 +15,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from eventsourcing.persistence import ApplicationRecorder, Mapper, Notification
+from eventsourcing.persistence import ApplicationRecorder, Notification
 from sqlalchemy import create_engine, event
 
 from ledger.errors import InvalidInput, LedgerError
 from ledger.signing import Keyring
+from ledger.store import SignedMapper
 from ledger.verify import EventCheckFailed, LogVerifier, iter_log
 from projections.database import sqlite_pragmas
 from projections.digest import tables_digest
@@ -67,9 +69,16 @@ def parse_until(text: str) -> tuple[int | None, str | None]:
     return None, format_time(moment)
 
 
+def _recorded_at(notification: Notification) -> str:
+    try:
+        return str(json.loads(notification.state)["body"]["recorded_at"])
+    except (ValueError, KeyError, TypeError):
+        return ""
+
+
 def replay(
     recorder: ApplicationRecorder,
-    mapper: Mapper,  # type: ignore[type-arg]
+    mapper: SignedMapper,
     keyring: Keyring,
     out_dir: Path,
     until_position: int | None = None,
@@ -89,13 +98,13 @@ def replay(
     verifier = LogVerifier(keyring)
     started = time.perf_counter()
     count, last, last_time = 0, 0, None
-    batch: list[Notification] = []
+    batch: list[tuple[Notification, dict[str, Any]]] = []
 
     def flush() -> None:
         with engine.begin() as conn:
-            for notification in batch:
+            for notification, body in batch:
                 projection = topics[notification.topic]
-                projection.apply(conn, mapper.to_domain_event(notification), notification)
+                projection.apply(conn, mapper.from_body(notification.topic, body), notification)
             for projection in projections:
                 projection.flush(conn)
         batch.clear()
@@ -103,19 +112,20 @@ def replay(
     for notification in iter_log(recorder):
         if until_position is not None and notification.id > until_position:
             break
-        body = json.loads(notification.state)["body"]
-        if until_time is not None and body["recorded_at"] > until_time:
-            break
         try:
-            verifier.check(notification)
+            body = verifier.check(notification).body  # parsed once, verified, reused below
         except EventCheckFailed as failed:
+            if until_time is not None and _recorded_at(notification) > until_time:
+                break  # past the bound: not part of the replay, so not its failure
             raise ReplayError(
                 f"notification {notification.id} ({notification.originator_id} "
                 f"v{notification.originator_version}): {failed.reason.value}: {failed.detail}"
             ) from None
+        if until_time is not None and body["recorded_at"] > until_time:
+            break
         count, last, last_time = count + 1, notification.id, body["recorded_at"]
         if notification.topic in topics:
-            batch.append(notification)
+            batch.append((notification, body))
             if len(batch) >= BATCH:
                 flush()
         if progress is not None and count % 5000 == 0:
