@@ -6,7 +6,7 @@ import hashlib
 import json
 import random
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -58,7 +58,6 @@ class CommitResult:
     body: dict[str, Any]
     replayed: bool = False
     position: int = 0
-    accepted: list[dict[str, Any]] = field(default_factory=list)
 
 
 def request_fingerprint(payload: Any) -> str:
@@ -240,7 +239,6 @@ class ReceiptDesk:
                 result.status,
                 result.body,
                 position=recordings[-1].notification.id,
-                accepted=accepted,
             )
         raise Conflict(f"receipt {receipt_id} is being written by others; retry")
 
@@ -363,7 +361,7 @@ class ReceiptDesk:
 
 def _with_sources(receipt: Receipt, bindings: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
-        {**binding, **_binding_source(facts_entry(receipt, binding["span_id"]))}
+        {**binding, **_binding_source(receipt.pool_index.get(binding["span_id"]))}
         for binding in bindings
     ]
 
@@ -377,11 +375,6 @@ def pool_entry(span: ResolvedSpan) -> dict[str, Any]:
         "version_hash": span.version_hash,
         "text_sha256": span.text_sha256,
     }
-
-
-def facts_entry(receipt: Receipt, span_id: str) -> dict[str, Any] | None:
-    """The pool entry of a bound span, if it is in the pool."""
-    return receipt.pool_index.get(span_id)
 
 
 def _binding_source(entry: dict[str, Any] | None) -> dict[str, Any]:

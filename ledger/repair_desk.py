@@ -15,7 +15,7 @@ from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import RepairOutcome, find_repair
 from ledger.errors import Conflict, NotFound
 from ledger.gate import ClaimDraft, GateConfig, SpanFacts, judge
-from ledger.receipt_commands import ReceiptDesk, draft_from_json, facts_entry
+from ledger.receipt_commands import ReceiptDesk, draft_from_json
 from ledger.receipts import Receipt
 from ledger.repair_records import binding_to_repair, repair_record
 
@@ -67,7 +67,7 @@ class RepairDesk:
                     "span_id": outcome.new_binding.span_id,
                     "role": outcome.new_binding.role.value,
                     "quote": outcome.new_binding.quote,
-                    **_source(facts_entry(receipt, outcome.new_binding.span_id)),
+                    **_source(receipt.pool_index.get(outcome.new_binding.span_id)),
                 }
                 record["new_binding"] = new_binding
                 receipt.trigger_event(

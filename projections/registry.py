@@ -15,6 +15,7 @@ from sqlalchemy import Connection, bindparam, insert, select, update
 from ledger.sources import Source
 from ledger.span_codec import decode_spans
 from ledger.store import format_time
+from ledger.text.spans import Span
 from projections.runner import Projection
 from projections.schema import REGISTRY_TABLES, sources, spans, versions
 
@@ -45,6 +46,26 @@ _WITHDRAW = (
 _SOURCE_OF_AGGREGATE = select(sources.c.source_id).where(
     sources.c.aggregate_id == bindparam("b_aggregate")
 )
+
+
+def span_row(span: Span) -> dict[str, Any]:
+    """A span's columns in ``registry_spans`` (less its source, version and order)."""
+    ref = span.table_ref
+    return {
+        "span_id": span.span_id,
+        "start": span.start,
+        "end": span.end,
+        "text": span.text,
+        "sent_index": span.sent_index,
+        "parent_span_id": span.parent_span_id,
+        "heading_path": list(span.heading_path),
+        "paragraph": span.paragraph,
+        "page": span.page,
+        "table_id": ref.table_id if ref else None,
+        "table_row": ref.row if ref else None,
+        "table_col": ref.col if ref else None,
+        "envelope": span.envelope,
+    }
 
 
 class RegistryProjection(Projection):
@@ -167,24 +188,7 @@ class RegistryProjection(Projection):
         )
         version = event.version
         self._span_rows.extend(
-            {
-                "span_id": span.span_id,
-                "source_id": source_id,
-                "version": version,
-                "ord": ord_,
-                "start": span.start,
-                "end": span.end,
-                "text": span.text,
-                "sent_index": span.sent_index,
-                "parent_span_id": span.parent_span_id,
-                "heading_path": list(span.heading_path),
-                "paragraph": span.paragraph,
-                "page": span.page,
-                "table_id": span.table_ref.table_id if span.table_ref else None,
-                "table_row": span.table_ref.row if span.table_ref else None,
-                "table_col": span.table_ref.col if span.table_ref else None,
-                "envelope": span.envelope,
-            }
+            {**span_row(span), "source_id": source_id, "version": version, "ord": ord_}
             for ord_, span in enumerate(decoded)
         )
 

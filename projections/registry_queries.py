@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import RowMapping, and_, func, select
+from sqlalchemy import RowMapping, and_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ledger.errors import NotFound
@@ -85,7 +85,7 @@ def _in_force(versions_known: Sequence[dict[str, Any]], valid_at: str) -> int | 
     return None
 
 
-def span_json(row: RowMapping) -> dict[str, Any]:
+def span_json(row: RowMapping | dict[str, Any]) -> dict[str, Any]:
     """A span row as the API shows it."""
     result: dict[str, Any] = {
         "span_id": row["span_id"],
@@ -330,8 +330,3 @@ async def get_span_context(conn: AsyncConnection, span_id: str, window: int) -> 
         "before": [span_json(n) for n in neighbours if n["sent_index"] < row["sent_index"]],
         "after": [span_json(n) for n in neighbours if n["sent_index"] > row["sent_index"]],
     }
-
-
-async def count_spans(conn: AsyncConnection) -> int:
-    """Every span row (for diagnostics)."""
-    return int((await conn.execute(select(func.count()).select_from(spans))).scalar_one())

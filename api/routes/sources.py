@@ -15,6 +15,7 @@ from ledger.errors import PayloadTooLarge
 from ledger.source_commands import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
 from projections import registry_queries as queries
+from projections.registry import span_row
 
 router = APIRouter(tags=["sources"])
 
@@ -71,24 +72,8 @@ def check_body_size(request: Request) -> None:
 
 
 def span_out(span: Span) -> dict[str, Any]:
-    """A span as returned on ingestion (same shape as ``GET /v1/spans``)."""
-    result: dict[str, Any] = {
-        "span_id": span.span_id,
-        "start": span.start,
-        "end": span.end,
-        "text": span.text,
-        "sent_index": span.sent_index,
-        "parent_span_id": span.parent_span_id,
-        "heading_path": list(span.heading_path),
-        "paragraph": span.paragraph,
-        "page": span.page,
-        "table_ref": None,
-    }
-    if span.table_ref is not None:
-        ref = span.table_ref
-        result["table_ref"] = {"table_id": ref.table_id, "row": ref.row, "col": ref.col}
-        result["envelope"] = span.envelope
-    return result
+    """A span as returned on ingestion: the same shape as ``GET /v1/spans``."""
+    return queries.span_json(span_row(span))
 
 
 def _receipt(receipt: VersionReceipt, include_spans: bool, response: Response) -> dict[str, Any]:
