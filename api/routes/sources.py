@@ -142,7 +142,7 @@ async def withdraw_source(
 ) -> dict[str, Any]:
     """Withdraw a source: old citations still resolve, marked withdrawn."""
     await run_in_threadpool(ledger.sources.withdraw, source_id, body.reason, principal.actor)
-    await run_in_threadpool(read_side.catch_up)
+    await run_in_threadpool(read_side.registry.catch_up)  # read-your-writes: the registry only
     async with read_side.async_engine.connect() as conn:
         return await queries.get_source(conn, source_id)
 
