@@ -17,6 +17,10 @@ from ledger.store import format_time
 from projections.registry_queries import AsOf
 from projections.service import ReadSide
 
+MAX_INT = 2**63 - 1
+"""The largest value a 64-bit database integer holds: the bound of every position, size,
+index and offset a request may name (larger ones are 422, not a database error)."""
+
 
 def get_runtime(request: Request) -> LedgerRuntime:
     """The ledger runtime built by the app's lifespan."""

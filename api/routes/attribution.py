@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from api.deps import ReadSideDep, require
+from api.deps import MAX_INT, ReadSideDep, require
 from ledger.api_keys import Principal, Scope
 from ledger.attribution.locate import DEFAULT_THRESHOLD, Chunk, locate
 from ledger.attribution.ranker import Candidate
@@ -45,9 +45,9 @@ class ChunkIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     span_ids: list[str] | None = Field(default=None, max_length=MAX_CHUNK_SPANS)
     source_id: str | None = None
-    version: int | None = Field(default=None, ge=1)
-    start: int | None = Field(default=None, ge=0)
-    end: int | None = Field(default=None, ge=0)
+    version: int | None = Field(default=None, ge=1, le=MAX_INT)
+    start: int | None = Field(default=None, ge=0, le=MAX_INT)
+    end: int | None = Field(default=None, ge=0, le=MAX_INT)
 
     @model_validator(mode="after")
     def _one_form(self) -> ChunkIn:

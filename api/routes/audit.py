@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import PlainTextResponse
 
-from api.deps import AuditReader, ReadSideDep, RuntimeDep
+from api.deps import MAX_INT, AuditReader, ReadSideDep, RuntimeDep
 from api.routes.receipts import DeskDep
 from ledger.errors import InvalidInput
 from ledger.store import format_time
@@ -46,9 +46,11 @@ def _consistency(read_side: ReadSide, first: int, second: int) -> dict[str, Any]
 def inclusion_proof(
     read_side: ReadSideDep,
     _: AuditReader,
-    size: Annotated[int, Query(ge=1, description="tree size (a checkpoint's size)")],
-    index: Annotated[int | None, Query(ge=0, description="leaf index")] = None,
-    notification_id: Annotated[int | None, Query(ge=1, description="or the event's id")] = None,
+    size: Annotated[int, Query(ge=1, le=MAX_INT, description="tree size (a checkpoint's size)")],
+    index: Annotated[int | None, Query(ge=0, le=MAX_INT, description="leaf index")] = None,
+    notification_id: Annotated[
+        int | None, Query(ge=1, le=MAX_INT, description="or the event's id")
+    ] = None,
 ) -> dict[str, Any]:
     """Inclusion proof of one leaf (by index or by notification id) in a tree of ``size``."""
     if (index is None) == (notification_id is None):
@@ -65,8 +67,8 @@ def inclusion_proof(
 def consistency_proof(
     read_side: ReadSideDep,
     _: AuditReader,
-    first: Annotated[int, Query(ge=1)],
-    second: Annotated[int, Query(ge=1)],
+    first: Annotated[int, Query(ge=1, le=MAX_INT)],
+    second: Annotated[int, Query(ge=1, le=MAX_INT)],
 ) -> dict[str, Any]:
     """Consistency proof that the tree of ``second`` leaves extends the tree of ``first``."""
     read_side.transparency.catch_up()
@@ -81,7 +83,8 @@ def bundle(
     runtime: RuntimeDep,
     _: AuditReader,
     since_size: Annotated[
-        int | None, Query(ge=1, description="include a consistency proof from this size")
+        int | None,
+        Query(ge=1, le=MAX_INT, description="include a consistency proof from this size"),
     ] = None,
 ) -> dict[str, Any]:
     """One self-contained JSON document an auditor can verify offline."""

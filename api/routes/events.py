@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from api.deps import AuditReader, LedgerDep
+from api.deps import MAX_INT, AuditReader, LedgerDep
 from api.schemas import EventPage, StoredEventOut
 from ledger.application import MAX_PAGE
 
@@ -18,7 +18,7 @@ router = APIRouter(tags=["events"])
 def read_events(
     ledger: LedgerDep,
     _: AuditReader,
-    after: Annotated[int, Query(ge=0, description="return events after this id")] = 0,
+    after: Annotated[int, Query(ge=0, le=MAX_INT, description="return events after this id")] = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
 ) -> EventPage:
     """Events with notification id greater than ``after``, oldest first, as stored and signed."""

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from sqlalchemy import select
 
-from api.deps import AuditReader, ReadSideDep
+from api.deps import MAX_INT, AuditReader, ReadSideDep
 from projections.schema import review_queue
 
 router = APIRouter(tags=["review"])
@@ -17,7 +17,9 @@ router = APIRouter(tags=["review"])
 async def review(
     read_side: ReadSideDep,
     _: AuditReader,
-    after: Annotated[int, Query(ge=0, description="return items after this position")] = 0,
+    after: Annotated[
+        int, Query(ge=0, le=MAX_INT, description="return items after this position")
+    ] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
     """Entailment verdicts ``no`` and ``partial``, oldest first, paged by position."""

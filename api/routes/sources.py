@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import AsOfDep, LedgerDep, ReadSideDep, require
+from api.deps import MAX_INT, AsOfDep, LedgerDep, ReadSideDep, require
 from ledger.api_keys import Principal, Scope
 from ledger.errors import PayloadTooLarge
 from ledger.source_commands import SourceDraft, VersionReceipt
@@ -159,11 +159,11 @@ async def get_source(
 @router.get("/v1/sources/{source_id}/versions/{version}")
 async def get_version(
     source_id: str,
-    version: Annotated[int, Field(ge=1)],
+    version: Annotated[int, Field(ge=1, le=MAX_INT)],
     read_side: ReadSideDep,
     _: Reader,
     as_of: AsOfDep,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_INT)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
     """One version's frozen text, hash and a page of its spans (as of)."""

@@ -151,3 +151,22 @@ def test_secrets_never_reach_the_log(
     captured = capsys.readouterr()
     assert secret not in caplog.text
     assert secret not in captured.out + captured.err
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/events?after=99999999999999999999999",
+        "/v1/review?after=99999999999999999999999",
+        "/v1/audit/proofs/inclusion?size=1&index=99999999999999999999999",
+    ],
+)
+def test_positions_beyond_a_database_integer_are_422(
+    client: TestClient,
+    auth,  # type: ignore[no-untyped-def]
+    path: str,
+) -> None:
+    response = client.get(path, headers=auth("audit:read"))
+    assert response.status_code == 422
+    assert response.headers["content-type"] == PROBLEM
+    assert response.json()["errors"][0]["rule"] == "less_than_equal"
