@@ -104,6 +104,15 @@ class LogVerifier:
 
     def check(self, notification: Notification) -> SealedEvent:
         """Verify one event given every earlier one; raise :class:`EventCheckFailed`."""
+        sealed = self.check_links(notification)
+        if not self.keyring.verify(sealed.kid, sealed.body_bytes, sealed.signature):
+            raise EventCheckFailed(FailureReason.BAD_SIGNATURE, bad_signature_detail(sealed))
+        return sealed
+
+    def check_links(self, notification: Notification) -> SealedEvent:
+        """Checks 1-5 (everything but the signature itself), then advance the aggregate's
+        chain head: for callers that verify signatures in bulk elsewhere (see
+        :mod:`ledger.signature_pool`) and must not act on an event before they have."""
         try:
             sealed = open_state(notification.state)
         except MalformedEvent as exc:
@@ -144,13 +153,13 @@ class LogVerifier:
             raise EventCheckFailed(
                 FailureReason.UNKNOWN_KEY, f"key id {sealed.kid!r} is not in the keyring"
             )
-        if not self.keyring.verify(sealed.kid, sealed.body_bytes, sealed.signature):
-            raise EventCheckFailed(
-                FailureReason.BAD_SIGNATURE,
-                f"signature by key {sealed.kid} does not match the event body",
-            )
         self._heads[originator_id] = (version, sealed.event_hash)
         return sealed
+
+
+def bad_signature_detail(sealed: SealedEvent) -> str:
+    """The detail of a ``bad_signature`` failure."""
+    return f"signature by key {sealed.kid} does not match the event body"
 
 
 def verify_log(

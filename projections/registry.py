@@ -81,6 +81,10 @@ class RegistryProjection(Projection):
         self._source_rows: dict[str, dict[str, Any]] = {}
         self._version_rows: dict[tuple[str, int], dict[str, Any]] = {}
         self._span_rows: list[dict[str, Any]] = []
+        # Updates to rows written by earlier batches, applied in order by flush().
+        self._supersede: list[dict[str, Any]] = []
+        self._set_current: list[dict[str, Any]] = []
+        self._withdraw: list[dict[str, Any]] = []
 
     def forget(self) -> None:
         """Drop the source id cache and any unwritten rows."""
@@ -88,6 +92,9 @@ class RegistryProjection(Projection):
         self._source_rows.clear()
         self._version_rows.clear()
         self._span_rows.clear()
+        self._supersede.clear()
+        self._set_current.clear()
+        self._withdraw.clear()
 
     def apply(self, conn: Connection, event: Any, notification: Notification) -> None:
         """Dispatch on the event type."""
@@ -119,18 +126,21 @@ class RegistryProjection(Projection):
                     withdrawn_position=notification.id,
                 )
                 return
-            conn.execute(
-                _WITHDRAW,
+            self._withdraw.append(
                 {
                     "b_source": source_id,
                     "b_at": recorded_at,
                     "b_reason": event.reason,
                     "b_position": notification.id,
-                },
+                }
             )
 
     def flush(self, conn: Connection) -> None:
-        """Write the rows collected from the batch, one ``executemany`` per table."""
+        """Write the rows collected from the batch, one ``executemany`` per table and kind.
+
+        Updates only touch rows of earlier batches (rows of this batch are edited before they
+        are inserted), so they commute with the inserts; each kind keeps its event order.
+        """
         if self._source_rows:
             conn.execute(_INSERT_SOURCE, list(self._source_rows.values()))
             self._source_rows.clear()
@@ -140,6 +150,14 @@ class RegistryProjection(Projection):
         if self._span_rows:
             conn.execute(_INSERT_SPANS, self._span_rows)
             self._span_rows.clear()
+        for statement, rows in (
+            (_SUPERSEDE, self._supersede),
+            (_SET_CURRENT, self._set_current),
+            (_WITHDRAW, self._withdraw),
+        ):
+            if rows:
+                conn.execute(statement, rows)
+                rows.clear()
 
     def _add_version(
         self, conn: Connection, event: Any, notification: Notification, recorded_at: str
@@ -150,14 +168,13 @@ class RegistryProjection(Projection):
             if previous is not None:
                 previous.update(effective_to=event.effective_from, superseded_at=recorded_at)
             else:
-                conn.execute(
-                    _SUPERSEDE,
+                self._supersede.append(
                     {
                         "b_source": source_id,
                         "b_version": event.version - 1,
                         "b_to": event.effective_from,
                         "b_at": recorded_at,
-                    },
+                    }
                 )
         self._version_rows[source_id, event.version] = {
             "source_id": source_id,
@@ -179,9 +196,8 @@ class RegistryProjection(Projection):
         if pending is not None:
             pending.update(current_version=event.version, title=event.title)
         else:
-            conn.execute(
-                _SET_CURRENT,
-                {"b_source": source_id, "b_version": event.version, "b_title": event.title},
+            self._set_current.append(
+                {"b_source": source_id, "b_version": event.version, "b_title": event.title}
             )
         decoded = decode_spans(
             source_id, event.version_hash, event.text, event.heading_paths, event.spans, event.cells

@@ -20,10 +20,12 @@ from typing import Any
 from eventsourcing.persistence import ApplicationRecorder, Notification
 from sqlalchemy import create_engine, event
 
+from ledger import signature_pool
 from ledger.errors import InvalidInput, LedgerError
+from ledger.signature_pool import SignatureChecks
 from ledger.signing import Keyring
 from ledger.store import SignedMapper
-from ledger.verify import EventCheckFailed, LogVerifier, iter_log
+from ledger.verify import EventCheckFailed, FailureReason, LogVerifier, iter_log
 from projections.database import sqlite_pragmas
 from projections.digest import tables_digest
 from projections.receipts import ReceiptsProjection
@@ -76,6 +78,59 @@ def _recorded_at(notification: Notification) -> str:
         return ""
 
 
+def _failure(notification: Notification, reason: FailureReason, detail: str) -> ReplayError:
+    return ReplayError(
+        f"notification {notification.id} ({notification.originator_id} "
+        f"v{notification.originator_version}): {reason.value}: {detail}"
+    )
+
+
+class _Rebuild:
+    """The read models being rebuilt: events are applied in batches, and a batch commits
+    only once every signature handed in so far has verified."""
+
+    def __init__(self, path: Path, mapper: SignedMapper, signatures: SignatureChecks[Any]):
+        self.engine = create_engine(f"sqlite+pysqlite:///{path}")
+        event.listen(self.engine, "connect", sqlite_pragmas)
+        metadata.create_all(self.engine)
+        self.projections: list[Projection] = [RegistryProjection(), ReceiptsProjection()]
+        self.topics = {topic: p for p in self.projections for topic in p.topics}
+        self.mapper = mapper
+        self.signatures = signatures
+        self.batch: list[tuple[Notification, dict[str, Any]]] = []
+
+    def add(self, notification: Notification, body: dict[str, Any]) -> None:
+        if notification.topic in self.topics:
+            self.batch.append((notification, body))
+            if len(self.batch) >= BATCH:
+                self.flush()
+
+    def settle(self) -> None:
+        """Raise for the earliest event whose signature failed, if any."""
+        bad = self.signatures.settle()
+        if bad is not None:
+            raise _failure(bad, FailureReason.BAD_SIGNATURE, "the signature does not verify")
+
+    def flush(self) -> None:
+        with self.engine.begin() as conn:
+            for notification, body in self.batch:
+                event_ = self.mapper.from_body(notification.topic, body)
+                self.topics[notification.topic].apply(conn, event_, notification)
+            for projection in self.projections:
+                projection.flush(conn)
+            self.settle()  # nothing commits before every signature in it has verified
+        self.batch.clear()
+
+    def finish(self, last: int) -> str:
+        """Record the position reached; the digest of the rebuilt rows."""
+        with self.engine.begin() as conn:
+            for projection in self.projections:
+                conn.execute(tracking.insert().values(projection=projection.name, position=last))
+        digest = tables_digest(self.engine, REGISTRY_TABLES + RECEIPT_TABLES)
+        self.engine.dispose()
+        return digest
+
+
 def replay(
     recorder: ApplicationRecorder,
     mapper: SignedMapper,
@@ -90,50 +145,31 @@ def replay(
     path = out_dir / "readmodels.sqlite3"
     if path.exists():
         raise InvalidInput("out", "fresh", f"{path} exists; replay writes a fresh database")
-    engine = create_engine(f"sqlite+pysqlite:///{path}")
-    event.listen(engine, "connect", sqlite_pragmas)
-    metadata.create_all(engine)
-    projections: list[Projection] = [RegistryProjection(), ReceiptsProjection()]
-    topics = {topic: p for p in projections for topic in p.topics}
     verifier = LogVerifier(keyring)
     started = time.perf_counter()
     count, last, last_time = 0, 0, None
-    batch: list[tuple[Notification, dict[str, Any]]] = []
-
-    def flush() -> None:
-        with engine.begin() as conn:
-            for notification, body in batch:
-                projection = topics[notification.topic]
-                projection.apply(conn, mapper.from_body(notification.topic, body), notification)
-            for projection in projections:
-                projection.flush(conn)
-        batch.clear()
-
-    for notification in iter_log(recorder):
-        if until_position is not None and notification.id > until_position:
-            break
-        try:
-            body = verifier.check(notification).body  # parsed once, verified, reused below
-        except EventCheckFailed as failed:
-            if until_time is not None and _recorded_at(notification) > until_time:
-                break  # past the bound: not part of the replay, so not its failure
-            raise ReplayError(
-                f"notification {notification.id} ({notification.originator_id} "
-                f"v{notification.originator_version}): {failed.reason.value}: {failed.detail}"
-            ) from None
-        if until_time is not None and body["recorded_at"] > until_time:
-            break
-        count, last, last_time = count + 1, notification.id, body["recorded_at"]
-        if notification.topic in topics:
-            batch.append((notification, body))
-            if len(batch) >= BATCH:
-                flush()
-        if progress is not None and count % 5000 == 0:
-            progress(notification.id)
-    flush()
-    with engine.begin() as conn:
-        for projection in projections:
-            conn.execute(tracking.insert().values(projection=projection.name, position=last))
-    digest = tables_digest(engine, REGISTRY_TABLES + RECEIPT_TABLES)
-    engine.dispose()
+    with SignatureChecks[Notification](
+        keyring, chunk=signature_pool.CHUNK, parallel_after=signature_pool.PARALLEL_AFTER
+    ) as signatures:
+        rebuild = _Rebuild(path, mapper, signatures)
+        for notification in iter_log(recorder):
+            if until_position is not None and notification.id > until_position:
+                break
+            try:
+                sealed = verifier.check_links(notification)  # parsed once, reused below
+            except EventCheckFailed as failed:
+                if until_time is not None and _recorded_at(notification) > until_time:
+                    break  # past the bound: not part of the replay, so not its failure
+                rebuild.settle()  # an earlier event's bad signature is the first failure
+                raise _failure(notification, failed.reason, failed.detail) from None
+            body = sealed.body
+            if until_time is not None and body["recorded_at"] > until_time:
+                break
+            signatures.add(notification, sealed)
+            count, last, last_time = count + 1, notification.id, body["recorded_at"]
+            rebuild.add(notification, body)
+            if progress is not None and count % 5000 == 0:
+                progress(notification.id)
+        rebuild.flush()
+    digest = rebuild.finish(last)
     return ReplayResult(count, last, last_time, digest, time.perf_counter() - started, path)

@@ -177,3 +177,14 @@ def test_sealed_state_is_itself_canonical(populated: LedgerRuntime) -> None:
     for notification in populated.ledger.read_log(0, 10):
         assert canonical_json(json.loads(notification.state)) == notification.state
         assert open_state(notification.state).to_state() == notification.state
+
+
+def test_a_body_re_encoded_in_place_fails_its_signature(populated: LedgerRuntime) -> None:
+    tamper = Tamperer(populated)
+    state = tamper.state(3)
+    tamper.set_state(3, state.replace(b'{"body":{', b'{"body":{ ', 1))
+
+    failure = _verify(populated).failure
+
+    assert failure is not None
+    assert (failure.notification_id, failure.reason) == (3, FailureReason.BAD_SIGNATURE)
