@@ -13,7 +13,8 @@ Reads ``../shared/data`` relative to the repository (or ``PROVLEDGER_SHARED_DATA
 2. **Location.** Each ``supported`` and ``partially_supported`` claim becomes the answer
    ``"<claim> [1]"`` whose chunk ``1`` is its whole article; :func:`ledger.attribution.locate`
    picks a sentence. Precision: located sentences that are gold; recall: claims located on a
-   gold sentence; by threshold.
+   gold sentence; by threshold (at the default confidence) and by confidence (at the default
+   threshold), for all of them and for the ``supported`` ones alone.
 
 ``--speed`` times the ranker (index build plus one query) on pools of 10, 100 and 1,000 WiCE
 sentences, and times ``bm25s`` and ``rank_bm25`` on the same token lists when installed.
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ledger.attribution import (
+    DEFAULT_CONFIDENCE,
     DEFAULT_THRESHOLD,
     MAX_ATTEMPTS,
     Bm25Ranker,
@@ -49,7 +51,8 @@ from ledger.gate import Binding, ClaimDraft, GateConfig, SpanFacts, Status, judg
 
 REPO = Path(__file__).resolve().parents[1]
 SUPPORT_THRESHOLDS = (1.0, 0.9, 0.75, 0.5)
-LOCATE_THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+LOCATE_THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6)
+LOCATE_CONFIDENCES = (0.0, 0.5, 0.7, 0.8, 0.85, 0.9, 0.95)
 POOL_SIZES = (10, 100, 1000)
 
 
@@ -187,39 +190,91 @@ def _gate_failures(cases: list[tuple[Article, int]], ranker: Bm25Ranker) -> None
 # -- location ---------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class LocateRow:
+    """Location figures at one threshold and confidence, over all claims and ``supported`` ones."""
+
+    threshold: float
+    confidence: float
+    located: int
+    correct: int
+    recalled: int
+    twins: int
+    ambiguous: int
+    supported_located: int
+    supported_correct: int
+    supported_recalled: int
+
+
 def locate_eval(articles: list[Article]) -> None:
     """Run and print the location evaluation (section 2 of the module docstring)."""
     subset = [a for a in articles if a.label in ("supported", "partially_supported") and a.gold]
     n = len(subset)
-    print(f"\n== Location: {n} supported + partially supported claims")
-    split = 0
-    rows = []
-    for threshold in LOCATE_THRESHOLDS:
-        located = correct = recalled = twins = 0
-        for article in subset:
-            chunk = Chunk("1", tuple(Candidate(sid(i), t) for i, t in enumerate(article.sentences)))
-            found = locate(f"{article.claim} [1]", {"1": chunk}, threshold)
-            if threshold == LOCATE_THRESHOLDS[0]:
-                split += len(found) > 1
-            picks = [index_of(f.span_id) for f in found if f.span_id is not None]
-            hits = [i in article.gold for i in picks]
-            located += len(hits)
-            correct += sum(hits)
-            recalled += any(hits)
-            twins += sum(_near_gold(article, i) for i in picks if i not in article.gold)
-        rows.append((threshold, located, correct, recalled, twins))
+    n_supported = sum(a.label == "supported" for a in subset)
+    print(f"\n== Location: {n} supported + partially supported claims ({n_supported} supported)")
+    chunks = {
+        id(a): {"1": Chunk("1", tuple(Candidate(sid(i), t) for i, t in enumerate(a.sentences)))}
+        for a in subset
+    }
+    split = sum(len(locate(f"{a.claim} [1]", chunks[id(a)])) > 1 for a in subset)
     print(f"claims the segmenter splits into more than one sentence: {split}")
-    print(
-        f"\n{'threshold':>9} | {'located':>7} | {'precision':>16} | {'recall':>16} | "
-        f"{'wrong, near-duplicate of gold':>29}"
-    )
-    for threshold, located, correct, recalled, twins in rows:
-        mark = "  (default)" if threshold == DEFAULT_THRESHOLD else ""
-        print(
-            f"{threshold:9.1f} | {located:7d} | {share(correct, located):>16} | "
-            f"{share(recalled, n):>16} | {twins:>29}{mark}"
-        )
+    by_threshold = [_locate_row(subset, chunks, t, DEFAULT_CONFIDENCE) for t in LOCATE_THRESHOLDS]
+    by_confidence = [_locate_row(subset, chunks, DEFAULT_THRESHOLD, c) for c in LOCATE_CONFIDENCES]
+    print(f"\nby threshold, confidence {DEFAULT_CONFIDENCE}:")
+    _print_rows(by_threshold, n, n_supported, "threshold")
+    print(f"\nby confidence, threshold {DEFAULT_THRESHOLD} (confidence 0: no ambiguity rule):")
+    _print_rows(by_confidence, n, n_supported, "confidence")
+    print("ambiguous: recall reaches the threshold but the posterior stays below the confidence")
     print("near-duplicate: content-term Jaccard >= 0.5 with a gold sentence (diagnostic only)")
+
+
+def _locate_row(
+    subset: list[Article],
+    chunks: dict[int, dict[str, Chunk]],
+    threshold: float,
+    confidence: float,
+) -> LocateRow:
+    """Locate every claim of ``subset`` at ``threshold`` and ``confidence`` and count."""
+    counts: Counter[str] = Counter()
+    for article in subset:
+        found = locate(
+            f"{article.claim} [1]", chunks[id(article)], threshold, confidence=confidence
+        )
+        picks = [index_of(f.span_id) for f in found if f.span_id is not None]
+        hits = [i in article.gold for i in picks]
+        counts["ambiguous"] += sum(
+            f.span_id is None and f.score is not None and f.score >= threshold for f in found
+        )
+        counts["twins"] += sum(_near_gold(article, i) for i in picks if i not in article.gold)
+        for prefix in ("", "supported_") if article.label == "supported" else ("",):
+            counts[prefix + "located"] += len(hits)
+            counts[prefix + "correct"] += sum(hits)
+            counts[prefix + "recalled"] += any(hits)
+    return LocateRow(
+        threshold,
+        confidence,
+        *(counts[k] for k in ("located", "correct", "recalled", "twins", "ambiguous")),
+        *(counts["supported_" + k] for k in ("located", "correct", "recalled")),
+    )
+
+
+def _print_rows(rows: list[LocateRow], n: int, n_supported: int, varied: str) -> None:
+    """One line per row; the default setting is marked."""
+    print(
+        f"{varied:>10} | {'located':>7} | {'precision':>16} | {'recall':>16} | "
+        f"{'supported prec.':>15} | {'supported rec.':>15} | {'ambiguous':>9} | "
+        f"{'wrong, near-dup.':>16}"
+    )
+    for row in rows:
+        value = row.threshold if varied == "threshold" else row.confidence
+        default = row.threshold == DEFAULT_THRESHOLD and row.confidence == DEFAULT_CONFIDENCE
+        print(
+            f"{value:10.2f} | {row.located:7d} | {share(row.correct, row.located):>16} | "
+            f"{share(row.recalled, n):>16} | "
+            f"{share(row.supported_correct, row.supported_located):>15} | "
+            f"{share(row.supported_recalled, n_supported):>15} | {row.ambiguous:9d} | "
+            f"{row.twins:>16}" + ("  (default)" if default else "")
+        )
 
 
 def _near_gold(article: Article, index: int) -> bool:

@@ -7,17 +7,22 @@ citation down to one span of the cited chunks, or says it cannot:
    split into sentences by :func:`ledger.text.segment.split_sentences`, and each marker goes to
    the sentence that contains it, or else to the sentence before it (``Paris.[1] It`` cites
    from ``Paris.``); marker keys that name no chunk are ignored;
-2. each span of the cited chunks is scored by **content-word recall**: the share of the
-   sentence's distinct content terms (:func:`ledger.attribution._words.terms`: stop words
-   removed, light stemming, numbers kept) that occur in the span's text or envelope;
-3. the best span is returned when its score reaches ``threshold``, else ``span_id`` is
-   ``None``: failing to find is better than finding wrong. Ties go to the span with the larger
-   share of its own terms in the sentence (the more focused span), then to citation order
-   (chunks in the order the sentence cites them, spans in chunk order).
+2. the spans of the cited chunks form a pool (:class:`ledger.attribution._evidence.EvidencePool`):
+   each span's evidence is the sum of ``ln(N / df)`` over the sentence's content terms it holds
+   (:func:`ledger.attribution._words.terms`: stop words removed, light stemming, numbers kept),
+   so a word few spans share says more than one most spans share; the span with the most
+   evidence is the candidate, and its posterior probability of being the source follows;
+3. the candidate is returned when its **content-word recall** (the share of the sentence's
+   distinct terms it holds) reaches ``threshold`` *and* its posterior reaches ``confidence``;
+   else ``span_id`` is ``None``: failing to find is better than finding wrong. The first rule
+   refuses a span that covers too little of the sentence, the second a span that another one
+   explains nearly as well (an ambiguous pointer). Exact ties between different spans are
+   therefore never located; spans with identical terms are one candidate, and the first in
+   citation order (chunks in the order the sentence cites them, spans in chunk order) is named.
 
-A sentence that cites no known chunk gets ``span_id`` and ``score`` ``None``; so does a cited
-sentence with no content word or whose chunks hold no span. A cited sentence whose best span
-stays below the threshold keeps that best score, to show how near it came.
+A sentence that cites no known chunk gets ``span_id``, ``score`` and ``confidence`` ``None``;
+so does a cited sentence with no content word or whose chunks hold no span. A cited sentence
+that is not located keeps the candidate's recall and posterior, to show how near it came.
 """
 
 from __future__ import annotations
@@ -25,14 +30,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ledger.attribution._evidence import EvidencePool
 from ledger.attribution._markers import Marker, find_markers, mask_markers, strip_markers
 from ledger.attribution._words import term_set
 from ledger.attribution.ranker import Candidate
 from ledger.errors import InvalidInput
 from ledger.text.segment import split_sentences
 
-DEFAULT_THRESHOLD = 0.4
+DEFAULT_THRESHOLD = 0.25
 """Least content-word recall for a location (see ``docs/attribution.md`` for the data)."""
+DEFAULT_CONFIDENCE = 0.8
+"""Least posterior probability for a location: odds of at least 4 to 1 against every other span."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +57,8 @@ class Located:
 
     ``start`` and ``end`` are offsets into the answer, covering the sentence and its markers;
     ``sentence`` is that text without the markers; ``markers`` are the chunk keys it cites,
-    in order of first citation.
+    in order of first citation. ``score`` is the candidate span's content-word recall and
+    ``confidence`` its posterior probability of being the source among the cited spans.
     """
 
     sentence: str
@@ -58,32 +67,50 @@ class Located:
     markers: tuple[str, ...]
     span_id: str | None
     score: float | None
+    confidence: float | None
 
 
 def locate(
-    answer: str, chunks: Mapping[str, Chunk], threshold: float = DEFAULT_THRESHOLD
+    answer: str,
+    chunks: Mapping[str, Chunk],
+    threshold: float = DEFAULT_THRESHOLD,
+    *,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> list[Located]:
     """Locate every sentence of ``answer`` on a span of the chunks its markers cite.
 
-    Raises :class:`~ledger.errors.InvalidInput` when ``threshold`` is not in ``(0, 1]``.
+    Raises :class:`~ledger.errors.InvalidInput` when ``threshold`` is not in ``(0, 1]`` or
+    ``confidence`` not in ``[0, 1]`` (0 turns the ambiguity rule off).
     """
     if not 0 < threshold <= 1:
         raise InvalidInput(
             "threshold", "unit_interval", f"threshold must be in (0, 1]; got {threshold}"
+        )
+    if not 0 <= confidence <= 1:
+        raise InvalidInput(
+            "confidence", "unit_interval", f"confidence must be in [0, 1]; got {confidence}"
         )
     markers = find_markers(answer)
     ranges = split_sentences(mask_markers(answer, markers))
     if not ranges:
         return []
     owned = _assign(ranges, markers)
+    pools: dict[tuple[str, ...], EvidencePool] = {}
     located: list[Located] = []
     for (first, last), mine in zip(ranges, owned, strict=True):
         start = min(first, mine[0].start) if mine else first
         end = max(last, mine[-1].end) if mine else last
         sentence = strip_markers(answer[start:end])
         keys = _known_keys(mine, chunks)
-        span_id, score = _best_span(sentence, [chunks[key] for key in keys], threshold)
-        located.append(Located(sentence, start, end, keys, span_id, score))
+        if keys not in pools:
+            pools[keys] = EvidencePool(span for key in keys for span in chunks[key].spans)
+        found = pools[keys].best(term_set(sentence))
+        if found is None:
+            located.append(Located(sentence, start, end, keys, None, None, None))
+            continue
+        sure = found.recall >= threshold and found.posterior >= confidence
+        span_id = found.span_id if sure else None
+        located.append(Located(sentence, start, end, keys, span_id, found.recall, found.posterior))
     return located
 
 
@@ -109,32 +136,3 @@ def _known_keys(markers: list[Marker], chunks: Mapping[str, Chunk]) -> tuple[str
             if key in chunks:
                 keys.setdefault(key)
     return tuple(keys)
-
-
-def _best_span(
-    sentence: str, cited: list[Chunk], threshold: float
-) -> tuple[str | None, float | None]:
-    """The best span of ``cited`` for ``sentence`` and its score, by the module's rules."""
-    wanted = term_set(sentence)
-    if not wanted:
-        return None, None
-    best: tuple[float, float, int] | None = None
-    best_id: str | None = None
-    order = 0
-    seen: set[str] = set()
-    for chunk in cited:
-        for span in chunk.spans:
-            if span.span_id in seen:
-                continue
-            seen.add(span.span_id)
-            have = term_set(span.text) | (term_set(span.envelope) if span.envelope else set())
-            shared = len(wanted & have)
-            key = (shared / len(wanted), shared / len(have) if have else 0.0, -order)
-            order += 1
-            if best is None or key > best:
-                best, best_id = key, span.span_id
-    if best is None:
-        return None, None
-    if best[0] >= threshold:
-        return best_id, best[0]
-    return None, best[0]

@@ -1,12 +1,21 @@
-"""After-the-fact location: markers, sentence offsets, overlap scores and the threshold."""
+"""After-the-fact location: markers, sentence offsets, recall, evidence and the two thresholds."""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.attribution import DEFAULT_THRESHOLD, Candidate, Chunk, Located, locate
+from ledger.attribution import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_THRESHOLD,
+    Candidate,
+    Chunk,
+    Located,
+    locate,
+)
 from ledger.attribution._markers import find_markers, strip_markers
 from ledger.errors import InvalidInput
 
@@ -23,6 +32,7 @@ CHUNKS = {
         (
             Candidate("b1", "The harbour tunnel opened in 1992."),
             Candidate("b2", "Tolls pay for the upkeep of the bridge and the tunnel."),
+            Candidate("b3", "Ferries crossed the harbour until then."),
         ),
     ),
 }
@@ -37,8 +47,11 @@ def test_locates_each_cited_sentence_on_its_best_span() -> None:
 
 def test_strips_markers_from_the_sentence() -> None:
     found = locate("The main span is 503 metres long [1].", CHUNKS)
+    # Five terms only a2 of the two spans holds: odds of 2**5 to 1.
     assert found == [
-        Located("The main span is 503 metres long.", 0, 37, ("1",), "a2", 1.0),
+        Located(
+            "The main span is 503 metres long.", 0, 37, ("1",), "a2", 1.0, pytest.approx(32 / 33)
+        ),
     ]
 
 
@@ -94,41 +107,108 @@ def test_returns_no_span_below_the_threshold_but_keeps_the_best_score() -> None:
 
 
 def test_locates_at_exactly_the_threshold() -> None:
-    found = locate("The bridge was painted green [1].", CHUNKS, threshold=1 / 3)
-    assert (found[0].span_id, found[0].score) == ("a1", pytest.approx(1 / 3))
-    assert locate("The bridge was painted green [1].", CHUNKS, threshold=0.34)[0].span_id is None
+    answer = "The bridge took six years to paint green [1]."
+    found = locate(answer, CHUNKS, threshold=0.5)
+    assert (found[0].span_id, found[0].score) == ("a1", 0.5)
+    assert locate(answer, CHUNKS, threshold=0.51)[0].span_id is None
 
 
 def test_gives_a_sentence_without_markers_no_span_and_no_score() -> None:
     found = locate("The bridge was completed in 1932.", CHUNKS)
-    assert (found[0].markers, found[0].span_id, found[0].score) == ((), None, None)
+    assert (found[0].markers, found[0].span_id, found[0].score, found[0].confidence) == (
+        (),
+        None,
+        None,
+        None,
+    )
 
 
-def test_breaks_ties_towards_the_more_focused_span_then_citation_order() -> None:
-    chunks = {
-        "1": Chunk("x", (Candidate("long", "Bridge tolls rose, and so did rents."),)),
-        "2": Chunk("y", (Candidate("short", "Bridge tolls rose."),)),
-        "3": Chunk("z", (Candidate("twin", "Bridge tolls rose."),)),
-    }
-    assert locate("Bridge tolls rose [1][2].", chunks)[0].span_id == "short"
-    assert locate("Bridge tolls rose [3][2].", chunks)[0].span_id == "twin"
-    assert locate("Bridge tolls rose [2][3].", chunks)[0].span_id == "short"
+TIED = {
+    "1": Chunk("x", (Candidate("long", "Bridge tolls rose, and so did rents."),)),
+    "2": Chunk("y", (Candidate("short", "Bridge tolls rose."),)),
+    "3": Chunk("z", (Candidate("twin", "Bridge tolls rose."),)),
+}
+
+
+def test_returns_no_span_when_two_different_spans_explain_the_sentence_equally() -> None:
+    found = locate("Bridge tolls rose [1][2].", TIED)
+    assert (found[0].span_id, found[0].score, found[0].confidence) == (None, 1.0, 0.5)
+
+
+def test_names_the_first_cited_of_spans_with_the_same_terms() -> None:
+    found = locate("Bridge tolls rose [3][2].", TIED)
+    assert (found[0].span_id, found[0].confidence) == ("twin", 1.0)
+    assert locate("Bridge tolls rose [2][3].", TIED)[0].span_id == "short"
+
+
+def test_confidence_zero_turns_the_ambiguity_rule_off() -> None:
+    assert locate("Bridge tolls rose [1][2].", TIED, confidence=0)[0].span_id == "long"
+    assert locate("Bridge tolls rose [2][1].", TIED, confidence=0)[0].span_id == "short"
+
+
+BRIDGE = {
+    "1": Chunk(
+        "history",
+        (
+            Candidate("p1", "The bridge opened to traffic."),
+            Candidate("p2", "The bridge opened after delays."),
+            Candidate("p3", "The bridge opened with a parade and fireworks."),
+            Candidate("p4", "Engineers finished the bridge in 1932."),
+        ),
+    )
+}
+
+
+def test_weighs_a_word_few_spans_hold_above_words_most_spans_hold() -> None:
+    # Every span holds "bridge", p1-p3 hold "opened", only p4 holds "1932".
+    found = locate("The bridge opened in 1932 [1].", BRIDGE, confidence=0)
+    assert (found[0].span_id, found[0].score) == ("p4", pytest.approx(2 / 3))
+    # Odds of 4 (one word in one of four spans) against 4/3 for each of three rivals.
+    assert found[0].confidence == pytest.approx(4 / (4 + 3 * 4 / 3))
+
+
+def test_returns_no_span_when_rivals_share_the_evidence() -> None:
+    found = locate("The bridge opened in 1932 [1].", BRIDGE)
+    assert found[0].span_id is None
+    assert found[0].confidence is not None
+    assert found[0].confidence < DEFAULT_CONFIDENCE
+
+
+def test_locates_on_the_span_whose_rare_words_the_sentence_repeats() -> None:
+    found = locate("The bridge opened with a parade and fireworks [1].", BRIDGE)
+    assert found[0].span_id == "p3"
+    assert found[0].confidence is not None
+    assert found[0].confidence >= DEFAULT_CONFIDENCE
+
+
+def test_a_word_every_span_holds_is_no_evidence() -> None:
+    found = locate("It is a bridge [1].", BRIDGE)
+    assert (found[0].span_id, found[0].score, found[0].confidence) == (None, 1.0, 1 / 4)
 
 
 def test_reads_the_envelope_of_a_table_cell() -> None:
     chunks = {"1": Chunk("t", (Candidate("c1", "503", envelope="Bridge, row Main span, metres"),))}
-    assert locate("The main span is 503 metres [1].", chunks)[0].span_id == "c1"
+    found = locate("The main span is 503 metres [1].", chunks)
+    # A chunk of one span leaves no rival: the posterior is 1 and recall alone decides.
+    assert (found[0].span_id, found[0].confidence) == ("c1", 1.0)
 
 
 def test_returns_nothing_for_an_empty_answer() -> None:
     assert locate("   ", CHUNKS) == []
 
 
-@pytest.mark.parametrize("threshold", [0.0, -0.1, 1.5])
+@pytest.mark.parametrize("threshold", [0.0, -0.1, 1.5, math.nan])
 def test_rejects_a_threshold_outside_the_unit_interval(threshold: float) -> None:
     with pytest.raises(InvalidInput, match=r"threshold must be in \(0, 1\]") as caught:
         locate("Anything [1].", CHUNKS, threshold)
     assert (caught.value.field, caught.value.rule) == ("threshold", "unit_interval")
+
+
+@pytest.mark.parametrize("confidence", [-0.1, 1.5, math.nan])
+def test_rejects_a_confidence_outside_the_unit_interval(confidence: float) -> None:
+    with pytest.raises(InvalidInput, match=r"confidence must be in \[0, 1\]") as caught:
+        locate("Anything [1].", CHUNKS, confidence=confidence)
+    assert (caught.value.field, caught.value.rule) == ("confidence", "unit_interval")
 
 
 _WORDS = ["bridge", "tunnel", "opened", "in", "1992", "The", "tolls", "rose", "metres"]
@@ -146,6 +226,11 @@ def test_located_sentences_are_ordered_disjoint_ranges_of_the_answer(answer: str
         assert previous_end <= located.start < located.end <= len(answer)
         assert located.sentence == strip_markers(answer[located.start : located.end])
         assert set(located.markers) <= {"1", "2"}
+        if located.span_id is not None:
+            assert located.score is not None
+            assert located.score >= DEFAULT_THRESHOLD
+            assert located.confidence is not None
+            assert located.confidence >= DEFAULT_CONFIDENCE
         previous_end = located.end
     # Every known marker belongs to some sentence, unless the answer has no sentence at all.
     cited = [key for located in found for key in located.markers]

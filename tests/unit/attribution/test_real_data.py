@@ -84,3 +84,22 @@ def test_locate_finds_only_spans_of_the_cited_article(rows: list[dict[str, objec
         for located in locate(answer, {"1": Chunk("article", spans)}):
             assert located.span_id is None or located.span_id in {s.span_id for s in spans}
             assert 0 <= located.start < located.end <= len(answer)
+
+
+def test_locate_mostly_names_gold_sentences_and_locates_most_claims(
+    rows: list[dict[str, object]],
+) -> None:
+    located = on_gold = 0
+    for row in rows:
+        sentences = row["sentences"]
+        gold = row["gold"]
+        assert isinstance(sentences, tuple)
+        assert isinstance(gold, frozenset)
+        spans = tuple(Candidate(f"s{i}", t) for i, t in enumerate(sentences))
+        for found in locate(f"{row['claim']} [1]", {"1": Chunk("article", spans)}):
+            if found.span_id is not None:
+                located += 1
+                on_gold += int(found.span_id[1:]) in gold
+    # The evaluation reports the full figures; this only guards against a collapse of either.
+    assert located >= len(rows) // 2
+    assert on_gold >= located * 9 // 10
