@@ -208,7 +208,18 @@ _QUESTION = re.compile(
 )
 
 
-_FIGURE = re.compile(r"\s*\(?\s*[-$€£]?\s*[\d,]+(?:\.\d+)?\s*%?\s*\)?\s*")
+_FIGURE = re.compile(r"\s*\(?\s*[-$€£]?\s*\d[\d,]*(?<!,)(?:\.\d+)?\s*%?\s*\)?\s*")
+_EMPTY_VALUE = re.compile(
+    r"\s*(?:none|nil|n/?a|[-\u2013\u2014]|\$\s*[-\u2013\u2014])\s*", re.IGNORECASE
+)
+"""A value cell that states no figure (``None``, ``N/A``, ``—``): a value, not a header."""
+_CAPTION = re.compile(
+    r"\bfollowing\b|\b(?:table|summari[sz]ed|set\s+forth|shown|presented|provided|detailed|"
+    r"listed|reconciled)\s+below\b|\bbelow\s*:|\bas\s+follows\b|:\s*$",
+    re.IGNORECASE,
+)
+"""A paragraph sentence that introduces a table (``The following table presents ...``,
+``... were as follows:``): the table's caption."""
 
 
 def _number(text: str) -> float | None:
@@ -238,6 +249,8 @@ def _decimals(value: float) -> int:
 
 _SPACED_DIGITS = re.compile(r"\b\d(?: \d){3}\b")
 _AVERAGE_DIVISOR = re.compile(r"\)\s*/\s*(\d+)\s*$")
+_MINUS_ONE = re.compile(r"/[^/]*-\s*1\s*$")
+_CHANGE_OVER_BASE = re.compile(r"^\s*[(\[][^/]*[)\]]\s*/\s*\(?[^/]*$")
 _HUNDRED = re.compile(r"[*x\u00d7/]\s*100\b|\b100\s*[*x\u00d7]")
 
 
@@ -268,23 +281,51 @@ def _column_headers(rows: list[list[str]], width: int) -> list[str]:
     return [" ".join(p) for p in parts]
 
 
-def _table_spans(table: list[list[str]]) -> list[SpanFacts]:
+def _header_rows(rows: list[list[str]]) -> int:
+    """How many leading rows are headers: rows before the first row that writes a figure (a
+    year is a header) or states an empty value (``None``, ``N/A``, ``—``). A row with only a
+    column-0 label after a row of column labels opens a section, so it ends the header."""
+    labelled = False
+    for index, row in enumerate(rows):
+        values = [c for c in row[1:] if c]
+        if any(
+            (_FIGURE.fullmatch(c) and not re.fullmatch(r"\d{4}", c)) or _EMPTY_VALUE.fullmatch(c)
+            for c in values
+        ):
+            return index
+        if labelled and row[0] and not values:
+            return index
+        labelled = labelled or bool(values)
+    return len(rows)
+
+
+def caption(table: list[list[str]], sentences: list[str]) -> str | None:
+    """The paragraph sentence that introduces the table (``The following table presents the
+    assets and liabilities of IMFT:``), as a report's reader sees its caption: of the sentences
+    that introduce a table, the one sharing most words with the table's labels (the first on a
+    tie); ``None`` when no sentence introduces one."""
+    labels = content_stems(" ".join(" ".join(row) for row in table))
+    found = [s.strip() for s in sentences if _CAPTION.search(s)]
+    if not found:
+        return None
+    return max(found, key=lambda s: len(content_stems(s) & labels))
+
+
+def _table_spans(table: list[list[str]], title: str | None = None) -> list[SpanFacts]:
     """Cells of a TAT-QA table as citeable spans with envelopes, as the ledger renders them.
 
-    TAT-QA tables have no title; the column-0 labels of the header rows (``($ in millions)``,
-    ``Years Ended December 31,``) stand in for it. A row with a label and no values opens a
-    section whose label prefixes the rows below it (``Revenue: Product``).
+    TAT-QA tables have no title: the ``title`` given (the table's caption) and the column-0
+    labels of the header rows (``($ in millions)``, ``Years Ended December 31,``) stand in for
+    it. A row with a label and no values opens a section whose label prefixes the rows below it
+    (``Revenue: Product``).
     """
     rows = [[_clean_cell(c) for c in row] for row in table]
     width = max((len(r) for r in rows), default=0)
     rows = [r + [""] * (width - len(r)) for r in rows]
-    header_rows = 0
-    for row in rows:
-        if any(_FIGURE.fullmatch(c) and not re.fullmatch(r"\d{4}", c) for c in row[1:] if c):
-            break
-        header_rows += 1
+    header_rows = _header_rows(rows)
     headers = _column_headers(rows[:header_rows], width)
-    title = " ".join(r[0] for r in rows[:header_rows] if r[0]) or "Table"
+    notes = [r[0] for r in rows[:header_rows] if r[0]]
+    title = " ".join([title, *notes] if title else notes) or "Table"
     out = []
     section = ""
     for r, row in enumerate(rows[header_rows:], start=header_rows):
@@ -303,8 +344,10 @@ def _table_spans(table: list[list[str]]) -> list[SpanFacts]:
 def _operand_values(derivation: str) -> list[float]:
     """The figures a derivation reads from the document, without its arithmetic constants.
 
-    ``(a + b) / 2`` divides by the count of its terms and ``x 100`` turns a ratio into a
-    percentage; neither figure is evidence anyone would cite.
+    ``(a + b) / 2`` divides by the count of its terms, ``x 100`` turns a ratio into a
+    percentage and the ``- 1`` of ``a / b - 1`` turns it into a change; none of these is
+    evidence anyone would cite. The base of a percent change, ``(a - b) / b``, is one figure
+    read twice, so it is cited once.
     """
     values = [abs(a.mantissa) for a in numbers(derivation)]
     divisor = _AVERAGE_DIVISOR.search(derivation)
@@ -312,6 +355,10 @@ def _operand_values(derivation: str) -> list[float]:
         values.pop()
     if _HUNDRED.search(derivation) and 100.0 in values:
         values.remove(100.0)
+    if _MINUS_ONE.search(derivation) and values and values[-1] == 1.0:
+        values.pop()
+    if _CHANGE_OVER_BASE.search(derivation) and len(values) == 3 and values[1] == values[2]:
+        values.pop()
     return values
 
 
@@ -354,12 +401,13 @@ def bind_operands(
 def tatqa_cases(root: Path) -> Iterator[Case]:
     """Arithmetic answers as claims citing their gold cells, and three perturbations of each."""
     for context in tatqa(root):
-        cells = _table_spans(context["table"]["table"])  # type: ignore[index]
+        table = context["table"]["table"]  # type: ignore[index]
         paragraphs = [
             sentence
             for p in context["paragraphs"]  # type: ignore[attr-defined]
             for sentence in sentences_of(p["text"])
         ]
+        cells = _table_spans(table, caption(table, paragraphs))
         for q in context["questions"]:  # type: ignore[attr-defined]
             if q["answer_type"] != "arithmetic" or not isinstance(q["answer"], int | float):
                 continue

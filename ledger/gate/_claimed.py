@@ -92,10 +92,12 @@ def read_claim(claim: str | Reading) -> tuple[ClaimedResult | None, list[Amount]
         return best, amounts
     last = amounts[-1]
     if cues:
-        # The first cue of the first kind in _CUES order. "The change in X from 2018 to 2019
-        # was -12.6": the cue heads the subject. A cue elsewhere names the operation but
-        # neither makes it explicit nor gives a direction.
-        found, operation, _, _ = min(cues, key=lambda c: (c[3], c[0].start()))
+        # The first cue of the claim (of the first kind in _CUES order where two start
+        # together, so "percentage change" beats "percentage"): "The change in X from 2018 to
+        # 2019 was -12.6", "The average proportion of X is 52.5%": the cue heads the subject.
+        # A cue elsewhere names the operation but neither makes it explicit nor gives a
+        # direction.
+        found, operation, _, _ = min(cues, key=lambda c: (c[0].start(), c[3]))
         heads = found.start() <= _HEAD_REACH and bool(_COPULA.search(text[: last.start]))
         return ClaimedResult(last, _refine(operation, last), 0, explicit=heads), amounts
     return ClaimedResult(last, None, 0, explicit=False), amounts

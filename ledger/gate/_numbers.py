@@ -30,8 +30,11 @@ _DATE_PATTERNS = (
     re.compile(rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>\d{{4}})\b"),
     re.compile(rf"{_MONTH},?\s+(?P<year>\d{{4}})\b"),
     re.compile(rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?![.,]\d)"),
+    re.compile(rf"(?<![\d.,])\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}"),
     re.compile(r"(?<![\w$€£¥.,])(?P<year>1[5-9]\d\d|20\d\d)(?![\w%]|[.,]\d)"),
 )
+_PLAIN_DATE_PATTERNS = (_DATE_PATTERNS[0], _DATE_PATTERNS[-1])
+"""The patterns without a month name: ISO dates and bare years."""
 _NUMBER = re.compile(
     r"(?P<open>\()?"
     r"(?P<cur>US\$|[$€£¥₹]|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|INR)\b)?\s*"
@@ -86,7 +89,7 @@ class Amount:
 @dataclass(frozen=True, slots=True)
 class DateMention:
     """A calendar date or year: ``key`` is ``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY``, or
-    ``--MM-DD`` for a day of a month written without its year (``June 30``)."""
+    ``--MM-DD`` for a day of a month written without its year (``June 30``, ``1 April``)."""
 
     text: str
     start: int
@@ -105,7 +108,7 @@ def dates(text: str) -> list[DateMention]:
         return found
     taken: list[tuple[int, int]] = []
     # The month-name patterns only run when a month name stands next to a digit.
-    patterns = _DATE_PATTERNS if _MONTH_HINT.search(text) else _DATE_PATTERNS[::5]
+    patterns = _DATE_PATTERNS if _MONTH_HINT.search(text) else _PLAIN_DATE_PATTERNS
     for pattern in patterns:
         for match in pattern.finditer(text):
             if _overlaps(match.start(), match.end(), taken):

@@ -39,9 +39,15 @@ _IDENTIFIERS = re.compile(
 ``4.2.1(b)``), letter-digit codes (``A320``, ``FY2023``, ``COVID-19``) and ``ABC-123``."""
 _DIGIT_CHUNK = re.compile(r"[^\s\d]*\d\S*")
 _SPACES = re.compile(r"\s+")
-_NOT_CUES = re.compile(r"\bNO\b\.?|\b[Nn]o\.(?=\s*\d)|\bMay(?=\s+\d)|(?<=[\w,]\s)May\b")
+_NOT_CUES = re.compile(
+    r"\bNO\b\.?|\b[Nn]o\.(?=\s*\d)|\bMay(?=\s+\d)|(?<=[\w,]\s)May\b"
+    r"|(?i:\bin\s+(?:[$€£]\s*|u\.?s\.?\s+)?(?:thousands|millions|billions)\b[^;:()\n]{0,40}?"
+    r"\bexcept\b)"
+)
 """``NO.``/``No. 5`` (number), ``May 31`` and a capitalised ``May`` inside a sentence (month)
-are not negation or hedging cues."""
+are not negation or hedging cues; nor is the ``except`` of a unit note (``in millions, except
+per share amounts``), which says which figures the scale applies to, not that anything is
+false."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +175,7 @@ def read_text(text: str, *, scale: bool = False) -> Reading:
     )
     words = tokens(text)
     masked_cues = (
-        "May" in text or "NO" in text or "No." in text or "no." in text
+        "May" in text or "NO" in text or "No." in text or "no." in text or "xcept" in text
     ) and _NOT_CUES.search(text)
     cues = tuple(cue_tokens(text)) if masked_cues else tuple(words)
     return Reading(text, tuple(words), cues, tuple(found_dates), tuple(amounts), anchors)

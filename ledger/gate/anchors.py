@@ -10,8 +10,9 @@ Anchors are compared in a normal form, not as text:
   name one. When one side has no scale word, the mantissas are compared, unless the span
   declares a scale (``in thousands``), which is then applied to it;
 - dates by ISO key; a less precise claim date matches a more precise span date of the same
-  period (``January 2024`` matches ``5 January 2024``, a year matches any date in it), and a
-  day without its year (``June 30``) matches that day in any year;
+  period (``January 2024`` matches ``5 January 2024``, a year matches any date in it), a
+  day without its year (``June 30``) matches that day in any year, and a full date matches a
+  span that writes its day without a year and its year apart (``October 31,`` over ``2019``);
 - identifiers (ISINs, letter-digit codes such as ``ABC-123`` or ``A320``, exchange tickers such as
   ``NYSE: IBM``, section references such as ``4.2.1(b)`` and ``§ 12``) upper-cased without spaces;
 - URLs without scheme, ``www.`` and trailing slash, case-folded;
@@ -36,12 +37,19 @@ def extract_anchors(text: str) -> Anchors:
     return read_text(text).anchors
 
 
-def _date_found(key: str, span_dates: Sequence[str]) -> bool:
+def _date_found(key: str, per_span: Sequence[Sequence[str]]) -> bool:
     """Whether a claim date is a span date or a less precise form of one; a day of a month
-    written without its year (``--06-30``) matches that day in any year."""
+    written without its year (``--06-30``) matches that day in any year; a full date matches
+    a span that writes its day without a year and its year apart (a header ``October 31,``
+    over a column ``2019``)."""
     if key.startswith("--"):
-        return any(d.endswith(key[1:]) for d in span_dates)
-    return any(d.startswith(key) for d in span_dates)
+        return any(d.endswith(key[1:]) for dates in per_span for d in dates)
+    if any(d.startswith(key) for dates in per_span for d in dates):
+        return True
+    if len(key) != 10:
+        return False
+    day, year = f"--{key[5:]}", key[:4]
+    return any(day in dates and any(d[:4] == year for d in dates) for dates in per_span)
 
 
 def amounts_match(claim: Amount, span: Amount, span_scale: float | None) -> bool:
@@ -84,8 +92,9 @@ def check_anchors(
             for other in span_anchors.amounts
         ):
             missing.append(f"number {amount.text!r}")
-    span_dates = [key for span_anchors, _ in found for key in span_anchors.dates]
-    missing += [f"date {key!r}" for key in anchors.dates if not _date_found(key, span_dates)]
+    per_span = [span_anchors.dates for span_anchors, _ in found]
+    span_dates = [key for dates in per_span for key in dates]
+    missing += [f"date {key!r}" for key in anchors.dates if not _date_found(key, per_span)]
     if anchors.identifiers:
         flat = "".join(span.identifier_key for span in spans)
         missing += [f"identifier {key!r}" for key in anchors.identifiers if key not in flat]

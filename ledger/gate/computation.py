@@ -1,13 +1,17 @@
 """The computation check: recompute a computational claim's result from the figures it cites.
 
 Operands are the amounts of the support spans: a table cell gives the amount in its text and
-takes its period (the last date or year of its envelope before the value) and its scale
-(``in thousands`` in the envelope or text) from the envelope; a sentence gives every amount it
-writes, each with the year that follows it (``$5.1 million in 2019``), if any.
+takes its period (the last date or year of its envelope before the value; with a quarter,
+``Fiscal 2019 Second Quarter`` -> ``2019-Q2``) and its scale (``in thousands`` in the envelope
+or text) from the envelope; a plain figure of a cell whose row label or column header gives
+percent (``ROFE (%)``, ``As percentage of net revenues``) is a percentage. A sentence gives
+every amount it writes, each with the year that follows it (``$5.1 million in 2019``), if any.
 
 Every cited span that writes a figure must be used by the formula (a figure two spans write
 alike counts for both): a citation the computation does not need is not evidence for it. A
-cell's period may also be a fiscal year without a calendar year (``FY19``, ``F19``).
+cell's period may also be a fiscal year without a calendar year (``FY19``, ``F19``). When the
+claim names two or more years (``from 2017 to 2018``), every operand with a known period must
+lie within them: a change from 2017 to 2018 is not computed from the figures of 2018 and 2019.
 
 Formulas tried (bounded: at most :data:`MAX_OPERANDS` operands, subsets of at most
 :data:`MAX_SUBSET` for sums and averages):
@@ -16,19 +20,30 @@ Formulas tried (bounded: at most :data:`MAX_OPERANDS` operands, subsets of at mo
   without periods a claimed *change* cannot be reproduced, so that a sign flip never passes.
   A claim worded as a *difference* (which says nothing of order) may only match ``|a - b|``,
   and only with no direction word and a non-negative result;
-- percent change ``(new - old) / old`` (both orders without periods), or, between two
+- percent change ``(new - old) / |old|`` (both orders without periods), or, between two
   percentages, their change in percentage points; basis-point change of two percentages;
-  ratio ``a / b`` (as a percentage when the claim is one), sum, average.
+- ratio ``a / b`` (as a percentage when the claim is one), and the share of a sum in a total
+  ``(a + b) / c`` over at most :data:`MAX_SHARE_OPERANDS` operands; sum; average;
+- product ``a x b`` of two figures as written, a percentage as its fraction (``shares x
+  price``, ``53% of revenue``), only for a claim that names no operation, of figures without
+  scale words of their own.
 
-A figure in parentheses, ``(1,102)``, is read both as negative and as positive, and a formula
-passes only when both readings reproduce the claim: tables use brackets for negatives and for
-deductions alike, so a sign that depends on the reading is not established.
+A figure in parentheses, ``(1,102)``, is read both as negative and as positive. A formula
+passes when both readings reproduce the claim. Tables use brackets for negatives and for
+deductions alike, so a result that holds under one reading only is ``sign_ambiguous``, with
+one exception: a result that holds when brackets are read as negatives (the accounting
+convention) passes when no formula under either reading gives the opposite figure, so the
+claim and its sign flip can never both pass, and a claim that dropped a bracket's sign never
+does. A percent change from a negative base never passes that way (its sign has no agreed
+reading; reports write it as not meaningful).
 
 The claimed result must be reproduced within ``tolerance`` relative, or within half a unit of
 its last written digit when that is larger, capped at :data:`ROUNDING_CAP` relative. Scale:
 when every operand's scale is known (written or declared) the claim's own scale word is
-applied; otherwise, when no operand has a scale word of its own, the claim's figure is compared
-as written (the table's unit is taken to be the claim's); other mixtures are not tried.
+applied; a claim without a scale word is also read in the operands' unit when they share one
+declared scale (``169.4`` against cells of a ``($M)`` table); otherwise, when no operand has a
+scale word of its own, the claim's figure is compared as written (the table's unit is taken to
+be the claim's); other mixtures are not tried.
 """
 
 from __future__ import annotations
@@ -41,7 +56,7 @@ from functools import lru_cache
 
 from ledger.gate._claimed import ClaimedResult, read_claim
 from ledger.gate._numbers import Amount, context_scale, dates
-from ledger.gate._reading import SPAN_CACHE_SIZE, Reading, read_span
+from ledger.gate._reading import SPAN_CACHE_SIZE, Reading, read_span, read_text
 from ledger.gate.model import CheckResult, ClaimType, Outcome, SpanFacts
 
 CHECK = "computation"
@@ -58,6 +73,18 @@ _YEAR_AFTER = re.compile(
     r"^\s*(?:in|for|during|as of|at|of)\s+(?:fiscal\s+(?:year\s+)?|FY\s?)?(\d{4})\b", re.IGNORECASE
 )
 _SCALE_OPS = frozenset({"change", "difference", "sum", "average", "bps"})
+_PERCENT_LABEL = re.compile(
+    r"%|(?<!except )(?<!except for )\bper\s?cent(?:age)?s?\b", re.IGNORECASE
+)
+"""A row label or column header that gives its figures in percent (``Weightage (%)``, ``As
+percentage of net revenues``); ``except percentages`` exempts them from a unit note instead."""
+_QUARTER = re.compile(r"\b(?:(first|second|third|fourth)\s+quarter|Q([1-4]))\b", re.IGNORECASE)
+_ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
+_PERIOD_COUNT = re.compile(
+    r"[\s-]*(?:fiscal\s+|financial\s+)?(?:years?|quarters?|months?|periods?)\b", re.IGNORECASE
+)
+MAX_SHARE_OPERANDS = 6
+"""The most operands for which a ratio of a sum to a total is tried."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +104,12 @@ class _Operand:
 
 @dataclass(frozen=True, slots=True)
 class _Candidate:
+    """A formula's value over some operands; ``base`` is the old figure of a percent change."""
+
     value: float
     formula: str
     uses: tuple[_Operand, ...]
+    base: _Operand | None = None
 
 
 def _operands(spans: Sequence[SpanFacts]) -> tuple[list[_Operand], frozenset[int]]:
@@ -121,12 +151,21 @@ def _uses_every_span(candidate: _Candidate, writing: frozenset[int]) -> bool:
 
 
 def _period(head: str) -> str | None:
-    """The last date, year or fiscal year (``FY19`` -> ``2019``) of a row label and header."""
+    """The last date, year or fiscal year (``FY19`` -> ``2019``) of a row label and header; a
+    year with a quarter (``Fiscal 2019 Second Quarter``) is that quarter (``2019-Q2``)."""
     found = [(d.start, d.key) for d in dates(head) if not d.key.startswith("-")]
     for match in _FISCAL_YEAR.finditer(head):
         year = match.group(1)
         found.append((match.start(), year if len(year) == 4 else f"20{year}"))
-    return max(found)[1] if found else None
+    if not found:
+        return None
+    period = max(found)[1]
+    quarters = {
+        _ORDINALS.get((m.group(1) or "").lower(), m.group(2)) for m in _QUARTER.finditer(head)
+    }
+    if len(period) == 4 and len(quarters) == 1:
+        period = f"{period}-Q{quarters.pop()}"
+    return period
 
 
 @lru_cache(maxsize=SPAN_CACHE_SIZE)
@@ -137,10 +176,21 @@ def _figures(
     scale = context_scale(f"{text}\n{envelope}" if envelope else text)
     amounts = read_span(text).reading.amounts
     if envelope:
-        # The period is in the row label or column header, never in the table title.
-        period = _period(envelope.rsplit(":", 1)[0].rsplit(" \u2014 ", 1)[-1])
+        # The period and a percent unit are in the row label or column header, never in the
+        # table title.
+        head = envelope.rsplit(":", 1)[0].rsplit(" \u2014 ", 1)[-1]
+        period = _period(head)
+        if _PERCENT_LABEL.search(head):
+            amounts = tuple(_as_percent(a) for a in amounts)
         return tuple((a, period, scale) for a in amounts)
     return tuple((a, _year_after(text, a), scale) for a in amounts)
+
+
+def _as_percent(amount: Amount) -> Amount:
+    """A plain figure of a cell whose label gives percent, read as a percentage."""
+    if amount.kind != "number" or amount.currency or amount.scale:
+        return amount
+    return replace(amount, kind="percent")
 
 
 def _year_after(text: str, amount: Amount) -> str | None:
@@ -206,7 +256,7 @@ def _percent_changes(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[
         values = _plain((new, old))
         if values and values[1] != 0:
             change = (values[0] - values[1]) / abs(values[1]) * factor
-            yield _Candidate(change, f"({new.label} - {old.label}) / {old.label}", (new, old))
+            yield _Candidate(change, f"({new.label} - {old.label}) / {old.label}", (new, old), old)
     if claim.amount.kind == "percent":
         # A change between two percentages may be stated in percentage points.
         yield from _changes(claim, ops)
@@ -237,6 +287,43 @@ def _ratios(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candidat
         values = _plain((a, b))
         if values and values[1] != 0:
             yield _Candidate(values[0] / values[1] * factor, f"{a.label} / {b.label}", (a, b))
+    if len(ops) > MAX_SHARE_OPERANDS:
+        return
+    # The share of a sum in a total: (a + b) / c, "deferred revenue and accrued warranty over
+    # gross deferred tax assets".
+    for whole in ops:
+        parts = [op for op in ops if op is not whole]
+        for size in range(2, min(MAX_SUBSET - 1, len(parts)) + 1):
+            for subset in itertools.combinations(parts, size):
+                values = _plain((*subset, whole))
+                if values and values[-1] != 0:
+                    joined = " + ".join(op.label for op in subset)
+                    yield _Candidate(
+                        sum(values[:-1]) / values[-1] * factor,
+                        f"({joined}) / {whole.label}",
+                        (*subset, whole),
+                    )
+
+
+def _products(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candidate]:
+    """Products of two figures as written, a percentage as its fraction (``shares x price``,
+    ``53% of $23,406``); only between figures without a scale word of their own, and for a
+    claim of a plain amount."""
+    if claim.amount.kind != "number":
+        return
+    for a, b in itertools.combinations(ops, 2):
+        if a.amount.scale or b.amount.scale or "bps" in (a.amount.kind, b.amount.kind):
+            continue
+        if a.amount.kind == b.amount.kind == "percent":
+            continue
+        value = _fraction(a) * _fraction(b)
+        if claim.amount.scale and a.absolute is None and b.absolute is None:
+            value /= claim.amount.scale
+        yield _Candidate(value, f"{a.label} x {b.label}", (a, b))
+
+
+def _fraction(op: _Operand) -> float:
+    return op.amount.mantissa / 100 if op.amount.kind == "percent" else op.amount.mantissa
 
 
 def _aggregates(claim: ClaimedResult, ops: Sequence[_Operand], mean: bool) -> Iterator[_Candidate]:
@@ -259,7 +346,9 @@ _FORMULAS: dict[str, Callable[[ClaimedResult, Sequence[_Operand]], Iterator[_Can
     "ratio": _ratios,
     "sum": lambda claim, ops: _aggregates(claim, ops, mean=False),
     "average": lambda claim, ops: _aggregates(claim, ops, mean=True),
+    "product": _products,
 }
+"""Formulas by operation; ``product`` is tried only for a claim that names no operation."""
 
 
 def tolerance(claim: ClaimedResult, relative: float) -> float:
@@ -267,6 +356,60 @@ def tolerance(claim: ClaimedResult, relative: float) -> float:
     target = abs(claim.target)
     half_unit = 0.5 * 10.0 ** (-claim.amount.decimals)
     return max(relative * target, min(half_unit, ROUNDING_CAP * target))
+
+
+def period_count(claim: Reading, claim_type: ClaimType, spans: Sequence[SpanFacts]) -> list[float]:
+    """The count of periods a computational claim names (``the 3 years``, ``a 2-year period``)
+    when it equals the number of cited spans that write a figure: it counts the figures the
+    computation uses and is not itself a figure of the evidence (the anchors check exempts it).
+    """
+    if claim_type is not ClaimType.COMPUTATIONAL:
+        return []
+    counts = [
+        amount.value
+        for amount in claim.amounts
+        if amount.kind == "number"
+        and amount.scale is None
+        and amount.currency is None
+        and amount.decimals == 0
+        and _PERIOD_COUNT.match(claim.text, amount.end)
+    ]
+    if not counts:
+        return []
+    _, writing = _operands(spans)
+    return [count for count in counts if count == len(writing)]
+
+
+def _claim_units(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[ClaimedResult]:
+    """The claim as written, and, when it has no scale word and every operand shares one
+    declared scale (``in thousands``), the claim read in that unit, as the table writes it."""
+    yield claim
+    if claim.amount.scale is not None:
+        return
+    if any(op.amount.scale is not None or op.absolute is None for op in ops):
+        return
+    declared = {(op.absolute or 0.0) / op.amount.mantissa for op in ops if op.amount.mantissa}
+    if len(declared) == 1 and (scale := declared.pop()) != 1.0:
+        yield replace(claim, amount=replace(claim.amount, scale=scale))
+
+
+def _claim_years(reading: Reading) -> tuple[int, int] | None:
+    """The first and last year of the claim when it names two or more years (``from 2017 to
+    2018``); a claim about one year (``rose in 2019``) may compare it with the year before."""
+    years = {int(d.key[:4]) for d in reading.dates if d.key[:4].isdigit()}
+    return (min(years), max(years)) if len(years) > 1 else None
+
+
+def _within(candidate: _Candidate, years: tuple[int, int] | None) -> bool:
+    """Whether every operand with a known period lies within the years the claim names: a
+    change "from 2017 to 2018" cannot be computed from the figures of 2018 and 2019."""
+    if years is None:
+        return True
+    return all(
+        years[0] <= int(op.period[:4]) <= years[1]
+        for op in candidate.uses
+        if op.period and op.period[:4].isdigit()
+    )
 
 
 def check_computation(
@@ -281,14 +424,15 @@ def check_computation(
     ``recomputed`` (detail gives the formula); fail ``recompute_mismatch`` only when the claim
     names its operation, exactly two operands are cited and the result is wrong; otherwise skip
     ``not_computational``, ``unparseable`` (no figure in the claim), ``no_operands`` (no figure
-    in the spans), ``sign_ambiguous`` (only one reading of a bracketed figure reproduces the
-    claim) or ``not_reproduced`` (no formula reproduces an implicit or ambiguous claim).
+    in the spans), ``sign_ambiguous`` (the result depends on how a bracketed figure is read)
+    or ``not_reproduced`` (no formula reproduces an implicit or ambiguous claim).
     """
     if claim_type is not ClaimType.COMPUTATIONAL:
         return CheckResult(
             CHECK, Outcome.SKIP, "not_computational", "not a computational claim"
         ), None
-    claim, _ = read_claim(claim_text)
+    reading = read_text(claim_text) if isinstance(claim_text, str) else claim_text
+    claim, _ = read_claim(reading)
     if claim is None:
         return CheckResult(CHECK, Outcome.SKIP, "unparseable", "the claim states no figure"), None
     ops, writing = _operands(spans)
@@ -298,28 +442,40 @@ def check_computation(
         ), claim.amount
     operations = [claim.operation] if claim.operation else list(_FORMULAS)
     allowed = tolerance(claim, relative_tolerance)
+    years = _claim_years(reading)
     unbracketed = [_unbracket(op) for op in ops]
     tried: list[_Candidate] = []
     ambiguous = False
-    for operation in operations:
-        formula = _FORMULAS[operation]
-        # Both readings of bracketed figures must agree; the generators enumerate the same
-        # combinations in the same order for both operand lists.
-        for candidate, other in zip(formula(claim, ops), formula(claim, unbracketed), strict=True):
-            if not _uses_every_span(candidate, writing):
-                continue
-            hit = abs(candidate.value - claim.target) <= allowed
-            other_hit = abs(other.value - claim.target) <= allowed
-            ambiguous = ambiguous or hit != other_hit
-            if hit and other_hit:
-                return CheckResult(
-                    CHECK,
-                    Outcome.PASS,
-                    "recomputed",
-                    f"{operation}: {candidate.formula} = {candidate.value:.6g}, claimed "
-                    f"{claim.amount.text} (within {allowed:.3g})",
-                ), claim.amount
-            tried.append(candidate)
+    negative_only: tuple[str, _Candidate] | None = None
+    opposite = False
+    for unit in _claim_units(claim, ops):
+        for operation in operations:
+            formula = _FORMULAS[operation]
+            # Both readings of bracketed figures are tried; the generators enumerate the
+            # same combinations in the same order for both operand lists.
+            for candidate, other in zip(
+                formula(unit, ops), formula(unit, unbracketed), strict=True
+            ):
+                if not _uses_every_span(candidate, writing) or not _within(candidate, years):
+                    continue
+                hit = abs(candidate.value - claim.target) <= allowed
+                other_hit = abs(other.value - claim.target) <= allowed
+                if hit and other_hit:
+                    return _recomputed(operation, candidate, claim, allowed, ""), claim.amount
+                if (
+                    claim.target
+                    and min(abs(candidate.value + claim.target), abs(other.value + claim.target))
+                    <= allowed
+                ):
+                    opposite = True
+                if hit and negative_only is None and not _negative_base(candidate):
+                    negative_only = (operation, candidate)
+                ambiguous = ambiguous or hit != other_hit
+                tried.append(candidate)
+    if negative_only is not None and not opposite:
+        operation, candidate = negative_only
+        note = "; bracketed figures read as negatives, and no reading gives the opposite sign"
+        return _recomputed(operation, candidate, claim, allowed, note), claim.amount
     nearest = min(tried, key=lambda c: abs(c.value - claim.target), default=None)
     found = f"; nearest {nearest.formula} = {nearest.value:.6g}" if nearest else ""
     detail = (
@@ -331,7 +487,7 @@ def check_computation(
             CHECK,
             Outcome.SKIP,
             "sign_ambiguous",
-            f"only one reading of the bracketed figures gives {claim.target:g}; {detail}",
+            f"the result depends on how the bracketed figures are read: {detail}",
         ), claim.amount
     unambiguous = claim.explicit and len(ops) == 2 and nearest is not None
     if unambiguous and claim.operation in _SCALE_OPS | {"percent_change"}:
@@ -339,3 +495,21 @@ def check_computation(
     if unambiguous:
         return CheckResult(CHECK, Outcome.FAIL, "recompute_mismatch", detail), claim.amount
     return CheckResult(CHECK, Outcome.SKIP, "not_reproduced", detail), claim.amount
+
+
+def _negative_base(candidate: _Candidate) -> bool:
+    """Whether a percent change starts from a negative figure: reports write such a change
+    as not meaningful, since its sign has no agreed reading."""
+    return candidate.base is not None and candidate.base.amount.mantissa < 0
+
+
+def _recomputed(
+    operation: str, candidate: _Candidate, claim: ClaimedResult, allowed: float, note: str
+) -> CheckResult:
+    return CheckResult(
+        CHECK,
+        Outcome.PASS,
+        "recomputed",
+        f"{operation}: {candidate.formula} = {candidate.value:.6g}, claimed "
+        f"{claim.amount.text} (within {allowed:.3g}){note}",
+    )

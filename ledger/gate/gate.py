@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from ledger.gate._reading import read_text
 from ledger.gate.anchors import check_anchors
 from ledger.gate.bindings import check_existence, check_version
-from ledger.gate.computation import check_computation
+from ledger.gate.computation import check_computation, period_count
 from ledger.gate.model import (
     SUPPORT_ROLES,
     CheckResult,
@@ -90,6 +90,7 @@ def judge(
             reading, claim.type, support, config.computation_tolerance
         )
         exempt = [claimed.value] if claimed is not None else []
+        exempt += period_count(reading, claim.type, support)
         checks.append(check_anchors(reading, evidence, exempt))
         checks.append(check_polarity(reading, evidence))
         checks.append(computation)

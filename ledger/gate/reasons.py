@@ -55,7 +55,8 @@ REASONS: dict[tuple[str, str], Reason] = {
         Reason("not_reproduced", "computation", _S, "no formula reproduces the claimed result "
                "and the operation or operands are ambiguous"),
         Reason("sign_ambiguous", "computation", _S, "the result holds for only one reading of a "
-               "bracketed figure (negative or positive)"),
+               "bracketed figure (negative or positive), and the bracket convention does not "
+               "settle it"),
         Reason("support_sufficient", "support", _P, "enough content words are in the spans"),
         Reason("support_verbatim", "support", _P, "a claim without content words is the text "
                "of a support span it quotes"),

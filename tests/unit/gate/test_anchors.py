@@ -106,3 +106,22 @@ def test_rejects_a_day_of_a_month_that_no_span_date_has() -> None:
     result = check_anchors("Cash was unchanged on June 29.", ["Cash at June 30, 2019: $3,795"])
     assert (result.outcome, result.reason) == (Outcome.FAIL, "anchor_missing")
     assert "date '--06-29'" in result.detail
+
+
+def test_reads_a_day_written_before_its_month_without_a_year() -> None:
+    span = "Table \u2014 Outstanding at 1 April, 2019 Number: 3,104,563"
+    assert check_anchors("The amount outstanding at 1 April in 2019.", [span]).reason == (
+        "anchors_present"
+    )
+    assert check_anchors("The amount outstanding at 2 April in 2019.", [span]).reason == (
+        "anchor_missing"
+    )
+
+
+def test_matches_a_full_date_to_a_header_day_and_a_column_year_of_one_span() -> None:
+    span = "October 31, (In thousands) \u2014 Total inventories, 2019: $289,928"
+    assert check_anchors("Inventories at October 31, 2019.", [span]).reason == "anchors_present"
+    assert check_anchors("Inventories at October 31, 2018.", [span]).reason == "anchor_missing"
+    # The day and the year must come from one span.
+    split = ["Table \u2014 Inventories, October 31: 5", "Table \u2014 Inventories, 2019: 6"]
+    assert check_anchors("Inventories at October 31, 2019.", split).reason == "anchor_missing"

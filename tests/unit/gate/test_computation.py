@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ledger.gate.computation import check_computation
 from ledger.gate.model import ClaimType, Outcome, SpanFacts
@@ -143,3 +145,151 @@ def test_counts_a_figure_two_spans_write_alike_as_used_by_both() -> None:
     ]
     claim = "The change in salary increase from 2017 to 2018 is -0.5%."
     assert _run(claim, spans)[:2] == (Outcome.PASS, "recomputed")
+
+
+def _cells(label: str, *figures: tuple[str, str]) -> list[SpanFacts]:
+    """Cells of one row: (column header, figure) pairs."""
+    return [
+        span(f"{label}{i}", text, f"Table \u2014 {label}, {head}: {text}")
+        for i, (head, text) in enumerate(figures)
+    ]
+
+
+def test_reads_a_plain_figure_as_percent_when_its_label_gives_percent() -> None:
+    cells = _cells("ROFE (%)", ("F19", "15.2"), ("F18", "17.1"))
+    assert _run("The average ROFE for F19 and F18 is 16.15%.", cells)[1] == "recomputed"
+    assert _run("The average ROFE for F19 and F18 is 161.5%.", cells)[1] != "recomputed"
+
+
+def test_does_not_read_figures_as_percent_under_a_unit_note_that_excepts_percentages() -> None:
+    cells = _cells("Rent", ("2019 (in thousands, except percentages)", "15.2"))
+    cells += _cells("Rent", ("2018 (in thousands, except percentages)", "17.1"))
+    assert _run("The average rent for 2019 and 2018 is 16.15%.", cells)[1] != "recomputed"
+
+
+def test_establishes_a_result_that_holds_when_brackets_are_read_as_negatives() -> None:
+    cells = _cells("Other comprehensive income", ("2018", "$(7)"), ("2017", "$10"))
+    outcome, reason, detail = _run("The change in it from 2017 to 2018 is -17.", cells)
+    assert (outcome, reason) == (Outcome.PASS, "recomputed")
+    assert "read as negatives" in detail
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the sign flip: no reading gives it
+        "The change in it from 2017 to 2018 is 17.",
+        # the bracket's sign dropped: 7 - 10
+        "The change in it from 2017 to 2018 is -3.",
+    ],
+)
+def test_does_not_establish_a_sign_flip_or_a_dropped_bracket(text: str) -> None:
+    cells = _cells("Other comprehensive income", ("2018", "$(7)"), ("2017", "$10"))
+    assert _run(text, cells)[1] != "recomputed"
+
+
+@pytest.mark.parametrize("figure", ["-168", "168"])
+def test_keeps_the_sign_ambiguous_when_the_other_reading_gives_the_opposite_figure(
+    figure: str,
+) -> None:
+    cells = _cells("Interest income", ("2019", "(197)"), ("2018", "(101)"), ("2017", "(206)"))
+    assert _run(f"The average interest income is {figure}.", cells)[1] == "sign_ambiguous"
+
+
+def test_will_not_establish_a_percent_change_from_a_negative_base_by_the_convention() -> None:
+    cells = _cells("Net income (loss)", ("2019", "$542.0"), ("2018", "$(762.3)"))
+    for figure in ("171.1%", "-171.1%"):
+        text = f"The percentage change in net income from 2018 to 2019 is {figure}."
+        assert _run(text, cells)[1] != "recomputed"
+
+
+def test_will_not_compute_from_figures_outside_the_years_the_claim_names() -> None:
+    cells = _cells("Tamil films", ("Year ended March 31, 2019", "3"), ("March 31, 2018", "1"))
+    assert _run("The change in Tamil films from 2018 to 2019 is 2.", cells)[1] == "recomputed"
+    outcome, reason, _ = _run("The change in Tamil films from 2017 to 2018 is 2.", cells)
+    assert (outcome, reason) == (Outcome.SKIP, "not_reproduced")
+
+
+def test_orders_two_quarters_of_one_year() -> None:
+    cells = _cells(
+        "Revenues",
+        ("Fiscal 2019 Second Quarter", "$96,037"),
+        ("Fiscal 2019 First Quarter", "$94,888"),
+    )
+    assert _run("The change in revenues in fiscal 2019 is 1,149.", cells)[1] == "recomputed"
+    assert _run("The change in revenues in fiscal 2019 is -1,149.", cells)[1] != "recomputed"
+
+
+def test_recomputes_a_product_of_shares_and_price() -> None:
+    cells = [
+        span("n", "1,686,902", "Table \u2014 Outstanding at September 30, 2019, Shares: 1,686,902"),
+        span("p", "7.00", "Table \u2014 Outstanding at September 30, 2019, Price: 7.00"),
+    ]
+    outcome, reason, detail = _run("The value of outstanding shares is 11,808,314.", cells)
+    assert (outcome, reason) == (Outcome.PASS, "recomputed")
+    assert "product" in detail
+    assert _run("The value of outstanding shares is 118,083,140.", cells)[1] != "recomputed"
+
+
+def test_tries_a_product_only_for_a_claim_that_names_no_operation() -> None:
+    cells = [span("a", "3", "Table \u2014 A, 2019: 3"), span("b", "4", "Table \u2014 B, 2019: 4")]
+    assert _run("The sum of A and B in 2019 is 12.", cells)[1] != "recomputed"
+
+
+def test_recomputes_the_share_of_a_sum_in_a_total() -> None:
+    cells = [
+        span("a", "425", "Tax assets (in thousands) \u2014 Deferred revenue, 2019: 425"),
+        span("b", "33", "Tax assets (in thousands) \u2014 Accrued warranty, 2019: 33"),
+        span("c", "38,771", "Tax assets (in thousands) \u2014 Gross, 2019: 38,771"),
+    ]
+    claim = "Deferred revenue and accrued warranty as a percentage of gross tax assets is {}."
+    assert _run(claim.format("1.18%"), cells)[1] == "recomputed"
+    assert _run(claim.format("11.8%"), cells)[1] != "recomputed"
+
+
+def test_reads_a_claim_without_a_scale_word_in_the_unit_its_table_declares() -> None:
+    cells = _cells("Earnings per share ($M)", ("2019", "206.2"), ("2018", "132.6"))
+    assert _run("The average earnings per share for 2018 and 2019 is 169.4.", cells)[1] == (
+        "recomputed"
+    )
+    assert _run("The average earnings per share for 2018 and 2019 is 1,694.", cells)[1] != (
+        "recomputed"
+    )
+
+
+def test_takes_the_cue_that_heads_the_claim_as_its_operation() -> None:
+    cells = _cells("Cost of revenue", ("2017", "55%"), ("2018", "50%"))
+    text = "The average proportion of cost of revenue as a percentage of revenue is {}."
+    assert _run(text.format("52.5%"), cells)[:2] == (Outcome.PASS, "recomputed")
+    assert _run(text.format("54.1%"), cells)[:2] == (Outcome.FAIL, "recompute_mismatch")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1, 999), st.booleans()), min_size=2, max_size=3),
+    st.sampled_from(["change", "average", "sum", "ratio"]),
+)
+def test_never_recomputes_both_a_figure_and_its_sign_flip(
+    figures: list[tuple[int, bool]], operation: str
+) -> None:
+    cells = [
+        span(f"c{i}", f"({n})" if bracketed else str(n), f"T \u2014 X, {2019 - i}: " + str(n))
+        for i, (n, bracketed) in enumerate(figures)
+    ]
+    values = [-n if bracketed else n for n, bracketed in figures]
+    magnitudes = [n for n, _ in figures]
+    candidates = {
+        "change": [values[0] - values[1], magnitudes[0] - magnitudes[1]],
+        "average": [sum(values) / len(values), sum(magnitudes) / len(magnitudes)],
+        "sum": [sum(values), sum(magnitudes)],
+        "ratio": [values[0] / values[1], magnitudes[0] / magnitudes[1]],
+    }[operation]
+    years = f"from {2020 - len(figures)} to 2019"
+    for value in candidates:
+        if value == 0:
+            continue
+        verdicts = [
+            _run(f"The {operation} of X {years} is {v:.2f}.", cells)[1] == "recomputed"
+            for v in (value, -value)
+        ]
+        assert not all(verdicts), (figures, operation, value)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.gate_eval import _operand_values, _table_spans, bind_operands
+from benchmarks.gate_eval import _operand_values, _table_spans, bind_operands, caption
 
 
 def test_spreads_a_single_header_over_every_value_column() -> None:
@@ -29,7 +29,14 @@ def test_prefixes_rows_with_the_section_label_above_them() -> None:
 
 def test_drops_the_divisor_of_an_average_and_the_hundred_of_a_percentage() -> None:
     assert _operand_values("(53,294 + 61,431) / 2") == [53294.0, 61431.0]
-    assert _operand_values("(5,015-5,256)/5,256 * 100") == [5015.0, 5256.0, 5256.0]
+    assert _operand_values("(5,015-5,256)/5,256 * 100") == [5015.0, 5256.0]
+
+
+def test_drops_the_one_of_a_ratio_minus_one_and_cites_the_base_of_a_change_once() -> None:
+    assert _operand_values("22,224 / 30,890 - 1") == [22224.0, 30890.0]
+    assert _operand_values("(428.6-901.3)/901.3") == [428.6, 901.3]
+    assert _operand_values("2.5 - 2.5") == [2.5, 2.5]
+    assert _operand_values("4.3 - 1") == [4.3, 1.0]
 
 
 def test_binds_two_cells_for_one_value_written_twice() -> None:
@@ -44,3 +51,41 @@ def test_binds_the_cell_whose_row_the_question_names() -> None:
     bound = bind_operands("What is the ratio of goodwill?", [7.0], cells, [])
     assert bound is not None
     assert [s.envelope for s in bound.values()] == ["Table \u2014 Goodwill, 2019: 7"]
+
+
+def test_takes_the_sentence_introducing_the_table_as_its_title() -> None:
+    table = [["", "2019"], ["Total assets", "$2,664"]]
+    sentences = [
+        "IMFT is a joint venture between us and Intel.",
+        "The following table presents the assets and liabilities of IMFT:",
+        "Amounts exclude intercompany balances.",
+    ]
+    title = caption(table, sentences)
+    assert title == sentences[1]
+    cells = _table_spans(table, title)
+    assert [c.envelope for c in cells] == [f"{title} \u2014 Total assets, 2019: $2,664"]
+
+
+def test_gives_no_title_when_no_sentence_introduces_a_table() -> None:
+    assert caption([["", "2019"], ["Sales", "1"]], ["Sales grew in 2019."]) is None
+
+
+def test_reads_a_row_of_none_as_values_not_as_a_header() -> None:
+    cells = _table_spans(
+        [["", "2020", "2019"], ["Dividend yield", "None", "None"], ["Volatility", "27.4%", "33.5%"]]
+    )
+    assert cells[-1].envelope == "Table \u2014 Volatility, 2019: 33.5%"
+
+
+def test_ends_the_header_at_a_section_row_and_does_not_read_31_comma_as_a_figure() -> None:
+    cells = _table_spans(
+        [
+            ["", "", "Years Ended December 31,", "31,"],
+            ["", "2019", "2018", "2017"],
+            ["Current provision:", "", "", ""],
+            ["State", "$49", "$44", "$48"],
+        ]
+    )
+    assert cells[1].envelope == (
+        "Table \u2014 Current provision: State, Years Ended December 31, 2018: $44"
+    )

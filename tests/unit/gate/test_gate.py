@@ -231,3 +231,36 @@ def test_gives_the_same_verdict_to_a_claim_read_afresh_and_with_spans_cached() -
     warm = judge(draft, SPANS)
     read_span.cache_clear()
     assert judge(draft, SPANS) == warm
+
+
+RATE = "Assumptions \u2014 Dividend yield, Year Ended May 31"
+YIELDS = {
+    "y19": span("y19", "1.7%", f"{RATE}, 2019: 1.7%"),
+    "y18": span("y18", "1.5%", f"{RATE}, 2018: 1.5%"),
+    "y17": span("y17", "1.5%", f"{RATE}, 2017: 1.5%"),
+}
+
+
+def test_exempts_a_count_of_years_that_equals_the_figures_cited() -> None:
+    text = "The average dividend yield for the 3 years from 2017 to 2019 is 1.57%."
+    verdict = judge(claim(text, *YIELDS, type=ClaimType.COMPUTATIONAL), YIELDS)
+    assert verdict.status is Status.VERIFIED
+
+
+def test_rejects_a_count_of_years_that_the_cited_figures_do_not_have() -> None:
+    text = "The average dividend yield for the 4 years from 2017 to 2019 is 1.57%."
+    verdict = judge(claim(text, *YIELDS, type=ClaimType.COMPUTATIONAL), YIELDS)
+    assert verdict.status is Status.REJECTED
+    assert _reasons(verdict)["anchors"] == "anchor_missing"
+
+
+def test_leaves_a_claim_about_revenue_computed_from_cost_of_sales_cells_unverified() -> None:
+    spans = {
+        "a": span("a", "44.1", "Costs (in millions) \u2014 Cost of sales, 2019: 44.1"),
+        "b": span("b", "56.7", "Costs (in millions) \u2014 Cost of sales, 2018: 56.7"),
+    }
+    text = "Revenue fell by 12.6 million from 2018 to 2019."
+    verdict = judge(claim(text, "a", "b", type=ClaimType.COMPUTATIONAL), spans)
+    assert _reasons(verdict)["computation"] == "recomputed"
+    assert verdict.status is Status.UNVERIFIED
+    assert _reasons(verdict)["support"] == "support_insufficient"

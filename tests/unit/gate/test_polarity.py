@@ -67,3 +67,21 @@ def test_does_not_read_the_month_may_or_the_abbreviation_no_as_cues() -> None:
 def test_skips_when_no_sentence_shares_a_content_word() -> None:
     result = check_polarity("Revenue rose.", ["The weather was cold."])
     assert (result.outcome, result.reason) == (Outcome.SKIP, "no_matching_sentence")
+
+
+def test_reads_the_except_of_a_unit_note_as_no_negation() -> None:
+    span = "(in millions, except per share amounts) \u2014 Operating income, 2019: $13,535"
+    result = check_polarity("The average operating income from 2015 to 2019 is 13,237.4.", [span])
+    assert result.reason == "polarity_agrees"
+
+
+def test_still_reads_except_outside_a_unit_note_as_a_negation() -> None:
+    span = "All segments grew in 2019 except services."
+    result = check_polarity("All segments grew in 2019, services included.", [span])
+    assert result.reason == "negation_mismatch"
+
+
+def test_still_rejects_a_negated_claim_citing_a_cell_with_a_unit_note() -> None:
+    span = "(in millions, except per share amounts) \u2014 Operating income, 2019: $13,535"
+    result = check_polarity("Operating income in 2019 was not 13,535.", [span])
+    assert result.reason == "negation_mismatch"
