@@ -14,7 +14,7 @@ import json
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import Connection, and_, or_, select
+from sqlalchemy import select
 
 from ledger.bootstrap import LedgerRuntime
 from ledger.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
@@ -32,14 +32,13 @@ from ledger.receipts import receipt_aggregate_id
 from projections.schema import (
     checkpoints,
     merkle_leaves,
-    merkle_nodes,
     receipt_claims,
     sources,
     spans,
     versions,
 )
 from projections.service import ReadSide
-from projections.transparency_queries import b64
+from projections.transparency_queries import b64, read_nodes
 
 FORMAT = "provledger.bundle/v1"
 
@@ -128,7 +127,7 @@ def build_bundle(
             if not 1 <= since_size <= size:
                 raise InvalidInput("since_size", "range", f"since_size must be 1..{size}")
             ids += proof_node_ids_for_consistency(since_size, size)
-        nodes = _read_nodes(conn, ids)
+        nodes = read_nodes(conn, ids)
 
     def read(level: int, idx: int) -> bytes:
         return nodes[level, idx]
@@ -187,16 +186,3 @@ def _events(
             )
     events.sort(key=lambda event: event["leaf_index"])
     return events
-
-
-def _read_nodes(conn: Connection, ids: list[NodeId]) -> dict[NodeId, bytes]:
-    found: dict[NodeId, bytes] = {}
-    unique = sorted(set(ids))
-    for offset in range(0, len(unique), 300):
-        chunk = unique[offset : offset + 300]
-        condition = or_(
-            *(and_(merkle_nodes.c.level == lv, merkle_nodes.c.idx == ix) for lv, ix in chunk)
-        )
-        for level, idx, value in conn.execute(select(merkle_nodes).where(condition)):
-            found[int(level), int(idx)] = bytes(value)
-    return found

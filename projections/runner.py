@@ -30,6 +30,8 @@ class Projection(ABC):
     topics: Sequence[str]
     decode: bool = True
     """False for projections that read only the stored bytes (no domain event is built)."""
+    batch_size: int = BATCH_SIZE
+    """Events per transaction when catching up."""
 
     @abstractmethod
     def apply(self, conn: Connection, event: Any, notification: Notification) -> None:
@@ -79,7 +81,7 @@ class ProjectionRunner:
                     self._known = None
                     self.projection.forget()
                     continue
-                if applied < BATCH_SIZE:
+                if applied < self.projection.batch_size:
                     assert self._known is not None
                     return self._known
 
@@ -88,7 +90,7 @@ class ProjectionRunner:
         start = self._known if self._known is not None else self.position()
         batch = self.ledger.recorder.select_notifications(
             start=start,
-            limit=BATCH_SIZE,
+            limit=self.projection.batch_size,
             topics=self.projection.topics,
             inclusive_of_start=False,
         )

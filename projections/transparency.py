@@ -48,6 +48,7 @@ class TransparencyProjection(Projection):
     name = "transparency"
     topics = ()
     decode = False
+    batch_size = 2000  # leaves per transaction and per checkpoint when catching up
 
     def __init__(self, engine: Engine, signing_key: SigningKey, origin: str) -> None:
         self.engine = engine
