@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from api.deps import MAX_INT, ReadSideDep, require
 from ledger.api_keys import Principal, Scope
-from ledger.attribution.locate import DEFAULT_THRESHOLD, Chunk, locate
+from ledger.attribution.locate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, Chunk, locate
 from ledger.attribution.ranker import Candidate
 from ledger.errors import InvalidInput
 from ledger.repair_desk import RepairDesk
@@ -66,12 +66,14 @@ class LocateIn(BaseModel):
     answer: str = Field(max_length=100_000)
     chunks: dict[str, ChunkIn] = Field(max_length=MAX_CHUNKS)
     threshold: float = Field(default=DEFAULT_THRESHOLD, gt=0, le=1)
+    confidence: float = Field(default=DEFAULT_CONFIDENCE, ge=0, le=1)
 
 
 @router.post("/v1/locate")
 def locate_spans(body: LocateIn, read_side: ReadSideDep, _: Reader) -> dict[str, Any]:
     """For each sentence of an answer with ``[n]`` markers, the best span of the cited chunks
-    by content-word overlap when it reaches the threshold, else null."""
+    by content-word overlap when it reaches the threshold and no other span of those chunks
+    is a close rival (its posterior reaches ``confidence``), else null."""
     chunks: dict[str, Chunk] = {}
     sources: dict[str, tuple[str, int]] = {}
     for key, chunk in body.chunks.items():
@@ -93,9 +95,10 @@ def locate_spans(body: LocateIn, read_side: ReadSideDep, _: Reader) -> dict[str,
             )
         chunks[key] = Chunk(key, tuple(Candidate(s.span_id, s.text, s.envelope) for s in found))
         sources.update({s.span_id: (s.source_id, s.version) for s in found})
-    located = locate(body.answer, chunks, body.threshold)
+    located = locate(body.answer, chunks, body.threshold, confidence=body.confidence)
     return {
         "threshold": body.threshold,
+        "confidence": body.confidence,
         "sentences": [
             {
                 "sentence": item.sentence,
@@ -104,6 +107,7 @@ def locate_spans(body: LocateIn, read_side: ReadSideDep, _: Reader) -> dict[str,
                 "markers": list(item.markers),
                 "span_id": item.span_id,
                 "score": item.score,
+                "confidence": item.confidence,
                 "source_id": sources[item.span_id][0] if item.span_id else None,
                 "version": sources[item.span_id][1] if item.span_id else None,
             }

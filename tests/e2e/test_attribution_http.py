@@ -167,3 +167,26 @@ def test_locate_refuses_bad_chunks(
     )
     assert response.status_code == 422
     assert response.json()["errors"][0]["field"].startswith("chunks.1")
+
+
+def test_locate_reports_its_confidence_and_refuses_one_out_of_range(
+    client: TestClient, headers: dict[str, str], spans: dict[str, Any]
+) -> None:
+    chunk = {"span_ids": [spans["board"]["span_id"], spans["revenue"]["span_id"]]}
+    body = client.post(
+        "/v1/locate",
+        json={"answer": "The board met twice [1].", "chunks": {"1": chunk}, "confidence": 0.5},
+        headers=headers,
+    ).json()
+    assert body["confidence"] == 0.5
+    located = body["sentences"][0]
+    assert located["span_id"] == spans["board"]["span_id"]
+    assert 0.5 <= located["confidence"] <= 1
+
+    response = client.post(
+        "/v1/locate",
+        json={"answer": "x [1].", "chunks": {"1": chunk}, "confidence": 1.5},
+        headers=headers,
+    )
+    assert response.status_code == 422
+    assert response.json()["errors"][0]["field"] == "confidence"
