@@ -23,7 +23,7 @@ from typing import Any
 
 import structlog
 from eventsourcing.persistence import Notification
-from sqlalchemy import Connection, and_, select
+from sqlalchemy import Connection, and_, bindparam, select
 
 from ledger.expiry import ExpiryDesk
 from ledger.policies import Policy
@@ -44,6 +44,23 @@ from projections.tracking import position as tracking_position
 log = structlog.get_logger("provledger.expiry")
 NAME = "expiry"
 BATCH = 100
+
+
+_RECEIPT_OF_AGGREGATE = select(receipts.c.receipt_id).where(
+    receipts.c.aggregate_id == bindparam("b_aggregate")
+)
+# When a source was withdrawn, and when the version after a bound one was added (if ever).
+_CHANGES_OF_VERSION = (
+    select(sources.c.withdrawn_position, versions.c.position)
+    .select_from(sources)
+    .outerjoin(
+        versions,
+        and_(
+            versions.c.source_id == sources.c.source_id, versions.c.version == bindparam("b_next")
+        ),
+    )
+    .where(sources.c.source_id == bindparam("b_source"))
+)
 
 
 class ExpiryProcess:
@@ -79,10 +96,13 @@ class ExpiryProcess:
                 if not batch:
                     break
                 self.read_side.catch_up()  # the read models must include these events
-                for notification in batch:
-                    self._handle(notification)
-                    self._save(start, notification.id)
-                    start = notification.id
+                with self.engine.connect() as conn:
+                    found = [(n, self._targets(conn, self._event(n), n)) for n in batch]
+                for notification, targets in found:
+                    self._expire(notification, targets)
+                # Once per batch: re-handling an event after a crash finds its expiries
+                # already recorded (a receipt records a cause once), so nothing repeats.
+                self._save(start, batch[-1].id)
                 self.read_side.receipts.catch_up()  # show the expiries just recorded
             before = self.expired
             self.sweep()
@@ -93,11 +113,13 @@ class ExpiryProcess:
     def _save(self, start: int, end: int) -> None:
         advance(self.engine, NAME, end)
 
-    def _handle(self, notification: Notification) -> None:
-        event = self.ledger.mapper.to_domain_event(notification)
+    def _event(self, notification: Notification) -> Any:
+        return self.ledger.mapper.to_domain_event(notification)
+
+    def _expire(
+        self, notification: Notification, targets: list[tuple[str, str, dict[str, Any]]]
+    ) -> None:
         cause = f"n{notification.id}"
-        with self.engine.connect() as conn:
-            targets = self._targets(conn, event, notification)
         for receipt_id, reason, detail in targets:
             if self.desk.expire(receipt_id, reason, cause, detail):
                 self.expired += 1
@@ -161,28 +183,22 @@ class ExpiryProcess:
         """Claims committed on a version that was already superseded or withdrawn *before*
         this commit in the log (later changes have their own events)."""
         receipt_id = conn.execute(
-            select(receipts.c.receipt_id).where(
-                receipts.c.aggregate_id == str(notification.originator_id)
-            )
+            _RECEIPT_OF_AGGREGATE, {"b_aggregate": str(notification.originator_id)}
         ).scalar_one()
+        seen: set[tuple[str, int]] = set()
         for claim in event.claims:
             for binding in claim["bindings"]:
-                if binding["source_id"] is None:
+                key = (binding["source_id"], binding["version"])
+                if key[0] is None or key in seen:
                     continue
-                detail = {"source_id": binding["source_id"], "version": binding["version"]}
-                withdrawn = conn.execute(
-                    select(sources.c.withdrawn_position).where(
-                        sources.c.source_id == binding["source_id"]
-                    )
-                ).scalar()
+                seen.add(key)
+                detail = {"source_id": key[0], "version": key[1]}
+                row = conn.execute(
+                    _CHANGES_OF_VERSION, {"b_source": key[0], "b_next": key[1] + 1}
+                ).first()
+                withdrawn, successor = row if row is not None else (None, None)
                 if withdrawn is not None and withdrawn < notification.id:
                     return [(str(receipt_id), "source_withdrawn", detail)]
-                successor = conn.execute(
-                    select(versions.c.position).where(
-                        versions.c.source_id == binding["source_id"],
-                        versions.c.version == binding["version"] + 1,
-                    )
-                ).scalar()
                 if successor is not None and successor < notification.id:
                     return [(str(receipt_id), "source_superseded", detail)]
         return []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from sqlalchemy import Engine, RowMapping, and_, select
+from sqlalchemy import Engine, RowMapping, and_, bindparam, select
 
 from ledger.evidence import ResolvedSpan
 from projections.schema import sources, spans, versions
@@ -35,6 +35,9 @@ _QUERY = (
 )
 
 
+_BY_IDS = _QUERY.where(spans.c.span_id.in_(bindparam("ids", expanding=True)))
+
+
 class RegistrySpanResolver:
     """Looks spans up in the registry tables; catches the projection up on a miss."""
 
@@ -59,7 +62,7 @@ class RegistrySpanResolver:
         with self.engine.connect() as conn:
             for offset in range(0, len(wanted), 500):
                 chunk = wanted[offset : offset + 500]
-                for row in conn.execute(_QUERY.where(spans.c.span_id.in_(chunk))).mappings():
+                for row in conn.execute(_BY_IDS, {"ids": chunk}).mappings():
                     found[row["span_id"]].append(_resolved(row))
         return found
 
