@@ -42,7 +42,7 @@ class ReadSide:
         )
         self.origin = origin
         self.runners = [self.registry, self.receipts, self.transparency]
-        self.span_resolver = RegistrySpanResolver(self.db.sync, self.registry.catch_up)
+        self.span_resolver = RegistrySpanResolver(self.db.reads, self.registry.catch_up)
         self._async: AsyncEngine | None = None
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None

@@ -38,7 +38,7 @@ async def checkpoint(
 
 
 def _consistency(read_side: ReadSide, first: int, second: int) -> dict[str, Any]:
-    with read_side.db.sync.connect() as conn:
+    with read_side.db.reads.connect() as conn:
         return tq.consistency(conn, first, second)
 
 
@@ -56,7 +56,7 @@ def inclusion_proof(
     if (index is None) == (notification_id is None):
         raise InvalidInput("index", "one-of", "give exactly one of index and notification_id")
     read_side.transparency.catch_up()
-    with read_side.db.sync.connect() as conn:
+    with read_side.db.reads.connect() as conn:
         if index is None:
             assert notification_id is not None
             index = tq.leaf_index_of(conn, notification_id)
