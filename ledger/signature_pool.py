@@ -8,7 +8,8 @@ batch, reports a result). Nothing is trusted early: ``settle`` waits for every c
 in and names the earliest event whose signature failed.
 
 Small walks never start a process: until ``parallel_after`` events have been added, chunks
-are verified in the calling thread, as they are on a single-core machine.
+are verified in the calling thread, as they are on a single-core machine. Past that, one
+worker per core but one takes chunks in turn.
 """
 
 from __future__ import annotations
@@ -145,23 +146,29 @@ class SignatureChecks(Generic[T]):
         keyring: Keyring,
         chunk: int = CHUNK,
         parallel_after: int | None = PARALLEL_AFTER,
+        workers: int | None = None,
     ) -> None:
-        """``parallel_after=None`` never starts a worker process; 0 starts one with the first
-        chunk (on a machine with more than one core)."""
+        """``parallel_after=None`` never starts a worker process; 0 starts them with the first
+        chunk. ``workers`` defaults to one per core but one (the caller's); a single-core
+        machine gets none."""
+        cores = os.cpu_count() or 1
         self._keys = {kid: record.public_key for kid, record in keyring.records.items()}
         self._chunk = chunk
-        self._parallel_after = parallel_after if (os.cpu_count() or 1) > 1 else None
+        self._parallel_after = parallel_after if cores > 1 else None
+        self._worker_count = max(1, cores - 1) if workers is None else workers
         self._added = 0
         self._tags: list[T] = []
         self._items: list[tuple[str, bytes]] = []
-        # Chunks handed in and not yet settled: tags, items, and the answer if already known
-        # (checked here) or None (the worker's answer is still to be read, in order).
-        self._pending: list[tuple[list[T], list[tuple[str, bytes]], int | None, bool]] = []
-        self._worker: _Worker | None = None
+        # Chunks handed in and not yet settled, in order: tags, items, the answer when it was
+        # checked here, and else the index of the worker whose answer is still to be read
+        # (each worker answers its own chunks in the order it got them).
+        self._pending: list[tuple[list[T], list[tuple[str, bytes]], int | None, int | None]] = []
+        self._workers: list[_Worker] = []
+        self._turn = 0
         self.failed: T | None = None
 
     def add(self, tag: T, sealed: SealedEvent) -> None:
-        """Queue one event's signature; a full chunk goes to the worker (or is checked now)."""
+        """Queue one event's signature; a full chunk goes to a worker (or is checked now)."""
         self._tags.append(tag)
         self._items.append((sealed.kid, sealed.signature + sealed.body_bytes))
         self._added += 1
@@ -175,57 +182,58 @@ class SignatureChecks(Generic[T]):
         """
         if self._items:
             self._submit()
-        for tags, items, known, in_worker in self._pending:
-            bad = self._answer(items) if in_worker else known
+        for tags, items, known, worker in self._pending:
+            bad = known if worker is None else self._answer(worker, items)
             if bad is not None and self.failed is None:
                 self.failed = tags[bad]
         self._pending.clear()
         return self.failed
 
     def close(self) -> None:
-        """Stop the worker process, if one was started."""
-        if self._worker is not None:
-            self._worker.close()
-            self._worker = None
+        """Stop the worker processes, if any were started."""
+        workers, self._workers = self._workers, []
+        for worker in workers:
+            with contextlib.suppress(OSError):
+                worker.close()
 
     def _submit(self) -> None:
         tags, items = self._tags, self._items
         self._tags, self._items = [], []
-        worker = self._start_worker()
-        if worker is not None:
+        if self._start_workers():
+            index = self._turn % len(self._workers)
+            self._turn += 1
             try:
-                worker.send(items)
-                self._pending.append((tags, items, None, True))
+                self._workers[index].send(items)
+                self._pending.append((tags, items, None, index))
                 return
             except OSError:
-                self._give_up_worker()
-        self._pending.append((tags, items, first_bad(self._keys, items), False))
+                self._give_up_workers()
+        self._pending.append((tags, items, first_bad(self._keys, items), None))
 
-    def _answer(self, items: list[tuple[str, bytes]]) -> int | None:
-        """The worker's answer for the next chunk in order; checked here if it has died."""
-        if self._worker is not None:
+    def _answer(self, worker: int, items: list[tuple[str, bytes]]) -> int | None:
+        """A worker's answer for its next chunk; checked here if the workers were given up."""
+        if worker < len(self._workers):
             try:
-                return self._worker.receive()
+                return self._workers[worker].receive()
             except OSError:
-                self._give_up_worker()
+                self._give_up_workers()
         return first_bad(self._keys, items)
 
-    def _start_worker(self) -> _Worker | None:
-        if self._worker is None and (
+    def _start_workers(self) -> bool:
+        if not self._workers and (
             self._parallel_after is not None and self._added > self._parallel_after
         ):
             try:
-                self._worker = _Worker(self._keys)
+                self._workers = [_Worker(self._keys) for _ in range(self._worker_count)]
             except OSError:
+                self.close()
                 self._parallel_after = None
-        return self._worker
+        return bool(self._workers)
 
-    def _give_up_worker(self) -> None:
-        """After a worker failure every later chunk is checked here."""
-        worker, self._worker, self._parallel_after = self._worker, None, None
-        if worker is not None:
-            with contextlib.suppress(OSError):
-                worker.close()
+    def _give_up_workers(self) -> None:
+        """After any worker failure every chunk not yet answered is checked here."""
+        self._parallel_after = None
+        self.close()
 
     def __enter__(self) -> SignatureChecks[T]:
         return self

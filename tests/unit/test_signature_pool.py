@@ -45,9 +45,13 @@ def test_every_good_signature_settles_to_none(parallel_after: int | None) -> Non
         assert checks.settle() is None
 
 
-@pytest.mark.parametrize("parallel_after", [None, 0])
-def test_settle_names_the_earliest_failure_and_keeps_it(parallel_after: int | None) -> None:
-    with pool.SignatureChecks[int](KEYRING, chunk=4, parallel_after=parallel_after) as checks:
+@pytest.mark.parametrize(("parallel_after", "workers"), [(None, None), (0, 1), (0, 3)])
+def test_settle_names_the_earliest_failure_and_keeps_it(
+    parallel_after: int | None, workers: int | None
+) -> None:
+    with pool.SignatureChecks[int](
+        KEYRING, chunk=4, parallel_after=parallel_after, workers=workers
+    ) as checks:
         for n in range(30):
             checks.add(n, _forged(n) if n in (13, 22) else _event(n))
         assert checks.settle() == 13
@@ -63,17 +67,17 @@ def test_a_key_outside_the_keyring_fails() -> None:
 
 
 def test_a_dead_worker_leaves_the_checks_to_this_process() -> None:
-    with pool.SignatureChecks[int](KEYRING, chunk=5, parallel_after=0) as checks:
+    with pool.SignatureChecks[int](KEYRING, chunk=5, parallel_after=0, workers=2) as checks:
         for n in range(10):
             checks.add(n, _event(n))
-        worker = checks._worker
-        assert worker is not None
-        worker._process.kill()
-        worker._process.wait()
+        assert len(checks._workers) == 2
+        dead = checks._workers[1]._process
+        dead.kill()
+        dead.wait()
         for n in range(10, 30):
             checks.add(n, _forged(n) if n == 17 else _event(n))
         assert checks.settle() == 17
-        assert checks._worker is None
+        assert checks._workers == []
 
 
 def test_first_bad_checks_each_item_in_order() -> None:
