@@ -36,6 +36,12 @@ _CUES: tuple[tuple[str, str, int], ...] = (
 _CUE_PATTERNS = tuple((re.compile(rf"\b{p}\b", re.IGNORECASE), op, sign) for p, op, sign in _CUES)
 _CUE_START = re.compile(r"\b(?=(?:" + "|".join(p for p, _, _ in _CUES) + r")\b)", re.IGNORECASE)
 """Where any cue starts (zero-width, so overlapping cues are all found)."""
+_LOWER_CUE_PATTERNS = tuple((re.compile(rf"\b{p}\b"), op, sign) for p, op, sign in _CUES)
+_LOWER_CUE_START = re.compile(r"\b(?=[a-z])(?=(?:" + "|".join(p for p, _, _ in _CUES) + r")\b)")
+"""The cue patterns matched case-sensitively, for lower-cased ASCII text: the cues are written
+in lower case (without escapes such as ``\\S`` that lower-casing would change), so on ASCII
+text they find what the case-insensitive patterns find, several times faster. Every cue begins
+with a letter, so the start scan tries the cues only before one."""
 _HEAD_REACH = 24
 _COPULA = re.compile(r"\b(?:is|was|are|were|amounted\s+to|stood\s+at|came\s+to)\s*$", re.IGNORECASE)
 _TRAILING_OF = re.compile(r"^\s*of\b", re.IGNORECASE)
@@ -108,11 +114,15 @@ def _cues(text: str) -> list[tuple[re.Match[str], str, int, int]]:
     then _CUES order.
 
     One scan finds where any cue starts; only there are the cue patterns tried, which gives
-    the matches a scan with each pattern would give.
+    the matches a scan with each pattern would give. ASCII text is scanned lower-cased, which
+    keeps every position (the matches are only read for where they start and end).
     """
+    starts, patterns = _CUE_START, _CUE_PATTERNS
+    if text.isascii():
+        text, starts, patterns = text.lower(), _LOWER_CUE_START, _LOWER_CUE_PATTERNS
     out = []
-    for start in _CUE_START.finditer(text):
-        for index, (pattern, operation, sign) in enumerate(_CUE_PATTERNS):
+    for start in starts.finditer(text):
+        for index, (pattern, operation, sign) in enumerate(patterns):
             match = pattern.match(text, start.start())
             if match is not None:
                 out.append((match, operation, sign, index))

@@ -97,20 +97,25 @@ class DateMention:
     key: str
 
 
-_MONTH_HINT = re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)")
+_MONTH_ABBREVIATIONS = tuple(name.capitalize() for name in _MONTHS)
+_MONTH_ANYWHERE = re.compile("|".join(_MONTH_ABBREVIATIONS))
+_MONTH_HINT = re.compile(r"\b(?:" + "|".join(_MONTH_ABBREVIATIONS) + ")")
 _HAS_DIGIT = re.compile(r"\d")
 
 
 def dates(text: str) -> list[DateMention]:
     """Every date and year in ``text``, longest forms first, without overlaps."""
     found: list[DateMention] = []
-    if not _HAS_DIGIT.search(text):
+    first_digit = _HAS_DIGIT.search(text)
+    if first_digit is None:
         return found
     taken: list[tuple[int, int]] = []
     # The month-name patterns only run when a month name stands next to a digit.
-    patterns = _DATE_PATTERNS if _MONTH_HINT.search(text) else _PLAIN_DATE_PATTERNS
+    patterns = _DATE_PATTERNS if _has_month_hint(text) else _PLAIN_DATE_PATTERNS
     for pattern in patterns:
-        for match in pattern.finditer(text):
+        # A date without a month name starts with a digit: none starts before the first.
+        start = first_digit.start() if pattern in _PLAIN_DATE_PATTERNS else 0
+        for match in pattern.finditer(text, start):
             if _overlaps(match.start(), match.end(), taken):
                 continue
             key = _date_key(match)
@@ -119,6 +124,13 @@ def dates(text: str) -> list[DateMention]:
                 found.append(DateMention(match.group(0), match.start(), match.end(), key))
     found.sort(key=lambda d: d.start)
     return found
+
+
+def _has_month_hint(text: str) -> bool:
+    """Whether a month name may start in ``text``. The plain alternation rules most texts out
+    first: the regex engine skips quickly to the letters it can start with, while the hint
+    pattern, which begins with ``\\b``, is tried at every position."""
+    return bool(_MONTH_ANYWHERE.search(text) and _MONTH_HINT.search(text))
 
 
 def _date_key(match: re.Match[str]) -> str | None:
@@ -200,28 +212,31 @@ def _number_matches(text: str) -> Iterator[re.Match[str]]:
 
 def _amount(match: re.Match[str]) -> Amount:
     """Build an :class:`Amount` from one match of the number pattern."""
-    digits = match.group("num").replace(",", "")
+    number, opened, closed, sign, short, scale_word, unit_text, currency_1, currency_2 = (
+        match.group("num", "open", "close", "sign", "short", "scale", "unit", "cur", "cur2")
+    )
+    digits = number.replace(",", "")
     mantissa = float(digits)
-    bracketed = bool(match.group("open") and match.group("close"))
-    negative = bool(match.group("sign")) or bracketed
+    bracketed = bool(opened and closed)
+    negative = bool(sign) or bracketed
     if negative:
         mantissa = -mantissa
-    word = (match.group("short") or match.group("scale") or "").lower()
+    word = (short or scale_word or "").lower()
     scale = _SCALES.get(word)
-    unit = (match.group("unit") or "").lower()
+    unit = (unit_text or "").lower()
     if unit.startswith(("%", "percent", "per")):
         kind = "percent"
     elif unit.startswith(("basis", "bp")):
         kind = "bps"
     else:
         kind = "number"
-    currency_text = (match.group("cur") or match.group("cur2") or "").lower()
+    currency_text = (currency_1 or currency_2 or "").lower()
     if not currency_text and kind == "number":
         currency_text = unit
     currency = _CURRENCIES.get(currency_text)
     decimals = len(digits.split(".")[1]) if "." in digits else 0
     start = match.start()
-    if match.group("open") and not match.group("close"):
+    if opened and not closed:
         start += 1
     return Amount(
         text=match.group(0)[start - match.start() :].strip(),

@@ -37,8 +37,14 @@ _IDENTIFIERS = re.compile(
 )
 """Identifiers, most specific first: ISINs, exchange tickers, section references (``§ 12``,
 ``4.2.1(b)``), letter-digit codes (``A320``, ``FY2023``, ``COVID-19``) and ``ABC-123``."""
-_DIGIT_CHUNK = re.compile(r"[^\s\d]*\d\S*")
-_SPACES = re.compile(r"\s+")
+_IDENTIFIER_HINT = re.compile(r"[A-Za-z(]|\..*\.")
+"""What every identifier without ``:`` or ``§`` holds: an ASCII letter (ISINs, codes,
+``ABC-123``), a bracket (``4.2(b)``) or two points (``4.2.1``); a chunk of digits without any
+(``12.6``, ``2019.``) is not tried."""
+_DIGIT_CHUNK = re.compile(r"(?<!\S)[^\s\d]*+\d\S*")
+"""A whitespace-free run that holds a digit. Tried only where a run starts, and without
+backtracking over the letters before its first digit: trying every position of a long word,
+each time back to its start, made this scan quadratic in the word's length."""
 _NOT_CUES = re.compile(
     r"\bNO\b\.?|\b[Nn]o\.(?=\s*\d)|\bMay(?=\s+\d)|(?<=[\w,]\s)May\b"
     r"|(?i:\bin\s+(?:[$€£]\s*|u\.?s\.?\s+)?(?:thousands|millions|billions)\b[^;:()\n]{0,40}?"
@@ -100,20 +106,22 @@ class SpanReading:
     """A span text's :class:`Reading` and what the checks compare a claim against.
 
     ``stems``: its content stems; ``sentence_tokens``: the cue tokens of each sentence with
-    their stems (``None`` for stop words); ``identifier_key``: the text upper-cased without
-    whitespace; ``quoted_key``: the text normalised and case-folded.
+    their stems (``None`` for stop words); ``sentence_stems``: the set of those stems for each
+    sentence; ``identifier_key``: the text upper-cased without whitespace; ``quoted_key``: the
+    text normalised and case-folded.
     """
 
     reading: Reading
     stems: frozenset[str]
     sentence_tokens: tuple[tuple[tuple[str, str | None], ...], ...]
+    sentence_stems: tuple[frozenset[str], ...]
     identifier_key: str
     quoted_key: str
 
 
 def identifier_key(text: str) -> str:
     """An identifier's comparison form: upper-cased, without whitespace."""
-    return _SPACES.sub("", text).upper()
+    return "".join(text.split()).upper()
 
 
 def _url_key(text: str) -> str:
@@ -124,17 +132,22 @@ def _url_key(text: str) -> str:
 def _identifier_matches(text: str) -> Iterator[re.Match[str]]:
     """The identifier matches of ``text``. Only tickers and section signs span a space, so
     the pattern runs on the whole text only when ``:`` or ``§`` occurs, and otherwise on each
-    space-free chunk that holds a digit."""
+    space-free chunk that holds a digit and, as every other identifier does, an ASCII letter,
+    a bracket or two points (:data:`_IDENTIFIER_HINT`)."""
     if ":" in text or "§" in text:
         yield from _IDENTIFIERS.finditer(text)
         return
     for chunk in _DIGIT_CHUNK.finditer(text):
-        yield from _IDENTIFIERS.finditer(text, chunk.start(), chunk.end())
+        if _IDENTIFIER_HINT.search(text, chunk.start(), chunk.end()):
+            yield from _IDENTIFIERS.finditer(text, chunk.start(), chunk.end())
 
 
 def cue_tokens(text: str) -> list[str]:
     """The tokens of ``text`` without the month ``May`` and the number sign ``No.``."""
-    return tokens(_NOT_CUES.sub(" ", text))
+    # Most texts hold none of the words the pattern needs, and then it would change nothing.
+    if "May" in text or "NO" in text or "No." in text or "no." in text or "except" in text.lower():
+        return tokens(_NOT_CUES.sub(" ", text))
+    return tokens(text)
 
 
 def read_text(text: str, *, scale: bool = False) -> Reading:
@@ -193,6 +206,9 @@ def read_span(text: str) -> SpanReading:
         reading=reading,
         stems=reading.content_stems(),
         sentence_tokens=sentence_tokens,
+        sentence_stems=tuple(
+            frozenset(s for _, s in words if s is not None) for words in sentence_tokens
+        ),
         identifier_key=identifier_key(text),
         quoted_key=normalise_quote(text).casefold(),
     )

@@ -86,7 +86,10 @@ def tokens(text: str) -> list[str]:
     folded = text.lower()
     if "n't" in folded:
         folded = folded.replace("n't", " n't")
-    return [t[:-2] if t.endswith("'s") else t for t in _TOKEN.findall(folded)]
+    found: list[str] = _TOKEN.findall(folded)
+    if "'s" not in folded:
+        return found
+    return [t[:-2] if t.endswith("'s") else t for t in found]
 
 
 def is_numeric(token: str) -> bool:

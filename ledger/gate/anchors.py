@@ -93,7 +93,6 @@ def check_anchors(
         ):
             missing.append(f"number {amount.text!r}")
     per_span = [span_anchors.dates for span_anchors, _ in found]
-    span_dates = [key for dates in per_span for key in dates]
     missing += [f"date {key!r}" for key in anchors.dates if not _date_found(key, per_span)]
     if anchors.identifiers:
         flat = "".join(span.identifier_key for span in spans)
@@ -109,7 +108,7 @@ def check_anchors(
             CHECK, Outcome.PASS, "anchors_present", f"all {total} anchor(s) appear in the spans"
         )
     have = [a.text for span_anchors, _ in found for a in span_anchors.amounts][:_MAX_LISTED]
-    have_dates = span_dates[:_MAX_LISTED]
+    have_dates = [key for dates in per_span for key in dates][:_MAX_LISTED]
     return CheckResult(
         CHECK,
         Outcome.FAIL,

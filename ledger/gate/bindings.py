@@ -5,6 +5,9 @@ source version was in force at ``as_of`` and the source is not withdrawn).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from ledger.gate._reading import SPAN_CACHE_SIZE
 from ledger.gate.model import CheckResult, Outcome, SpanFacts
 
 
@@ -26,9 +29,7 @@ def check_existence(span_id: str, facts: SpanFacts | None) -> CheckResult:
             f"span {span_id!r} exists but is not in the receipt's sealed evidence pool",
             span_id,
         )
-    return CheckResult(
-        "existence", Outcome.PASS, "span_exists", "the span resolves and is in the pool", span_id
-    )
+    return _span_exists(span_id)
 
 
 def check_version(span_id: str, facts: SpanFacts | None) -> CheckResult:
@@ -56,6 +57,22 @@ def check_version(span_id: str, facts: SpanFacts | None) -> CheckResult:
             f"the span's source version was not in force at the receipt's as_of{shown}",
             span_id,
         )
+    return _version_in_force(span_id, shown)
+
+
+# The passing results depend only on the span, and the spans of a receipt are cited by claim
+# after claim: each is built once.
+
+
+@lru_cache(maxsize=SPAN_CACHE_SIZE)
+def _span_exists(span_id: str) -> CheckResult:
+    return CheckResult(
+        "existence", Outcome.PASS, "span_exists", "the span resolves and is in the pool", span_id
+    )
+
+
+@lru_cache(maxsize=SPAN_CACHE_SIZE)
+def _version_in_force(span_id: str, shown: str) -> CheckResult:
     return CheckResult(
         "version",
         Outcome.PASS,

@@ -13,8 +13,8 @@ cell's period may also be a fiscal year without a calendar year (``FY19``, ``F19
 claim names two or more years (``from 2017 to 2018``), every operand with a known period must
 lie within them: a change from 2017 to 2018 is not computed from the figures of 2018 and 2019.
 
-Formulas tried (bounded: at most :data:`MAX_OPERANDS` operands, subsets of at most
-:data:`MAX_SUBSET` for sums and averages):
+Formulas tried (:mod:`ledger.gate._formulas`; bounded: at most :data:`MAX_OPERANDS` operands,
+subsets of at most ``MAX_SUBSET`` for sums and averages):
 
 - change: ``new - old``, where *new* has the later period (by year, then by the whole date);
   without periods a claimed *change* cannot be reproduced, so that a sign flip never passes.
@@ -23,7 +23,7 @@ Formulas tried (bounded: at most :data:`MAX_OPERANDS` operands, subsets of at mo
 - percent change ``(new - old) / |old|`` (both orders without periods), or, between two
   percentages, their change in percentage points; basis-point change of two percentages;
 - ratio ``a / b`` (as a percentage when the claim is one), and the share of a sum in a total
-  ``(a + b) / c`` over at most :data:`MAX_SHARE_OPERANDS` operands; sum; average;
+  ``(a + b) / c`` over at most ``MAX_SHARE_OPERANDS`` operands; sum; average;
 - product ``a x b`` of two figures as written, a percentage as its fraction (``shares x
   price``, ``53% of revenue``), only for a claim that names no operation, of figures without
   scale words of their own.
@@ -48,13 +48,13 @@ be the claim's); other mixtures are not tried.
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ledger.gate._claimed import ClaimedResult, read_claim
+from ledger.gate._formulas import FORMULAS, Candidate, Formula, Operand, ordered_pairs
 from ledger.gate._numbers import Amount, context_scale, dates
 from ledger.gate._reading import SPAN_CACHE_SIZE, Reading, read_span, read_text
 from ledger.gate.model import CheckResult, ClaimType, Outcome, SpanFacts
@@ -62,8 +62,6 @@ from ledger.gate.model import CheckResult, ClaimType, Outcome, SpanFacts
 CHECK = "computation"
 MAX_OPERANDS = 10
 """The most operand figures taken from the support spans."""
-MAX_SUBSET = 4
-"""The largest subset of operands a sum or an average is tried over."""
 ROUNDING_CAP = 0.05
 """The largest relative error that rounding of the claimed figure may excuse."""
 
@@ -83,42 +81,47 @@ _ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
 _PERIOD_COUNT = re.compile(
     r"[\s-]*(?:fiscal\s+|financial\s+)?(?:years?|quarters?|months?|periods?)\b", re.IGNORECASE
 )
-MAX_SHARE_OPERANDS = 6
-"""The most operands for which a ratio of a sum to a total is tried."""
 
 
 @dataclass(frozen=True, slots=True)
-class _Operand:
-    """One figure of the evidence with the period it belongs to, if known, and the indexes
-    of the support spans that write it."""
+class _Operands:
+    """The operands of the cited spans (at most :data:`MAX_OPERANDS`), the same with bracketed
+    figures read as positive, the indexes of the spans that write any figure (each of which a
+    formula must use), and whether any figure is bracketed (so that the two readings differ).
+    """
 
-    amount: Amount
-    absolute: float | None
-    period: str | None
-    spans: frozenset[int] = frozenset()
+    figures: tuple[Operand, ...]
+    unbracketed: tuple[Operand, ...]
+    writing: frozenset[int]
+    bracketed: bool
 
-    @property
-    def label(self) -> str:
-        return f"{self.amount.text} [{self.period}]" if self.period else self.amount.text
+    def candidates(
+        self, formula: Formula, claim: ClaimedResult
+    ) -> Iterator[tuple[Candidate, Candidate]]:
+        """Each candidate of ``formula`` with bracketed figures read as negative, paired with
+        the same candidate with them read as positive (the generators enumerate the same
+        combinations in the same order for both operand lists); without a bracketed figure
+        the two readings are one, and the formula runs once."""
+        if not self.bracketed:
+            for candidate in formula(claim, self.figures):
+                yield candidate, candidate
+            return
+        yield from zip(formula(claim, self.figures), formula(claim, self.unbracketed), strict=True)
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    """A formula's value over some operands; ``base`` is the old figure of a percent change."""
-
-    value: float
-    formula: str
-    uses: tuple[_Operand, ...]
-    base: _Operand | None = None
+def _operands(spans: Sequence[SpanFacts]) -> _Operands:
+    """The operands of the support spans; see :func:`_cited_operands`."""
+    return _cited_operands(tuple((span.text, span.envelope) for span in spans))
 
 
-def _operands(spans: Sequence[SpanFacts]) -> tuple[list[_Operand], frozenset[int]]:
-    """The figures of the support spans, deduplicated, at most :data:`MAX_OPERANDS`, and the
-    indexes of the spans that write any figure (each of which a formula must use)."""
-    out: dict[tuple[float, str, str | None], _Operand] = {}
+@lru_cache(maxsize=SPAN_CACHE_SIZE)
+def _cited_operands(cited: tuple[tuple[str, str | None], ...]) -> _Operands:
+    """The figures of the spans given as (text, envelope), deduplicated, cached like the
+    figures of each span: the claims of a receipt cite the same spans again and again."""
+    out: dict[tuple[float, str, str | None], Operand] = {}
     writing: set[int] = set()
-    for index, span in enumerate(spans):
-        for amount, period, scale in _figures(span.text, span.envelope):
+    for index, (text, envelope) in enumerate(cited):
+        for amount, period, scale in _figures(text, envelope):
             writing.add(index)
             key = (amount.mantissa, amount.kind, period)
             if key in out:
@@ -128,20 +131,26 @@ def _operands(spans: Sequence[SpanFacts]) -> tuple[list[_Operand], frozenset[int
             absolute = amount.value if amount.scale else None
             if absolute is None and scale is not None and amount.kind == "number":
                 absolute = amount.mantissa * scale
-            out[key] = _Operand(amount, absolute, period, frozenset({index}))
-    return list(out.values())[:MAX_OPERANDS], frozenset(writing)
+            out[key] = Operand(amount, absolute, period, frozenset({index}))
+    figures = tuple(out.values())[:MAX_OPERANDS]
+    return _Operands(
+        figures,
+        tuple(_unbracket(op) for op in figures),
+        frozenset(writing),
+        bracketed=any(op.amount.bracketed for op in figures),
+    )
 
 
-def _unbracket(op: _Operand) -> _Operand:
+def _unbracket(op: Operand) -> Operand:
     """The operand with a bracketed figure read as positive."""
     if not op.amount.bracketed:
         return op
     amount = replace(op.amount, value=abs(op.amount.value), mantissa=abs(op.amount.mantissa))
     absolute = abs(op.absolute) if op.absolute is not None else None
-    return _Operand(amount, absolute, op.period, op.spans)
+    return Operand(amount, absolute, op.period, op.spans)
 
 
-def _uses_every_span(candidate: _Candidate, writing: frozenset[int]) -> bool:
+def _uses_every_span(candidate: Candidate, writing: frozenset[int]) -> bool:
     """Whether a formula reads a figure of every cited span that writes one: a citation the
     computation does not need is not evidence for it."""
     used: set[int] = set()
@@ -198,159 +207,6 @@ def _year_after(text: str, amount: Amount) -> str | None:
     return match.group(1) if match else None
 
 
-def _levels(claim: ClaimedResult, ops: Sequence[_Operand]) -> list[float] | None:
-    """Operand values in the claim's units for scale-bearing operations, or ``None``."""
-    if any(op.amount.kind != claim.amount.kind for op in ops):
-        return None
-    if all(op.absolute is not None for op in ops):
-        divisor = claim.amount.scale or 1.0
-        return [(op.absolute or 0.0) / divisor for op in ops]
-    if all(op.absolute is None or op.amount.scale is None for op in ops):
-        # Declared scales on some cells only (a header note on one column): as written.
-        return [op.amount.mantissa for op in ops]
-    return None
-
-
-def _plain(ops: Sequence[_Operand]) -> list[float] | None:
-    """Operand values for scale-free operations (ratios): all absolute or all as written."""
-    if len({op.amount.kind for op in ops}) != 1:
-        return None
-    if all(op.absolute is not None for op in ops):
-        return [op.absolute or 0.0 for op in ops]
-    return [op.amount.mantissa for op in ops]
-
-
-def _ordered_pairs(ops: Sequence[_Operand]) -> Iterator[tuple[_Operand, _Operand]]:
-    """(new, old) pairs whose periods say which came later."""
-    for a, b in itertools.permutations(ops, 2):
-        if a.period and b.period and _later(a.period, b.period):
-            yield a, b
-
-
-def _later(a: str, b: str) -> bool:
-    """Whether period ``a`` is later than ``b``: by year, or by the whole key at equal precision."""
-    if a[:4] != b[:4]:
-        return a[:4] > b[:4]
-    return len(a) == len(b) and a > b
-
-
-def _changes(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candidate]:
-    ordered = [] if claim.operation == "difference" else list(_ordered_pairs(ops))
-    for new, old in ordered:
-        levels = _levels(claim, (new, old))
-        if levels:
-            yield _Candidate(levels[0] - levels[1], f"{new.label} - {old.label}", (new, old))
-    if ordered or claim.operation != "difference" or claim.sign or claim.target < 0:
-        return
-    for a, b in itertools.combinations(ops, 2):
-        levels = _levels(claim, (a, b))
-        if levels:
-            yield _Candidate(abs(levels[0] - levels[1]), f"|{a.label} - {b.label}|", (a, b))
-
-
-def _percent_changes(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candidate]:
-    ordered = list(_ordered_pairs(ops))
-    pairs = ordered or list(itertools.permutations(ops, 2))
-    factor = 100.0 if claim.amount.kind == "percent" else 1.0
-    for new, old in pairs:
-        values = _plain((new, old))
-        if values and values[1] != 0:
-            change = (values[0] - values[1]) / abs(values[1]) * factor
-            yield _Candidate(change, f"({new.label} - {old.label}) / {old.label}", (new, old), old)
-    if claim.amount.kind == "percent":
-        # A change between two percentages may be stated in percentage points.
-        yield from _changes(claim, ops)
-
-
-def _bps(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candidate]:
-    percents = [op for op in ops if op.amount.kind == "percent"]
-    ordered = list(_ordered_pairs(percents))
-    for new, old in ordered:
-        yield _Candidate(
-            (new.amount.mantissa - old.amount.mantissa) * 100,
-            f"({new.label} - {old.label}) x 100 bps",
-            (new, old),
-        )
-    if ordered or claim.sign or claim.target < 0:
-        return
-    for a, b in itertools.combinations(percents, 2):
-        yield _Candidate(
-            abs(a.amount.mantissa - b.amount.mantissa) * 100,
-            f"|{a.label} - {b.label}| x 100 bps",
-            (a, b),
-        )
-
-
-def _ratios(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candidate]:
-    factor = 100.0 if claim.amount.kind == "percent" else 1.0
-    for a, b in itertools.permutations(ops, 2):
-        values = _plain((a, b))
-        if values and values[1] != 0:
-            yield _Candidate(values[0] / values[1] * factor, f"{a.label} / {b.label}", (a, b))
-    if len(ops) > MAX_SHARE_OPERANDS:
-        return
-    # The share of a sum in a total: (a + b) / c, "deferred revenue and accrued warranty over
-    # gross deferred tax assets".
-    for whole in ops:
-        parts = [op for op in ops if op is not whole]
-        for size in range(2, min(MAX_SUBSET - 1, len(parts)) + 1):
-            for subset in itertools.combinations(parts, size):
-                values = _plain((*subset, whole))
-                if values and values[-1] != 0:
-                    joined = " + ".join(op.label for op in subset)
-                    yield _Candidate(
-                        sum(values[:-1]) / values[-1] * factor,
-                        f"({joined}) / {whole.label}",
-                        (*subset, whole),
-                    )
-
-
-def _products(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[_Candidate]:
-    """Products of two figures as written, a percentage as its fraction (``shares x price``,
-    ``53% of $23,406``); only between figures without a scale word of their own, and for a
-    claim of a plain amount."""
-    if claim.amount.kind != "number":
-        return
-    for a, b in itertools.combinations(ops, 2):
-        if a.amount.scale or b.amount.scale or "bps" in (a.amount.kind, b.amount.kind):
-            continue
-        if a.amount.kind == b.amount.kind == "percent":
-            continue
-        value = _fraction(a) * _fraction(b)
-        if claim.amount.scale and a.absolute is None and b.absolute is None:
-            value /= claim.amount.scale
-        yield _Candidate(value, f"{a.label} x {b.label}", (a, b))
-
-
-def _fraction(op: _Operand) -> float:
-    return op.amount.mantissa / 100 if op.amount.kind == "percent" else op.amount.mantissa
-
-
-def _aggregates(claim: ClaimedResult, ops: Sequence[_Operand], mean: bool) -> Iterator[_Candidate]:
-    for size in range(2, min(MAX_SUBSET, len(ops)) + 1):
-        for subset in itertools.combinations(ops, size):
-            levels = _levels(claim, subset)
-            if levels:
-                joined = " + ".join(op.label for op in subset)
-                if mean:
-                    yield _Candidate(sum(levels) / size, f"({joined}) / {size}", subset)
-                else:
-                    yield _Candidate(sum(levels), joined, subset)
-
-
-_FORMULAS: dict[str, Callable[[ClaimedResult, Sequence[_Operand]], Iterator[_Candidate]]] = {
-    "change": _changes,
-    "difference": _changes,
-    "percent_change": _percent_changes,
-    "bps": _bps,
-    "ratio": _ratios,
-    "sum": lambda claim, ops: _aggregates(claim, ops, mean=False),
-    "average": lambda claim, ops: _aggregates(claim, ops, mean=True),
-    "product": _products,
-}
-"""Formulas by operation; ``product`` is tried only for a claim that names no operation."""
-
-
 def tolerance(claim: ClaimedResult, relative: float) -> float:
     """How far a recomputed value may be from the claimed figure, in the claim's units."""
     target = abs(claim.target)
@@ -376,11 +232,11 @@ def period_count(claim: Reading, claim_type: ClaimType, spans: Sequence[SpanFact
     ]
     if not counts:
         return []
-    _, writing = _operands(spans)
+    writing = _operands(spans).writing
     return [count for count in counts if count == len(writing)]
 
 
-def _claim_units(claim: ClaimedResult, ops: Sequence[_Operand]) -> Iterator[ClaimedResult]:
+def _claim_units(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[ClaimedResult]:
     """The claim as written, and, when it has no scale word and every operand shares one
     declared scale (``in thousands``), the claim read in that unit, as the table writes it."""
     yield claim
@@ -400,7 +256,7 @@ def _claim_years(reading: Reading) -> tuple[int, int] | None:
     return (min(years), max(years)) if len(years) > 1 else None
 
 
-def _within(candidate: _Candidate, years: tuple[int, int] | None) -> bool:
+def _within(candidate: Candidate, years: tuple[int, int] | None) -> bool:
     """Whether every operand with a known period lies within the years the claim names: a
     change "from 2017 to 2018" cannot be computed from the figures of 2018 and 2019."""
     if years is None:
@@ -435,27 +291,23 @@ def check_computation(
     claim, _ = read_claim(reading)
     if claim is None:
         return CheckResult(CHECK, Outcome.SKIP, "unparseable", "the claim states no figure"), None
-    ops, writing = _operands(spans)
+    operands = _operands(spans)
+    ops, writing = operands.figures, operands.writing
     if not ops:
         return CheckResult(
             CHECK, Outcome.SKIP, "no_operands", "the support spans contain no figures"
         ), claim.amount
-    operations = [claim.operation] if claim.operation else list(_FORMULAS)
+    operations = [claim.operation] if claim.operation else list(FORMULAS)
     allowed = tolerance(claim, relative_tolerance)
     years = _claim_years(reading)
-    unbracketed = [_unbracket(op) for op in ops]
-    tried: list[_Candidate] = []
+    tried: list[Candidate] = []
     ambiguous = False
-    negative_only: tuple[str, _Candidate] | None = None
+    negative_only: tuple[str, Candidate] | None = None
     opposite = False
     for unit in _claim_units(claim, ops):
         for operation in operations:
-            formula = _FORMULAS[operation]
-            # Both readings of bracketed figures are tried; the generators enumerate the
-            # same combinations in the same order for both operand lists.
-            for candidate, other in zip(
-                formula(unit, ops), formula(unit, unbracketed), strict=True
-            ):
+            # Both readings of bracketed figures are tried.
+            for candidate, other in operands.candidates(FORMULAS[operation], unit):
                 if not _uses_every_span(candidate, writing) or not _within(candidate, years):
                     continue
                 hit = abs(candidate.value - claim.target) <= allowed
@@ -491,20 +343,20 @@ def check_computation(
         ), claim.amount
     unambiguous = claim.explicit and len(ops) == 2 and nearest is not None
     if unambiguous and claim.operation in _SCALE_OPS | {"percent_change"}:
-        unambiguous = claim.sign == 0 or any(_ordered_pairs(ops))
+        unambiguous = claim.sign == 0 or any(ordered_pairs(ops))
     if unambiguous:
         return CheckResult(CHECK, Outcome.FAIL, "recompute_mismatch", detail), claim.amount
     return CheckResult(CHECK, Outcome.SKIP, "not_reproduced", detail), claim.amount
 
 
-def _negative_base(candidate: _Candidate) -> bool:
+def _negative_base(candidate: Candidate) -> bool:
     """Whether a percent change starts from a negative figure: reports write such a change
     as not meaningful, since its sign has no agreed reading."""
     return candidate.base is not None and candidate.base.amount.mantissa < 0
 
 
 def _recomputed(
-    operation: str, candidate: _Candidate, claim: ClaimedResult, allowed: float, note: str
+    operation: str, candidate: Candidate, claim: ClaimedResult, allowed: float, note: str
 ) -> CheckResult:
     return CheckResult(
         CHECK,

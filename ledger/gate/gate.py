@@ -57,6 +57,9 @@ HARD_CHECKS = frozenset({"existence", "version", "quote", "anchors", "polarity",
 DEFAULT_CONFIG = GateConfig()
 """The configuration :func:`judge` uses when none is given."""
 
+_BOUND = CheckResult("coverage", Outcome.PASS, "bound", "the claim cites a support span")
+"""The coverage result of every claim with a support span (results are immutable)."""
+
 
 def judge(
     claim: ClaimDraft, spans: Mapping[str, SpanFacts], config: GateConfig = DEFAULT_CONFIG
@@ -139,7 +142,7 @@ def _verbatim_support(
 def _coverage(claim: ClaimDraft, *, has_support: bool) -> CheckResult:
     """Pass ``bound``; fail ``unsupported`` (material, no support span); skip ``not_material``."""
     if has_support:
-        return CheckResult("coverage", Outcome.PASS, "bound", "the claim cites a support span")
+        return _BOUND
     if claim.material:
         what = "cites no span" if not claim.bindings else "cites no resolvable support span"
         return CheckResult(
@@ -152,15 +155,16 @@ def _coverage(claim: ClaimDraft, *, has_support: bool) -> CheckResult:
 
 def _status(checks: list[CheckResult]) -> Status:
     """Derive the status from the check results as the module docstring says."""
-    if any(c.outcome is Outcome.FAIL and c.check in HARD_CHECKS for c in checks):
-        return Status.REJECTED
+    status = Status.VERIFIED
     for check in checks:
-        if check.check in ("support", "coverage") and check.outcome is not Outcome.PASS:
-            return Status.UNVERIFIED
-        if (
+        if check.outcome is Outcome.PASS:
+            continue
+        if check.outcome is Outcome.FAIL and check.check in HARD_CHECKS:
+            return Status.REJECTED
+        if check.check in ("support", "coverage") or (
             check.check == "computation"
             and check.outcome is Outcome.SKIP
             and check.reason != "not_computational"
         ):
-            return Status.UNVERIFIED
-    return Status.VERIFIED
+            status = Status.UNVERIFIED
+    return status

@@ -15,7 +15,6 @@ differs from its span in any of those is a different quote.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 _TRANSLATION = str.maketrans(
@@ -25,11 +24,13 @@ _TRANSLATION = str.maketrans(
         **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
     }
 )
-_WHITESPACE = re.compile(r"\s+")
 
 
 def normalise_quote(text: str) -> str:
     """Return ``text`` in the comparison form described in the module docstring."""
-    # Mapped before NFKC too, which would turn a double prime into two single primes.
-    folded = unicodedata.normalize("NFKC", text.translate(_TRANSLATION)).translate(_TRANSLATION)
-    return _WHITESPACE.sub(" ", folded).strip()
+    # ASCII text has no typographic quote or dash to map, and NFKC leaves it as it is.
+    if not text.isascii():
+        # Mapped before NFKC too, which would turn a double prime into two single primes.
+        text = unicodedata.normalize("NFKC", text.translate(_TRANSLATION)).translate(_TRANSLATION)
+    # str.split() cuts at exactly the characters ``\s`` matches, and drops them at both ends.
+    return " ".join(text.split())

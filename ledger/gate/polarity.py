@@ -31,8 +31,8 @@ WINDOW_MARGIN = 3
 
 def _cues(words: Sequence[str]) -> tuple[bool, bool, set[tuple[str, int]]]:
     """Negation present, hedge present, and the (axis, side) direction cues of ``words``."""
-    negated = any(w in NEGATIONS for w in words)
-    hedged = any(w in HEDGES for w in words)
+    negated = not NEGATIONS.isdisjoint(words)
+    hedged = not HEDGES.isdisjoint(words)
     directions = {DIRECTIONS[w] for w in words if w in DIRECTIONS}
     return negated, hedged, directions
 
@@ -42,12 +42,13 @@ def _best_window(claim_stems: set[str], evidence: Sequence[str]) -> tuple[list[s
     best: list[str] = []
     best_score = 0
     for text in evidence:
-        for words in read_span(text).sentence_tokens:
-            hits = [(i, s) for i, (_, s) in enumerate(words) if s is not None and s in claim_stems]
-            if not hits:
-                continue
-            score = len({s for _, s in hits})
+        span = read_span(text)
+        for words, stems in zip(span.sentence_tokens, span.sentence_stems, strict=True):
+            score = len(claim_stems & stems)
             if score > best_score:
+                hits = [
+                    (i, s) for i, (_, s) in enumerate(words) if s is not None and s in claim_stems
+                ]
                 first, last = _shortest_cover(hits, score)
                 start = max(0, first - WINDOW_MARGIN)
                 best = [w for w, _ in words[start : last + WINDOW_MARGIN + 1]]

@@ -41,7 +41,11 @@ def support_score(
     Returns ``(1.0, [])`` for a claim with no content word.
     """
     reading = read_text(claim) if isinstance(claim, str) else claim
-    wanted = reading.content_stems(ignore)
+    return _score(reading.content_stems(ignore), evidence)
+
+
+def _score(wanted: frozenset[str], evidence: Sequence[str]) -> tuple[float, list[str]]:
+    """The recall of the ``wanted`` stems in ``evidence`` and the stems that are missing."""
     if not wanted:
         return 1.0, []
     missing = set(wanted)
@@ -64,11 +68,12 @@ def check_support(
     """
     reading = read_text(claim) if isinstance(claim, str) else claim
     ignore = OPERATION_WORDS if computational else frozenset()
-    if not reading.content_stems(ignore):
+    wanted = reading.content_stems(ignore)
+    if not wanted:
         return CheckResult(
             CHECK, Outcome.SKIP, "no_content_words", "the claim has no content words"
         )
-    score, missing = support_score(reading, evidence, ignore)
+    score, missing = _score(wanted, evidence)
     shown = ", ".join(missing[:_MAX_LISTED]) + (" ..." if len(missing) > _MAX_LISTED else "")
     if score >= threshold:
         detail = f"score {score:.2f} >= {threshold:.2f}"

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from ledger.gate.normalize import normalise_quote
+import re
+import unicodedata
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ledger.gate.normalize import _TRANSLATION, normalise_quote
 
 
 def test_maps_typographic_quotes_to_ascii() -> None:
@@ -31,3 +37,17 @@ def test_applies_nfkc() -> None:
 
 def test_keeps_case_and_digits() -> None:
     assert normalise_quote("Revenue ROSE 2.2%") == "Revenue ROSE 2.2%"
+
+
+def _normalised_by_pattern(text: str) -> str:
+    """The comparison form with whitespace collapsed by ``\\s+``, for any text."""
+    mapped = unicodedata.normalize("NFKC", text.translate(_TRANSLATION)).translate(_TRANSLATION)
+    return re.sub(r"\s+", " ", mapped).strip()
+
+
+_MIXED = "ab1 \t\n\r\x0b\x0c\x1c\x85\xa0\u2003\u2028\u3000\u2019\u201c\u2014\u2033\uff21"
+
+
+@given(st.text(alphabet=st.sampled_from(_MIXED), max_size=30))
+def test_collapses_the_whitespace_the_pattern_collapses_in_any_text(text: str) -> None:
+    assert normalise_quote(text) == _normalised_by_pattern(text)

@@ -1,0 +1,202 @@
+"""The formulas the computation check tries over the cited figures, one generator per operation.
+
+Each generator yields :class:`Candidate` values for a claimed result and a list of operands; see
+:mod:`ledger.gate.computation` for which formulas are tried and when a candidate passes. Both
+readings of bracketed figures are enumerated by calling a generator twice, so every generator
+enumerates the same combinations in the same order for operand lists of the same length.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from ledger.gate._claimed import ClaimedResult
+from ledger.gate._numbers import Amount
+
+MAX_SUBSET = 4
+"""The largest subset of operands a sum or an average is tried over."""
+MAX_SHARE_OPERANDS = 6
+"""The most operands for which a ratio of a sum to a total is tried."""
+
+
+@dataclass(frozen=True, slots=True)
+class Operand:
+    """One figure of the evidence with the period it belongs to, if known, and the indexes
+    of the support spans that write it."""
+
+    amount: Amount
+    absolute: float | None
+    period: str | None
+    spans: frozenset[int] = frozenset()
+
+    @property
+    def label(self) -> str:
+        return f"{self.amount.text} [{self.period}]" if self.period else self.amount.text
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A formula's value over some operands; ``base`` is the old figure of a percent change."""
+
+    value: float
+    formula: str
+    uses: tuple[Operand, ...]
+    base: Operand | None = None
+
+
+def _levels(claim: ClaimedResult, ops: Sequence[Operand]) -> list[float] | None:
+    """Operand values in the claim's units for scale-bearing operations, or ``None``."""
+    if any(op.amount.kind != claim.amount.kind for op in ops):
+        return None
+    if all(op.absolute is not None for op in ops):
+        divisor = claim.amount.scale or 1.0
+        return [(op.absolute or 0.0) / divisor for op in ops]
+    if all(op.absolute is None or op.amount.scale is None for op in ops):
+        # Declared scales on some cells only (a header note on one column): as written.
+        return [op.amount.mantissa for op in ops]
+    return None
+
+
+def _plain(ops: Sequence[Operand]) -> list[float] | None:
+    """Operand values for scale-free operations (ratios): all absolute or all as written."""
+    if len({op.amount.kind for op in ops}) != 1:
+        return None
+    if all(op.absolute is not None for op in ops):
+        return [op.absolute or 0.0 for op in ops]
+    return [op.amount.mantissa for op in ops]
+
+
+def ordered_pairs(ops: Sequence[Operand]) -> Iterator[tuple[Operand, Operand]]:
+    """(new, old) pairs whose periods say which came later."""
+    for a, b in itertools.permutations(ops, 2):
+        if a.period and b.period and _later(a.period, b.period):
+            yield a, b
+
+
+def _later(a: str, b: str) -> bool:
+    """Whether period ``a`` is later than ``b``: by year, or by the whole key at equal precision."""
+    if a[:4] != b[:4]:
+        return a[:4] > b[:4]
+    return len(a) == len(b) and a > b
+
+
+def _changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
+    ordered = [] if claim.operation == "difference" else list(ordered_pairs(ops))
+    for new, old in ordered:
+        levels = _levels(claim, (new, old))
+        if levels:
+            yield Candidate(levels[0] - levels[1], f"{new.label} - {old.label}", (new, old))
+    if ordered or claim.operation != "difference" or claim.sign or claim.target < 0:
+        return
+    for a, b in itertools.combinations(ops, 2):
+        levels = _levels(claim, (a, b))
+        if levels:
+            yield Candidate(abs(levels[0] - levels[1]), f"|{a.label} - {b.label}|", (a, b))
+
+
+def _percent_changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
+    ordered = list(ordered_pairs(ops))
+    pairs = ordered or list(itertools.permutations(ops, 2))
+    factor = 100.0 if claim.amount.kind == "percent" else 1.0
+    for new, old in pairs:
+        values = _plain((new, old))
+        if values and values[1] != 0:
+            change = (values[0] - values[1]) / abs(values[1]) * factor
+            yield Candidate(change, f"({new.label} - {old.label}) / {old.label}", (new, old), old)
+    if claim.amount.kind == "percent":
+        # A change between two percentages may be stated in percentage points.
+        yield from _changes(claim, ops)
+
+
+def _bps(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
+    percents = [op for op in ops if op.amount.kind == "percent"]
+    ordered = list(ordered_pairs(percents))
+    for new, old in ordered:
+        yield Candidate(
+            (new.amount.mantissa - old.amount.mantissa) * 100,
+            f"({new.label} - {old.label}) x 100 bps",
+            (new, old),
+        )
+    if ordered or claim.sign or claim.target < 0:
+        return
+    for a, b in itertools.combinations(percents, 2):
+        yield Candidate(
+            abs(a.amount.mantissa - b.amount.mantissa) * 100,
+            f"|{a.label} - {b.label}| x 100 bps",
+            (a, b),
+        )
+
+
+def _ratios(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
+    factor = 100.0 if claim.amount.kind == "percent" else 1.0
+    for a, b in itertools.permutations(ops, 2):
+        values = _plain((a, b))
+        if values and values[1] != 0:
+            yield Candidate(values[0] / values[1] * factor, f"{a.label} / {b.label}", (a, b))
+    if len(ops) > MAX_SHARE_OPERANDS:
+        return
+    # The share of a sum in a total: (a + b) / c, "deferred revenue and accrued warranty over
+    # gross deferred tax assets".
+    for whole in ops:
+        parts = [op for op in ops if op is not whole]
+        for size in range(2, min(MAX_SUBSET - 1, len(parts)) + 1):
+            for subset in itertools.combinations(parts, size):
+                values = _plain((*subset, whole))
+                if values and values[-1] != 0:
+                    joined = " + ".join(op.label for op in subset)
+                    yield Candidate(
+                        sum(values[:-1]) / values[-1] * factor,
+                        f"({joined}) / {whole.label}",
+                        (*subset, whole),
+                    )
+
+
+def _products(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
+    """Products of two figures as written, a percentage as its fraction (``shares x price``,
+    ``53% of $23,406``); only between figures without a scale word of their own, and for a
+    claim of a plain amount."""
+    if claim.amount.kind != "number":
+        return
+    for a, b in itertools.combinations(ops, 2):
+        if a.amount.scale or b.amount.scale or "bps" in (a.amount.kind, b.amount.kind):
+            continue
+        if a.amount.kind == b.amount.kind == "percent":
+            continue
+        value = _fraction(a) * _fraction(b)
+        if claim.amount.scale and a.absolute is None and b.absolute is None:
+            value /= claim.amount.scale
+        yield Candidate(value, f"{a.label} x {b.label}", (a, b))
+
+
+def _fraction(op: Operand) -> float:
+    return op.amount.mantissa / 100 if op.amount.kind == "percent" else op.amount.mantissa
+
+
+def _aggregates(claim: ClaimedResult, ops: Sequence[Operand], mean: bool) -> Iterator[Candidate]:
+    for size in range(2, min(MAX_SUBSET, len(ops)) + 1):
+        for subset in itertools.combinations(ops, size):
+            levels = _levels(claim, subset)
+            if levels:
+                joined = " + ".join(op.label for op in subset)
+                if mean:
+                    yield Candidate(sum(levels) / size, f"({joined}) / {size}", subset)
+                else:
+                    yield Candidate(sum(levels), joined, subset)
+
+
+Formula = Callable[[ClaimedResult, Sequence[Operand]], Iterator[Candidate]]
+"""A generator of the candidate values of one operation for a claim and its operands."""
+
+FORMULAS: dict[str, Formula] = {
+    "change": _changes,
+    "difference": _changes,
+    "percent_change": _percent_changes,
+    "bps": _bps,
+    "ratio": _ratios,
+    "sum": lambda claim, ops: _aggregates(claim, ops, mean=False),
+    "average": lambda claim, ops: _aggregates(claim, ops, mean=True),
+    "product": _products,
+}
+"""Formulas by operation; ``product`` is tried only for a claim that names no operation."""

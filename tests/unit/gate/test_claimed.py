@@ -1,0 +1,49 @@
+"""The cue scan of a computational claim, against each case-insensitive cue pattern."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ledger.gate._claimed import _CUE_PATTERNS, _CUES, _cues
+
+
+def _cues_by_each_pattern(text: str) -> list[tuple[tuple[int, int], str, int, int]]:
+    """Every case-insensitive cue pattern tried at every position."""
+    return [
+        (match.span(), operation, sign, index)
+        for at in range(len(text))
+        for index, (pattern, operation, sign) in enumerate(_CUE_PATTERNS)
+        if (match := pattern.match(text, at)) is not None
+    ]
+
+
+def _found(text: str) -> list[tuple[tuple[int, int], str, int, int]]:
+    return [(match.span(), operation, sign, index) for match, operation, sign, index in _cues(text)]
+
+
+def test_every_cue_is_written_in_lower_case() -> None:
+    assert all(pattern == pattern.lower() for pattern, _, _ in _CUES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Other sales FELL by 12.6 million from 2018 to 2019.",
+        "The Percentage Change in revenue was 4.2%; as a share of total, 12%.",
+        "Basis-points increase of 25 bps, in total 3 and adds up to 5",
+        "The ratio of A to B is 1.8 times; it averaged 4.2 and Rose by 3",
+        "Revenue \u017fum and \u0130ncrease: non-ASCII text takes the case-insensitive scan",
+    ],
+)
+def test_finds_the_cues_a_scan_with_each_pattern_finds(text: str) -> None:
+    assert _found(text) == _cues_by_each_pattern(text)
+
+
+@given(st.lists(st.sampled_from(["Fell", "by", "RATIO", "of", "a", "share", "Change", "up",
+                                  "in", "Total", "percentage", "2.5", "-", ",", "sum"]),
+                max_size=8))  # fmt: skip
+def test_finds_the_cues_a_scan_with_each_pattern_finds_in_any_sentence(words: list[str]) -> None:
+    text = " ".join(words)
+    assert _found(text) == _cues_by_each_pattern(text)

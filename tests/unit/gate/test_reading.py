@@ -1,0 +1,45 @@
+"""Shortcuts in reading a text, against the plain scans they stand for."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ledger.gate._reading import _IDENTIFIERS, _NOT_CUES, _identifier_matches, cue_tokens
+from ledger.gate._words import tokens
+
+
+def _identifiers_by_full_scan(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _IDENTIFIERS.finditer(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Automotive-segment revenue declined 2.2% quarter-on-quarter in Q3 2023.",
+        "Other sales fell by 12.6 million from 2018 to 2019.",
+        "See 4.2.1(b), 4.2(c) and 12.6; the A320 and COVID-19 fleet, ABC-123 and US0378331005",
+        "version 1.2.3 of quarter-on-quarter-on-quarter-on-quarter-data7",
+    ],
+)
+def test_finds_the_identifiers_a_full_scan_finds(text: str) -> None:
+    assert [m.span() for m in _identifier_matches(text)] == _identifiers_by_full_scan(text)
+
+
+@given(st.text(alphabet="Aab1290 .,()-_%$\n", max_size=40))
+def test_finds_the_identifiers_a_full_scan_finds_in_any_text(text: str) -> None:
+    assert [m.span() for m in _identifier_matches(text)] == _identifiers_by_full_scan(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Revenue in May 2020 was not lower; No. 5 and NO. 6 were.",
+        "In millions, EXCEPT per share amounts, the loss was not reported.",
+        "in Thousands ExCePt where noted",
+        "Revenue did not fall.",
+    ],
+)
+def test_cue_tokens_are_the_tokens_left_by_the_not_cue_pattern(text: str) -> None:
+    assert cue_tokens(text) == tokens(_NOT_CUES.sub(" ", text))
