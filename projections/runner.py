@@ -41,6 +41,12 @@ class Projection(ABC):
     def reset(self, conn: Connection) -> None:
         """Delete every row of this read model (for a rebuild)."""
 
+    def select(self, ledger: Ledger, start: int) -> Sequence[Any]:
+        """The next batch of events after ``start`` (notifications of the topics)."""
+        return ledger.recorder.select_notifications(
+            start=start, limit=self.batch_size, topics=self.topics, inclusive_of_start=False
+        )
+
     def flush(self, conn: Connection) -> None:  # noqa: B027 - optional hook
         """Write rows collected over the batch (called once, before the position moves)."""
 
@@ -88,12 +94,7 @@ class ProjectionRunner:
     def _step(self) -> int:
         """Apply one batch of events in one transaction; return how many there were."""
         start = self._known if self._known is not None else self.position()
-        batch = self.ledger.recorder.select_notifications(
-            start=start,
-            limit=self.projection.batch_size,
-            topics=self.projection.topics,
-            inclusive_of_start=False,
-        )
+        batch = self.projection.select(self.ledger, start)
         if not batch:
             self._known = start
             return 0

@@ -9,18 +9,19 @@ kept). Any root, inclusion or consistency proof is then O(log n) node reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from eventsourcing.persistence import Notification
 from sqlalchemy import Connection, Engine, func, insert, select
 
+from ledger.application import Ledger
 from ledger.checkpoint import Checkpoint, sign_note
 from ledger.merkle import MerkleLog, leaf_hash
 from ledger.signing import SigningKey
 from ledger.store import format_time
 from projections.database import bulk_insert
+from projections.log_rows import read_rows
 from projections.runner import Projection
 from projections.schema import TRANSPARENCY_TABLES, checkpoints, merkle_leaves, merkle_nodes
 
@@ -66,14 +67,18 @@ class TransparencyProjection(Projection):
             self._log = MerkleLog(node_reader(self.engine), int(size))
         return self._log
 
+    def select(self, ledger: Ledger, start: int) -> Sequence[Any]:
+        """Every event after ``start``, as plain rows (no domain event, no ``UUID``)."""
+        return read_rows(ledger.recorder, start, self.batch_size)
+
     def forget(self) -> None:
         """Drop the in-memory tree edge and unwritten rows (they are re-read on demand)."""
         self._log = None
         self._nodes.clear()
         self._leaves.clear()
 
-    def apply(self, conn: Connection, event: Any, notification: Notification) -> None:
-        """Append the event's stored bytes as the next leaf."""
+    def apply(self, conn: Connection, event: Any, notification: Any) -> None:
+        """Append the event's stored bytes (a :class:`LogRow`) as the next leaf."""
         log = self._open_log()
         index = log.size
         self._nodes.extend(log.append(leaf_hash(notification.state)))
@@ -81,7 +86,7 @@ class TransparencyProjection(Projection):
             (
                 index,
                 notification.id,
-                str(notification.originator_id),
+                notification.originator_id,
                 notification.originator_version,
             )
         )

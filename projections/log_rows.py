@@ -1,0 +1,75 @@
+"""Stored events read straight from the log table, for projections that need only the bytes.
+
+The library's ``select_notifications`` builds a ``UUID`` for every row; a projection that only
+hashes the stored state and writes the id back as text (the transparency log) spends a fifth
+of its time on that. :func:`read_rows` reads the same columns with the same ordering from the
+SQLite and PostgreSQL recorders' tables and returns plain rows; any other recorder is read
+through ``select_notifications``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from eventsourcing.persistence import ApplicationRecorder
+from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder
+from psycopg import sql
+from psycopg.rows import tuple_row
+
+
+class LogRow(NamedTuple):
+    """One stored event (the attributes a projection reads from a notification)."""
+
+    id: int
+    originator_id: str  # lower-case, hyphenated
+    originator_version: int
+    topic: str
+    state: bytes
+
+
+def _hyphenated(value: str) -> str:
+    """``0123...cdef`` (32 hex digits, as SQLite rows hold a UUID) in its usual form."""
+    return f"{value[:8]}-{value[8:12]}-{value[12:16]}-{value[16:20]}-{value[20:]}"
+
+
+def read_rows(recorder: ApplicationRecorder, start: int, limit: int) -> list[LogRow]:
+    """Up to ``limit`` stored events after notification id ``start``, in order."""
+    if isinstance(recorder, SQLiteApplicationRecorder) and (
+        recorder.datastore.originator_id_type == "uuid"
+    ):
+        statement = (
+            "SELECT rowid, originator_id, originator_version, topic, state "  # noqa: S608
+            f"FROM {recorder.events_table_name} WHERE rowid>? ORDER BY rowid LIMIT ?"
+        )
+        with recorder.datastore.transaction(commit=False) as cursor:
+            cursor.execute(statement, (start, limit))
+            return [
+                LogRow(row[0], _hyphenated(row[1]), row[2], row[3], row[4])
+                for row in cursor.fetchall()
+            ]
+    if isinstance(recorder, PostgresApplicationRecorder):
+        query = sql.SQL(
+            "SELECT notification_id, originator_id::text, originator_version, topic, state "
+            "FROM {schema}.{table} WHERE notification_id>%s ORDER BY notification_id LIMIT %s"
+        ).format(
+            schema=sql.Identifier(recorder.datastore.schema),
+            table=sql.Identifier(recorder.events_table_name),
+        )
+        with (
+            recorder.datastore.get_connection() as conn,
+            conn.cursor(row_factory=tuple_row) as cursor,
+        ):
+            cursor.execute(query, (start, limit), prepare=True)
+            return [LogRow(*row) for row in cursor.fetchall()]
+    return [_row(n) for n in recorder.select_notifications(start, limit, inclusive_of_start=False)]
+
+
+def _row(notification: Any) -> LogRow:
+    return LogRow(
+        notification.id,
+        str(notification.originator_id),
+        notification.originator_version,
+        notification.topic,
+        notification.state,
+    )
