@@ -22,18 +22,19 @@ MAX_INT = 2**63 - 1
 index and offset a request may name (larger ones are 422, not a database error)."""
 
 
-def get_runtime(request: Request) -> LedgerRuntime:
-    """The ledger runtime built by the app's lifespan."""
+async def get_runtime(request: Request) -> LedgerRuntime:
+    """The ledger runtime built by the app's lifespan (``async``: FastAPI runs a plain
+    ``def`` dependency in its thread pool, a hop that costs more than this lookup)."""
     runtime: LedgerRuntime = request.app.state.runtime
     return runtime
 
 
-def get_ledger(runtime: Annotated[LedgerRuntime, Depends(get_runtime)]) -> Ledger:
+async def get_ledger(runtime: Annotated[LedgerRuntime, Depends(get_runtime)]) -> Ledger:
     """The ledger application."""
     return runtime.ledger
 
 
-def get_read_side(request: Request) -> ReadSide:
+async def get_read_side(request: Request) -> ReadSide:
     """The read models built by the app's lifespan."""
     read_side: ReadSide = request.app.state.read_side
     return read_side
@@ -72,7 +73,7 @@ def require(scope: Scope) -> Callable[..., object]:
 AuditReader = Annotated[Principal, Depends(require(Scope.AUDIT_READ))]
 
 
-def as_of(
+async def as_of(
     known_at: Annotated[
         datetime | None, Query(description="what the ledger knew then (RFC 3339)")
     ] = None,

@@ -22,7 +22,7 @@ MAX_CHUNKS = 100
 MAX_CHUNK_SPANS = 2000
 
 
-def get_repairs(request: Request) -> RepairDesk:
+async def get_repairs(request: Request) -> RepairDesk:
     """The repair desk built by the lifespan."""
     desk: RepairDesk = request.app.state.repairs
     return desk

@@ -25,7 +25,7 @@ class RetireIn(BaseModel):
     reason: str
 
 
-def get_expiry(request: Request) -> ExpiryProcess:
+async def get_expiry(request: Request) -> ExpiryProcess:
     """The expiry process built by the lifespan."""
     process: ExpiryProcess = request.app.state.expiry
     return process

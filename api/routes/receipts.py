@@ -32,7 +32,7 @@ Reader = Annotated[Principal, Depends(require(Scope.READ))]
 _IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
-def get_desk(request: Request) -> ReceiptDesk:
+async def get_desk(request: Request) -> ReceiptDesk:
     """The receipt desk built by the lifespan."""
     desk: ReceiptDesk = request.app.state.receipts
     return desk

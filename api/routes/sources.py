@@ -63,7 +63,7 @@ class WithdrawIn(BaseModel):
     reason: str
 
 
-def check_body_size(request: Request) -> None:
+async def check_body_size(request: Request) -> None:
     """Refuse oversized bodies before reading them (413)."""
     limit = request.app.state.runtime.ledger.limits.max_text_bytes * 3 + _BODY_OVERHEAD
     length = request.headers.get("content-length")
