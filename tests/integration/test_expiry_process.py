@@ -134,3 +134,44 @@ def test_killing_and_restarting_the_process_midway_expires_each_receipt_once(
     runtime.close()
     assert len(counts) == 150
     assert set(counts.values()) == {1}
+
+
+def test_claims_committed_on_an_already_superseded_version_expire_at_once(
+    runtime: LedgerRuntime,
+) -> None:
+    read_side, first = _setup(runtime, 2)
+    desk = ReceiptDesk(runtime.ledger, read_side.span_resolver, GateConfig())
+    span_id = next(iter(desk.get(first[0]).pool_index))  # the first sentence of version 1
+    late, _ = desk.open(
+        ReceiptRequest(
+            "late",
+            "u",
+            "p",
+            "policy-1",
+            "long_context",
+            {"name": "m", "version": "1"},
+            [],
+            [span_id],
+            [],
+        ),
+        "t",
+    )
+    process = ExpiryProcess(read_side)
+    process.run_once()
+    runtime.ledger.sources.add_version("src", SourceDraft("New text.", "text/plain", "Src"), "t")
+    process.run_once()  # the two receipts with claims expire; the late one has none yet
+    assert process.expired == 2
+
+    claim = ClaimDraft(TEXT.split(". ", maxsplit=1)[0] + ".", bindings=(Binding(span_id),))
+    committed = desk.commit(late.receipt_id, CommitRequest([claim], fingerprint="late"), "t", None)
+    assert committed.status == 201  # its sealed pool holds version 1, in force at its as_of
+    process.run_once()
+
+    counts = _expiry_causes(runtime)
+    assert process.expired == 3
+    receipt = desk.get(late.receipt_id)
+    assert [(e["reason"], e["cause"]) for e in receipt.expiries] == [
+        ("source_superseded", f"n{committed.position}")
+    ]
+    assert counts[(str(receipt.id), f"n{committed.position}")] == 1
+    read_side.close()
