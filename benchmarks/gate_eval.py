@@ -362,11 +362,19 @@ def _operand_values(derivation: str) -> list[float]:
     return values
 
 
-def _cell_score(cell: SpanFacts, question: set[str], chosen: list[SpanFacts]) -> int:
-    """How well a cell fits a question: shared words, and a shared row or column with the
-    cells already chosen (the cells of one computation usually sit on one line)."""
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def _cell_score(
+    cell: SpanFacts, question: set[str], chosen: list[SpanFacts], years: set[str] = frozenset()
+) -> int:
+    """How well a cell fits a question: shared words, years the question names in the cell's
+    row label or column header (the year is what tells a 2022 cell from a 2021 cell holding
+    the same figure), and a shared row or column with the cells already chosen (the cells of
+    one computation usually sit on one line)."""
     label = (cell.envelope or "").split(" \u2014 ", 1)[-1]
     score = len(question & content_stems(label))
+    score += 2 * len(years & set(_YEAR.findall(label.rsplit(":", 1)[0])))
     row, col = cell.span_id.split(".")
     for other in chosen:
         if other.span_id.startswith("t"):
@@ -379,15 +387,17 @@ def bind_operands(
     question: str, values: list[float], cells: list[SpanFacts], paragraphs: list[str]
 ) -> dict[str, SpanFacts] | None:
     """The spans an application would cite for each figure: the cell holding it that best fits
-    the question (a cell is cited once, unless no other cell holds the figure), else the first
-    paragraph sentence that writes it; ``None`` when a figure is in neither."""
+    the question's words and years (a cell is cited once, unless no other cell holds the
+    figure), else the first paragraph sentence that writes it; ``None`` when a figure is in
+    neither."""
     wanted = content_stems(question)
+    years = set(_YEAR.findall(question))
     chosen: list[SpanFacts] = []
     for value in values:
         holding = [s for s in cells if _number(s.text) == value]
         fresh = [s for s in holding if s not in chosen] or holding
         if fresh:
-            chosen.append(max(fresh, key=lambda s: _cell_score(s, wanted, chosen)))
+            chosen.append(max(fresh, key=lambda s: _cell_score(s, wanted, chosen, years)))
             continue
         sentence = next(
             (s for s in paragraphs if any(abs(a.mantissa) == value for a in numbers(s))), None

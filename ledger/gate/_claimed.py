@@ -4,8 +4,10 @@ The result is the first amount after an operation cue (``fell by 12.6 million``,
 4.2``, ``a ratio of 1.8``); without a cue it is the claim's last amount and the operation is
 left open; only a cue attached to the figure, or a cue heading the subject of ``... is <figure>``
 (``The change in other sales was -12.6``), makes the operation explicit. ``total`` alone is
-not a cue: in ``total expenses`` it names a line item, not a sum. Direction words set the sign
-of a change: ``fell by 12.6`` claims ``-12.6``.
+not a cue: in ``total expenses`` it names a line item, not a sum; ``total percentage`` (not
+followed by ``change``) is, and names the sum of percentages. A *difference* ``from 2018 to
+2019`` is a change. Direction words set the sign of a change: ``fell by 12.6`` claims
+``-12.6``.
 """
 
 from __future__ import annotations
@@ -28,8 +30,12 @@ _CUES: tuple[tuple[str, str, int], ...] = (
      "change", 1),
     (r"(?:changed?|movement)", "change", 0),
     (r"(?:difference|differ(?:ed|s)?)", "difference", 0),
+    (r"(?:total|combined|aggregate)\s+(?:percentage|proportion|share)s?"
+     r"(?!\s+(?:change|difference|increase|decrease|growth|decline|points?)\b)",
+     "percent_total", 0),
     (r"(?:ratio|times|multiple)", "ratio", 0),
-    (r"(?:as\s+an?\s+|a\s+)?(?:percentage|proportion|share|fraction|percent)\s+of", "ratio", 0),
+    (r"(?:as\s+an?\s+|a\s+)?(?:percentage|proportion|share|fraction|percent)"
+     r"(?:\s*\([a-z\s]{1,24}\))?\s+of", "ratio", 0),
     (r"(?:averaged?|mean|averaging)", "average", 0),
     (r"(?:totall?ed|in\s+total|sum(?:med)?|combined|together|aggregated?|adds?\s+up)", "sum", 0),
 )  # fmt: skip
@@ -46,6 +52,12 @@ _HEAD_REACH = 24
 _COPULA = re.compile(r"\b(?:is|was|are|were|amounted\s+to|stood\s+at|came\s+to)\s*$", re.IGNORECASE)
 _TRAILING_OF = re.compile(r"^\s*of\b", re.IGNORECASE)
 _RESULT_GAP = re.compile(_GAP + r"$", re.IGNORECASE)
+_FROM_TO = re.compile(
+    r"\bfrom\s+(?:fiscal\s+(?:year\s+)?|FY\s?)?((?:19|20)\d\d)\s+to\s+(?:fiscal\s+(?:year\s+)?|FY\s?)?"
+    r"((?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+"""``from 2018 to 2019``: the order of the two years a claim compares."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +102,7 @@ def read_claim(claim: str | Reading) -> tuple[ClaimedResult | None, list[Amount]
             if operation == "ratio" and _TRAILING_OF.match(text[amount.end :]):
                 continue
             if cue.start() < best_at:
-                kind_op = _refine(operation, amount)
+                kind_op = _refine(_ordered_difference(operation, text), amount)
                 best = ClaimedResult(amount, kind_op, sign)
                 best_at = cue.start()
             break
@@ -105,6 +117,7 @@ def read_claim(claim: str | Reading) -> tuple[ClaimedResult | None, list[Amount]
         # direction.
         found, operation, _, _ = min(cues, key=lambda c: (c[0].start(), c[3]))
         heads = found.start() <= _HEAD_REACH and bool(_COPULA.search(text[: last.start]))
+        operation = _ordered_difference(operation, text)
         return ClaimedResult(last, _refine(operation, last), 0, explicit=heads), amounts
     return ClaimedResult(last, None, 0, explicit=False), amounts
 
@@ -127,6 +140,14 @@ def _cues(text: str) -> list[tuple[re.Match[str], str, int, int]]:
             if match is not None:
                 out.append((match, operation, sign, index))
     return out
+
+
+def _ordered_difference(operation: str, text: str) -> str:
+    """A *difference* that runs from an earlier year to a later one (``the difference in X
+    from 2018 to 2019``) is a change, ``new - old``; any other difference says nothing of
+    order."""
+    match = _FROM_TO.search(text) if operation == "difference" else None
+    return "change" if match and match.group(1) < match.group(2) else operation
 
 
 def _refine(operation: str, amount: Amount) -> str:

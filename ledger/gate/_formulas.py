@@ -175,15 +175,32 @@ def _fraction(op: Operand) -> float:
 
 
 def _aggregates(claim: ClaimedResult, ops: Sequence[Operand], mean: bool) -> Iterator[Candidate]:
-    for size in range(2, min(MAX_SUBSET, len(ops)) + 1):
-        for subset in itertools.combinations(ops, size):
-            levels = _levels(claim, subset)
-            if levels:
-                joined = " + ".join(op.label for op in subset)
-                if mean:
-                    yield Candidate(sum(levels) / size, f"({joined}) / {size}", subset)
-                else:
-                    yield Candidate(sum(levels), joined, subset)
+    """Sums or averages over subsets of at most :data:`MAX_SUBSET` operands, and over all of
+    them when there are more (``the average operating income from 2015 to 2019``)."""
+    subsets: Iterator[tuple[Operand, ...]] = itertools.chain.from_iterable(
+        itertools.combinations(ops, size) for size in range(2, min(MAX_SUBSET, len(ops)) + 1)
+    )
+    if len(ops) > MAX_SUBSET:
+        subsets = itertools.chain(subsets, [tuple(ops)])
+    for subset in subsets:
+        levels = _levels(claim, subset)
+        if levels:
+            joined = " + ".join(op.label for op in subset)
+            if mean:
+                size = len(subset)
+                yield Candidate(sum(levels) / size, f"({joined}) / {size}", subset)
+            else:
+                yield Candidate(sum(levels), joined, subset)
+
+
+def _percent_totals(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
+    """A *total percentage* (``the total percentage of revenue from Apple and Huawei``) is the
+    sum of the cited percentages when they all are percentages, as is the claim; otherwise it
+    is a ratio, ``the total percentage`` of one figure in another."""
+    if claim.amount.kind == "percent" and all(op.amount.kind == "percent" for op in ops):
+        yield from _aggregates(claim, ops, mean=False)
+    else:
+        yield from _ratios(claim, ops)
 
 
 Formula = Callable[[ClaimedResult, Sequence[Operand]], Iterator[Candidate]]
@@ -198,5 +215,10 @@ FORMULAS: dict[str, Formula] = {
     "sum": lambda claim, ops: _aggregates(claim, ops, mean=False),
     "average": lambda claim, ops: _aggregates(claim, ops, mean=True),
     "product": _products,
+    "percent_total": _percent_totals,
 }
-"""Formulas by operation; ``product`` is tried only for a claim that names no operation."""
+"""Formulas by operation; ``product`` is tried only for a claim that names no operation,
+``percent_total`` only for one that names it."""
+
+OPEN_OPERATIONS = tuple(op for op in FORMULAS if op != "percent_total")
+"""The operations tried for a claim that names none."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ledger.gate._numbers import Amount, DateMention, context_scale, dates, numbers
-from ledger.gate._words import STOP_WORDS, sentences, stem, stems_of, tokens
+from ledger.gate._words import STOP_WORDS, footnoted_stems, sentences, stem, stems_of, tokens
 from ledger.gate.normalize import normalise_quote
 
 SPAN_CACHE_SIZE = 8192
@@ -105,7 +105,9 @@ class Reading:
 class SpanReading:
     """A span text's :class:`Reading` and what the checks compare a claim against.
 
-    ``stems``: its content stems; ``sentence_tokens``: the cue tokens of each sentence with
+    ``stems``: its content stems (for a text of several lines, as a cell's text with its
+    envelope is, with those of footnoted label words: ``schemes1`` gives ``scheme``);
+    ``sentence_tokens``: the cue tokens of each sentence with
     their stems (``None`` for stop words); ``sentence_stems``: the set of those stems for each
     sentence; ``identifier_key``: the text upper-cased without whitespace; ``quoted_key``: the
     text normalised and case-folded.
@@ -204,7 +206,9 @@ def read_span(text: str) -> SpanReading:
     )
     return SpanReading(
         reading=reading,
-        stems=reading.content_stems(),
+        stems=reading.content_stems() | footnoted_stems(text)
+        if "\n" in text
+        else reading.content_stems(),
         sentence_tokens=sentence_tokens,
         sentence_stems=tuple(
             frozenset(s for _, s in words if s is not None) for words in sentence_tokens

@@ -37,13 +37,20 @@ STOP_WORDS = word_set(
 )
 """Function words; they carry no evidence of support."""
 
-DOMAIN_WORDS = word_set(
+MONTH_WORDS = word_set(
+    """
+    january february march april june july august september october november december jan feb
+    mar apr jun jul aug sep sept oct nov dec
+    """
+)
+"""Month names (``may`` is a stop word); dates belong to the anchors."""
+
+DOMAIN_WORDS = MONTH_WORDS | word_set(
     """
     net total year years yearly annual annually company companies group fiscal fy period
     amount amounts value values figure figures number numbers reported report according
     respectively approximately million billion thousand trillion percent per cent mn bn usd
-    dollar dollars eur euro euros gbp january february march april june july august september
-    october november december jan feb mar apr jun jul aug sep sept oct nov dec
+    dollar dollars eur euro euros gbp
     """
 )
 """Words too common in financial and news text to discriminate between spans."""
@@ -51,7 +58,8 @@ DOMAIN_WORDS = word_set(
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A crude stem of a lower-case ``word`` (suffixes ``ies``, ``ing``, ``ed``, ``es``, ...)."""
+    """A crude stem of a lower-case ``word`` (suffixes ``ies``, ``ing``, ``ed``, ``es``, ...),
+    with ``-ise``/``-ize`` and ``-yse``/``-yze`` spellings made one."""
     if len(word) <= 3 or word[0].isdigit():
         return word
     for suffix, replacement in (
@@ -76,6 +84,12 @@ def stem(word: str) -> str:
         word = word[:-1]
     if len(word) > 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
         word = word[:-1]
+    # British and American spellings meet: "recognised" and "recognized", "amortisation" and
+    # "amortization", "analysed" and "analyzed".
+    if word.endswith("isation"):
+        return word[:-6] + "zation"
+    if len(word) > 5 and word.endswith(("is", "ys")):
+        return word[:-1] + "z"
     return word
 
 
@@ -98,16 +112,29 @@ def is_numeric(token: str) -> bool:
 
 
 _NOT_EVIDENCE = STOP_WORDS | DOMAIN_WORDS
+_DOMAIN_STEMS = frozenset(stem(w) for w in DOMAIN_WORDS)
+"""The stems of the domain words, so that their inflections (``periods``, ``millions``,
+``cents``) carry no evidence either."""
+_FOOTNOTED = re.compile(r"\b([^\W\d_]{3,})\d{1,2}\b")
+"""A word with a footnote number glued to it, as table labels write them (``schemes1``)."""
 
 
 def stems_of(words: Sequence[str], ignore: frozenset[str] = frozenset()) -> frozenset[str]:
-    """Stems of the ``words`` that can carry evidence: not stop, domain or ``ignore`` words,
-    not numbers."""
-    return frozenset(
+    """Stems of the ``words`` that can carry evidence: not stop, domain or ``ignore`` words
+    (nor an inflection of a domain word), not numbers."""
+    found = (
         stem(w)
         for w in words
         if w not in _NOT_EVIDENCE and w not in ignore and not _DIGITS.match(w)
     )
+    return frozenset(s for s in found if s not in _DOMAIN_STEMS)
+
+
+def footnoted_stems(text: str) -> frozenset[str]:
+    """The stems of words of ``text`` a footnote number is glued to (``Incentive schemes1``
+    -> ``scheme``), less stop and domain words: a span's label still names what its footnote
+    marks."""
+    return stems_of([m.group(1).lower() for m in _FOOTNOTED.finditer(text)])
 
 
 def content_stems(text: str, ignore: frozenset[str] = frozenset()) -> set[str]:

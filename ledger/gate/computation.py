@@ -4,8 +4,11 @@ Operands are the amounts of the support spans: a table cell gives the amount in 
 takes its period (the last date or year of its envelope before the value; with a quarter,
 ``Fiscal 2019 Second Quarter`` -> ``2019-Q2``) and its scale (``in thousands`` in the envelope
 or text) from the envelope; a plain figure of a cell whose row label or column header gives
-percent (``ROFE (%)``, ``As percentage of net revenues``) is a percentage. A sentence gives
-every amount it writes, each with the year that follows it (``$5.1 million in 2019``), if any.
+percent (``ROFE (%)``, ``As percentage of net revenues``; not the rate of ``4.875% Senior
+Notes``) is a percentage. A sentence gives every amount it writes, each with the year that
+follows it (``$5.1 million in 2019``), if any. Equal figures of two cells are two operands
+unless the cells share their row label and column header; a sentence figure equal in value,
+kind and period to a cell's is that cell's figure.
 
 Every cited span that writes a figure must be used by the formula (a figure two spans write
 alike counts for both): a citation the computation does not need is not evidence for it. A
@@ -19,11 +22,14 @@ subsets of at most ``MAX_SUBSET`` for sums and averages):
 - change: ``new - old``, where *new* has the later period (by year, then by the whole date);
   without periods a claimed *change* cannot be reproduced, so that a sign flip never passes.
   A claim worded as a *difference* (which says nothing of order) may only match ``|a - b|``,
-  and only with no direction word and a non-negative result;
+  and only with no direction word and a non-negative result, unless it runs ``from 2018 to
+  2019``, which makes it a change;
 - percent change ``(new - old) / |old|`` (both orders without periods), or, between two
   percentages, their change in percentage points; basis-point change of two percentages;
 - ratio ``a / b`` (as a percentage when the claim is one), and the share of a sum in a total
-  ``(a + b) / c`` over at most ``MAX_SHARE_OPERANDS`` operands; sum; average;
+  ``(a + b) / c`` over at most ``MAX_SHARE_OPERANDS`` operands; sum; average (over all
+  operands too when there are more than ``MAX_SUBSET``); a *total percentage*: the sum of
+  percentages, or a ratio when the figures are not all percentages;
 - product ``a x b`` of two figures as written, a percentage as its fraction (``shares x
   price``, ``53% of revenue``), only for a claim that names no operation, of figures without
   scale words of their own.
@@ -54,7 +60,14 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ledger.gate._claimed import ClaimedResult, read_claim
-from ledger.gate._formulas import FORMULAS, Candidate, Formula, Operand, ordered_pairs
+from ledger.gate._formulas import (
+    FORMULAS,
+    OPEN_OPERATIONS,
+    Candidate,
+    Formula,
+    Operand,
+    ordered_pairs,
+)
 from ledger.gate._numbers import Amount, context_scale, dates
 from ledger.gate._reading import SPAN_CACHE_SIZE, Reading, read_span, read_text
 from ledger.gate.model import CheckResult, ClaimType, Outcome, SpanFacts
@@ -72,10 +85,11 @@ _YEAR_AFTER = re.compile(
 )
 _SCALE_OPS = frozenset({"change", "difference", "sum", "average", "bps"})
 _PERCENT_LABEL = re.compile(
-    r"%|(?<!except )(?<!except for )\bper\s?cent(?:age)?s?\b", re.IGNORECASE
+    r"(?<![\d.])%|(?<!except )(?<!except for )\bper\s?cent(?:age)?s?\b", re.IGNORECASE
 )
 """A row label or column header that gives its figures in percent (``Weightage (%)``, ``As
-percentage of net revenues``); ``except percentages`` exempts them from a unit note instead."""
+percentage of net revenues``); ``except percentages`` exempts them from a unit note instead,
+and a percentage written in the label (the rate of ``4.875% Senior Notes``) names the line."""
 _QUARTER = re.compile(r"\b(?:(first|second|third|fourth)\s+quarter|Q([1-4]))\b", re.IGNORECASE)
 _ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
 _PERIOD_COUNT = re.compile(
@@ -118,12 +132,12 @@ def _operands(spans: Sequence[SpanFacts]) -> _Operands:
 def _cited_operands(cited: tuple[tuple[str, str | None], ...]) -> _Operands:
     """The figures of the spans given as (text, envelope), deduplicated, cached like the
     figures of each span: the claims of a receipt cite the same spans again and again."""
-    out: dict[tuple[float, str, str | None], Operand] = {}
+    out: dict[tuple[float, str, str | None, str | None], Operand] = {}
     writing: set[int] = set()
     for index, (text, envelope) in enumerate(cited):
-        for amount, period, scale in _figures(text, envelope):
+        for amount, period, scale, line in _figures(text, envelope):
             writing.add(index)
-            key = (amount.mantissa, amount.kind, period)
+            key = _same_figure(out, (amount.mantissa, amount.kind, period, line))
             if key in out:
                 seen = out[key]
                 out[key] = replace(seen, spans=seen.spans | {index})
@@ -139,6 +153,24 @@ def _cited_operands(cited: tuple[tuple[str, str | None], ...]) -> _Operands:
         frozenset(writing),
         bracketed=any(op.amount.bracketed for op in figures),
     )
+
+
+def _same_figure(
+    seen: dict[tuple[float, str, str | None, str | None], Operand],
+    key: tuple[float, str, str | None, str | None],
+) -> tuple[float, str, str | None, str | None]:
+    """The key of a figure already read that ``key`` writes again, else ``key``.
+
+    A sentence figure (no line) is the same figure as any cited figure of equal value, kind
+    and period (a sentence restating a cell); two cells are the same figure only under one row
+    label and column header: two lines of a table that happen to hold equal values (``421.9``
+    for two notes) are two figures."""
+    if key in seen:
+        return key
+    for other in seen:
+        if other[:3] == key[:3] and (other[3] is None or key[3] is None):
+            return other
+    return key
 
 
 def _unbracket(op: Operand) -> Operand:
@@ -180,8 +212,9 @@ def _period(head: str) -> str | None:
 @lru_cache(maxsize=SPAN_CACHE_SIZE)
 def _figures(
     text: str, envelope: str | None
-) -> tuple[tuple[Amount, str | None, float | None], ...]:
-    """Each figure of a span with its period and the scale the span declares (cached)."""
+) -> tuple[tuple[Amount, str | None, float | None, str | None], ...]:
+    """Each figure of a span with its period, the scale the span declares and, for a cell,
+    its row label and column header (cached)."""
     scale = context_scale(f"{text}\n{envelope}" if envelope else text)
     amounts = read_span(text).reading.amounts
     if envelope:
@@ -191,8 +224,8 @@ def _figures(
         period = _period(head)
         if _PERCENT_LABEL.search(head):
             amounts = tuple(_as_percent(a) for a in amounts)
-        return tuple((a, period, scale) for a in amounts)
-    return tuple((a, _year_after(text, a), scale) for a in amounts)
+        return tuple((a, period, scale, head) for a in amounts)
+    return tuple((a, _year_after(text, a), scale, None) for a in amounts)
 
 
 def _as_percent(amount: Amount) -> Amount:
@@ -297,7 +330,7 @@ def check_computation(
         return CheckResult(
             CHECK, Outcome.SKIP, "no_operands", "the support spans contain no figures"
         ), claim.amount
-    operations = [claim.operation] if claim.operation else list(FORMULAS)
+    operations = (claim.operation,) if claim.operation else OPEN_OPERATIONS
     allowed = tolerance(claim, relative_tolerance)
     years = _claim_years(reading)
     tried: list[Candidate] = []

@@ -37,7 +37,7 @@ from ledger.gate.model import (
 from ledger.gate.normalize import normalise_quote
 from ledger.gate.polarity import check_polarity
 from ledger.gate.quote import check_quote
-from ledger.gate.support import check_support
+from ledger.gate.support import check_line_item_support, check_support
 
 ORDER = (
     "existence",
@@ -104,7 +104,12 @@ def judge(
             computational=claim.type is ClaimType.COMPUTATIONAL,
         )
         if support_result.reason == "no_content_words":
-            support_result = _verbatim_support(claim, spans, checks) or support_result
+            line_item = (
+                check_line_item_support(reading, evidence)
+                if claim.type is ClaimType.COMPUTATIONAL
+                else None
+            )
+            support_result = line_item or _verbatim_support(claim, spans, checks) or support_result
         checks.append(support_result)
     else:
         for check in ("anchors", "polarity", "computation", "support"):

@@ -60,6 +60,8 @@ REASONS: dict[tuple[str, str], Reason] = {
         Reason("support_sufficient", "support", _P, "enough content words are in the spans"),
         Reason("support_verbatim", "support", _P, "a claim without content words is the text "
                "of a support span it quotes"),
+        Reason("support_line_item", "support", _P, "a computational claim without content "
+               "words names a line of its spans (Other, Total amount)"),
         Reason("support_insufficient", "support", _F, "too few content words are in the spans"),
         Reason("no_content_words", "support", _S, "the claim has no content words"),
         Reason("no_evidence", "anchors", _S, "the claim has no support span"),

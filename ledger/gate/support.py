@@ -10,10 +10,11 @@ computation check owns them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ledger.gate._reading import Reading, read_span, read_text
-from ledger.gate._words import word_set
+from ledger.gate._words import MONTH_WORDS, STOP_WORDS, content_stems, is_numeric, stem, word_set
 from ledger.gate.model import CheckResult, Outcome
 
 CHECK = "support"
@@ -26,11 +27,17 @@ OPERATION_WORDS = word_set(
     percentage percent ratio average averaged mean sum summed combined totalled totaled
     proportion share times basis points point bps compared between from
     altogether overall absolute relative constitute constitutes constituted constitution
-    represent represents represented expressed portion fraction nominal respective
+    represent represents represented expressed portion fraction nominal respective across
     """
 )
 """Words naming the arithmetic of a computational claim, ignored by its support score: the
 computation check recomputes the operation they name."""
+
+OPERATION_PHRASES = re.compile(
+    r"\bin\s+terms\s+of\b|\bmade\s+up\s+of\b|\bforms?\s+(?:a\s+)?part\s+of\b", re.IGNORECASE
+)
+"""Phrases that state a unit or a share (``in terms of $M``, ``is made up of``, ``form a part
+of``), ignored by the support score of a computational claim like the operation words."""
 
 
 def support_score(
@@ -56,6 +63,51 @@ def _score(wanted: frozenset[str], evidence: Sequence[str]) -> tuple[float, list
     return 1 - len(missing) / len(wanted), sorted(missing)
 
 
+def _may_hold_phrase(text: str) -> bool:
+    """Whether ``text`` may hold an :data:`OPERATION_PHRASES` phrase (a cheap test first)."""
+    return ("erms" in text or "ade up" in text or "art of" in text) and bool(
+        OPERATION_PHRASES.search(text)
+    )
+
+
+_NOT_LINE_WORDS = (
+    (STOP_WORDS - word_set("other others all each both same own only few more most some such any"))
+    | OPERATION_WORDS
+    | word_set(
+        """
+        year years yearly annual annually fiscal fy period periods month months quarter quarters
+        million millions billion billions thousand thousands trillion mn bn percent per cent
+        cents usd dollar dollars eur euro euros gbp
+        """
+    )
+    | MONTH_WORDS
+)
+"""Words a computational claim without content words may leave out of its spans: grammar,
+operation words, periods (the anchors and computation checks own them) and units."""
+
+
+def check_line_item_support(claim: Reading, evidence: Sequence[str]) -> CheckResult | None:
+    """Pass ``support_line_item`` for a computational claim without content words whose
+    remaining words name a line of its spans (``The change in Other in 2019 from 2018``,
+    ``the Total amount``): every word that is not grammar, an operation, a period or a unit
+    (:data:`_NOT_LINE_WORDS`) occurs in the spans, and there is at least one such word.
+    ``None`` when it does not hold."""
+    wanted = {stem(w) for w in claim.tokens if w not in _NOT_LINE_WORDS and not is_numeric(w)}
+    if not wanted:
+        return None
+    found: set[str] = set()
+    for text in evidence:
+        found.update(stem(w) for w in read_span(text).reading.tokens)
+    if not wanted <= found:
+        return None
+    return CheckResult(
+        CHECK,
+        Outcome.PASS,
+        "support_line_item",
+        f"the claim's only words name a line of its spans: {', '.join(sorted(wanted))}",
+    )
+
+
 def check_support(
     claim: str | Reading,
     evidence: Sequence[str],
@@ -69,6 +121,8 @@ def check_support(
     reading = read_text(claim) if isinstance(claim, str) else claim
     ignore = OPERATION_WORDS if computational else frozenset()
     wanted = reading.content_stems(ignore)
+    if computational and _may_hold_phrase(reading.text):
+        wanted = frozenset(content_stems(OPERATION_PHRASES.sub(" ", reading.text), ignore))
     if not wanted:
         return CheckResult(
             CHECK, Outcome.SKIP, "no_content_words", "the claim has no content words"

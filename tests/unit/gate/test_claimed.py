@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.gate._claimed import _CUE_PATTERNS, _CUES, _cues
+from ledger.gate._claimed import _CUE_PATTERNS, _CUES, _cues, read_claim
 
 
 def _cues_by_each_pattern(text: str) -> list[tuple[tuple[int, int], str, int, int]]:
@@ -47,3 +47,22 @@ def test_finds_the_cues_a_scan_with_each_pattern_finds(text: str) -> None:
 def test_finds_the_cues_a_scan_with_each_pattern_finds_in_any_sentence(words: list[str]) -> None:
     text = " ".join(words)
     assert _found(text) == _cues_by_each_pattern(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "operation"),
+    [
+        ("The difference in net cash from 2018 to 2019 is -835.", "change"),
+        ("The difference in net cash from fiscal 2018 to fiscal 2019 is -835.", "change"),
+        ("The difference in net cash between 2018 and 2019 is 835.", "difference"),
+        ("The difference in net cash from 2019 to 2018 is 835.", "difference"),
+        ("The total percentage of revenue from A and B is 45%.", "percent_total"),
+        ("The combined share of A and B is 45%.", "percent_total"),
+        ("The total percentage change in shares is -7.8%.", "percent_change"),
+        ("The proportion (in percentage) of A over B is 76.1%.", "ratio"),
+    ],
+)
+def test_reads_the_operation_a_claim_names(text: str, operation: str) -> None:
+    claim, _ = read_claim(text)
+    assert claim is not None
+    assert claim.operation == operation

@@ -267,7 +267,7 @@ def test_takes_the_cue_that_heads_the_claim_as_its_operation() -> None:
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.tuples(st.integers(1, 999), st.booleans()), min_size=2, max_size=3),
-    st.sampled_from(["change", "average", "sum", "ratio"]),
+    st.sampled_from(["change", "difference", "average", "sum", "ratio"]),
 )
 def test_never_recomputes_both_a_figure_and_its_sign_flip(
     figures: list[tuple[int, bool]], operation: str
@@ -280,6 +280,7 @@ def test_never_recomputes_both_a_figure_and_its_sign_flip(
     magnitudes = [n for n, _ in figures]
     candidates = {
         "change": [values[0] - values[1], magnitudes[0] - magnitudes[1]],
+        "difference": [values[0] - values[1], magnitudes[0] - magnitudes[1]],
         "average": [sum(values) / len(values), sum(magnitudes) / len(magnitudes)],
         "sum": [sum(values), sum(magnitudes)],
         "ratio": [values[0] / values[1], magnitudes[0] / magnitudes[1]],
@@ -293,3 +294,111 @@ def test_never_recomputes_both_a_figure_and_its_sign_flip(
             for v in (value, -value)
         ]
         assert not all(verdicts), (figures, operation, value)
+
+
+LEASES = [("2020", "47"), ("2021", "28"), ("2022", "22"), ("2023", "22"), ("2024", "21")]
+
+
+def test_sums_and_averages_every_cited_figure_beyond_the_subset_limit() -> None:
+    cells = _cells(
+        "Finance leases",
+        *LEASES,
+    )
+    assert _run("The sum of finance leases from 2020 to 2024 is 140 million.", cells)[:2] == (
+        Outcome.PASS,
+        "recomputed",
+    )
+    assert _run("The average finance leases from 2020 to 2024 is 28 million.", cells)[1] == (
+        "recomputed"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The sum of finance leases from 2020 to 2024 is 118 million.",
+        "The sum of finance leases from 2020 to 2024 is -140 million.",
+        "The sum of finance leases from 2020 to 2024 is 1,400 million.",
+        "The average finance leases from 2020 to 2024 is 23.6 million.",
+    ],
+)
+def test_does_not_recompute_a_wrong_sum_or_average_of_every_cited_figure(text: str) -> None:
+    cells = _cells(
+        "Finance leases",
+        *LEASES,
+    )
+    assert _run(text, cells)[1] != "recomputed"
+
+
+def test_reads_equal_figures_of_two_table_lines_as_two_figures() -> None:
+    cells = [
+        span(f"n{i}", n, f"Debt (In millions) \u2014 {name}, December 31, 2019: {n}")
+        for i, (name, n) in enumerate(
+            [("4.875% Notes", "421.9"), ("5.25% Notes", "422.0"), ("5.125% Notes", "421.9")]
+        )
+    ]
+    text = "The total carrying amount of the Notes as of December 31, 2019 is {} million."
+    assert _run(text.format("1,265.8"), cells)[1] == "recomputed"
+    assert _run(text.format("843.9"), cells)[1] != "recomputed"
+
+
+def test_still_reads_a_sentence_restating_a_cell_as_one_figure() -> None:
+    cells = [
+        span("c", "44.1", "Sales (in millions) \u2014 Other, 2019: 44.1"),
+        span("d", "56.7", "Sales (in millions) \u2014 Other, 2018: 56.7"),
+        span("s", "Other sales were $44.1 million in 2019."),
+    ]
+    assert _run("Other sales fell by 12.6 million from 2018 to 2019.", cells)[1] == "recomputed"
+
+
+def test_reads_a_total_percentage_of_percentages_as_their_sum() -> None:
+    cells = [
+        span("a", "34%", "Revenue from significant customers \u2014 Apple, Fiscal Year 2017: 34%"),
+        span("h", "11%", "Revenue from significant customers \u2014 Huawei, Fiscal Year 2017: 11%"),
+    ]
+    text = "The total percentage of revenue from Apple and Huawei in 2017 is {}."
+    assert _run(text.format("45%"), cells)[:2] == (Outcome.PASS, "recomputed")
+    assert _run(text.format("-45%"), cells)[1] != "recomputed"
+    assert _run(text.format("23%"), cells)[:2] == (Outcome.FAIL, "recompute_mismatch")
+    assert _run(text.format("450%"), cells)[1] != "recomputed"
+
+
+def test_reads_a_total_percentage_of_amounts_as_a_ratio() -> None:
+    cells = [
+        span("a", "$25", "Costs \u2014 Rent, 2019: $25"),
+        span("b", "$100", "Costs \u2014 Total, 2019: $100"),
+    ]
+    assert _run("The total percentage of rent in costs in 2019 is 25%.", cells)[1] == "recomputed"
+    assert _run("The total percentage of rent in costs in 2019 is 125%.", cells)[1] != "recomputed"
+
+
+def test_a_total_percentage_change_is_still_a_percent_change() -> None:
+    cells = _cells("Shares", ("2019", "92.2"), ("2017", "100"))
+    assert _run("The total percentage change in shares from 2017 to 2019 is -7.8%.", cells)[1] == (
+        "recomputed"
+    )
+    assert _run("The total percentage change in shares from 2017 to 2019 is 192.2%.", cells)[1] != (
+        "recomputed"
+    )
+
+
+def test_reads_a_proportion_in_percentage_of_a_sum_over_a_total() -> None:
+    cells = _cells("Net sales", ("Grocery", "3,287.0"), ("Frozen", "2,753.0"), ("Total", "7,938.3"))
+    text = "The proportion (in percentage) of the sum of Grocery and Frozen over total is {}."
+    assert _run(text.format("76.09%"), cells)[1] == "recomputed"
+    assert _run(text.format("7.609%"), cells)[1] != "recomputed"
+
+
+def test_reads_a_difference_from_an_earlier_year_to_a_later_one_as_a_change() -> None:
+    cells = _cells("Net cash", ("2019", "$14,551"), ("2018", "$15,386"))
+    text = "The difference in net cash from 2018 to 2019 is {} million."
+    assert _run(text.format("-835"), cells)[:2] == (Outcome.PASS, "recomputed")
+    assert _run(text.format("835"), cells)[:2] == (Outcome.FAIL, "recompute_mismatch")
+    assert _run(text.format("-8,350"), cells)[:2] == (Outcome.FAIL, "recompute_mismatch")
+
+
+def test_a_difference_between_two_years_is_still_a_magnitude() -> None:
+    cells = _cells("Net cash", ("2019", "$14,551"), ("2018", "$15,386"))
+    text = "The difference in net cash between 2018 and 2019 is {} million."
+    assert _run(text.format("835"), cells)[1] == "recomputed"
+    assert _run(text.format("-835"), cells)[1] != "recomputed"

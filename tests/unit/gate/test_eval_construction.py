@@ -89,3 +89,21 @@ def test_ends_the_header_at_a_section_row_and_does_not_read_31_comma_as_a_figure
     assert cells[1].envelope == (
         "Table \u2014 Current provision: State, Years Ended December 31, 2018: $44"
     )
+
+
+def test_binds_the_cell_of_the_year_the_question_names() -> None:
+    cells = _table_spans([["", "Finance leases"], ["2021", "$6"], ["2022", "6"], ["2023", "7"]])
+    question = "What is the change in finance leases between 2022 and 2023?"
+    bound = bind_operands(question, [7.0, 6.0], cells, [])
+    assert bound is not None
+    assert [s.envelope for s in bound.values()] == [
+        "Table \u2014 2023, Finance leases: 7",
+        "Table \u2014 2022, Finance leases: 6",
+    ]
+
+
+def test_without_a_year_in_the_question_binds_the_first_cell_holding_the_figure() -> None:
+    cells = _table_spans([["", "Finance leases"], ["2021", "$6"], ["2022", "6"]])
+    bound = bind_operands("What is the ratio of finance leases?", [6.0], cells, [])
+    assert bound is not None
+    assert [s.envelope for s in bound.values()] == ["Table \u2014 2021, Finance leases: $6"]

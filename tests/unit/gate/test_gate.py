@@ -264,3 +264,37 @@ def test_leaves_a_claim_about_revenue_computed_from_cost_of_sales_cells_unverifi
     assert _reasons(verdict)["computation"] == "recomputed"
     assert verdict.status is Status.UNVERIFIED
     assert _reasons(verdict)["support"] == "support_insufficient"
+
+
+OTHER_CELLS = {
+    "a": span("a", "44.1", "Sales (in millions) \u2014 Other, 2019: 44.1"),
+    "b": span("b", "56.7", "Sales (in millions) \u2014 Other, 2018: 56.7"),
+}
+
+
+def test_verifies_a_computational_claim_whose_only_words_name_the_cited_line() -> None:
+    text = "The change in Other in 2019 from 2018 is -12.6 million."
+    verdict = judge(claim(text, "a", "b", type=ClaimType.COMPUTATIONAL), OTHER_CELLS)
+    assert verdict.status is Status.VERIFIED
+    assert _reasons(verdict)["support"] == "support_line_item"
+    assert REASONS[("support", "support_line_item")].outcome is Outcome.PASS
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("The change in Other in 2019 from 2018 is 12.6 million.", Status.REJECTED),
+        ("The change in Other in 2019 from 2018 is -126 million.", Status.REJECTED),
+        ("The change in Total in 2019 from 2018 is -12.6 million.", Status.UNVERIFIED),
+    ],
+)
+def test_does_not_verify_a_line_item_claim_with_a_wrong_figure_sign_or_line(
+    text: str, status: Status
+) -> None:
+    verdict = judge(claim(text, "a", "b", type=ClaimType.COMPUTATIONAL), OTHER_CELLS)
+    assert verdict.status is status
+
+
+def test_does_not_read_a_factual_claim_without_content_words_as_a_line_item() -> None:
+    verdict = judge(claim("Other in 2019 is 44.1 million.", "a"), OTHER_CELLS)
+    assert _reasons(verdict)["support"] == "no_content_words"
