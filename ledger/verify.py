@@ -21,11 +21,14 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
+from ledger import signature_pool
 from ledger.envelope import MalformedEvent, SealedEvent, format_hash, open_state
+from ledger.signature_pool import SignatureChecks
 from ledger.signing import Keyring
 
 PAGE_SIZE = 2000
@@ -167,27 +170,82 @@ def verify_log(
     keyring: Keyring,
     progress: Callable[[int], None] | None = None,
 ) -> VerificationReport:
-    """Verify the whole log; ``progress`` is called with the last notification id per page."""
+    """Verify the whole log; ``progress`` is called with the last notification id per page.
+
+    Checks 1-5 run here in notification order; signatures go to
+    :class:`~ledger.signature_pool.SignatureChecks` (worker processes on a machine with
+    spare cores) and are settled before a failure is reported and at the end, so the report
+    names the earliest failing event exactly as a one-by-one walk would.
+    """
     verifier = LogVerifier(keyring)
     report = VerificationReport()
     started = time.perf_counter()
-    for notification in iter_log(recorder):
-        try:
-            sealed = verifier.check(notification)
-        except EventCheckFailed as failed:
-            report.failure = VerificationFailure(
-                notification_id=notification.id,
-                originator_id=str(notification.originator_id),
-                originator_version=notification.originator_version,
-                reason=failed.reason,
-                detail=failed.detail,
-            )
-            break
-        report.events += 1
-        report.keys_used[sealed.kid] = report.keys_used.get(sealed.kid, 0) + 1
-        report.last_notification_id = notification.id
-        if progress is not None and report.events % PAGE_SIZE == 0:
-            progress(notification.id)
+    walked: list[tuple[int, Notification, SealedEvent]] = []  # this page, for naming a failure
+    before_page = 0  # the last notification id of the pages already settled
+    kids: list[list[Any]] = []  # runs of [key id, count] in walk order
+    failed_at: tuple[int, Notification, FailureReason, str] | None = None
+    with SignatureChecks[int](
+        keyring, chunk=signature_pool.CHUNK, parallel_after=signature_pool.PARALLEL_AFTER
+    ) as signatures:
+
+        def bad_signature() -> tuple[int, Notification, FailureReason, str] | None:
+            ordinal = signatures.settle()
+            if ordinal is None:
+                return None
+            _, notification, sealed = next(w for w in walked if w[0] == ordinal)
+            return ordinal, notification, FailureReason.BAD_SIGNATURE, bad_signature_detail(sealed)
+
+        for notification in iter_log(recorder):
+            try:
+                sealed = verifier.check_links(notification)
+            except EventCheckFailed as failed:
+                structural = (report.events, notification, failed.reason, failed.detail)
+                failed_at = bad_signature() or structural
+                break
+            ordinal = report.events
+            walked.append((ordinal, notification, sealed))
+            signatures.add(ordinal, sealed)
+            if kids and kids[-1][0] == sealed.kid:
+                kids[-1][1] += 1
+            else:
+                kids.append([sealed.kid, 1])
+            report.events += 1
+            if report.events % PAGE_SIZE == 0:
+                failed_at = bad_signature()
+                if failed_at is not None:
+                    break
+                before_page = notification.id
+                walked.clear()
+                if progress is not None:
+                    progress(notification.id)
+        else:
+            failed_at = bad_signature()
+    if failed_at is not None:
+        ordinal, notification, reason, detail = failed_at
+        report.failure = VerificationFailure(
+            notification_id=notification.id,
+            originator_id=str(notification.originator_id),
+            originator_version=notification.originator_version,
+            reason=reason,
+            detail=detail,
+        )
+        report.events = ordinal  # the events before the first failure
+    report.keys_used = _first(kids, report.events)
+    report.last_notification_id = next(
+        (n.id for ordinal, n, _ in walked if ordinal == report.events - 1), before_page
+    )
     report.aggregates = len(verifier._heads)
     report.elapsed_seconds = time.perf_counter() - started
     return report
+
+
+def _first(runs: list[list[Any]], events: int) -> dict[str, int]:
+    """Events per key id among the first ``events`` of the walk."""
+    counts: dict[str, int] = {}
+    left = events
+    for kid, count in runs:
+        if left <= 0:
+            break
+        counts[kid] = counts.get(kid, 0) + min(count, left)
+        left -= count
+    return counts

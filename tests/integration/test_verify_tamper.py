@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
 import pytest
 
+from ledger import signature_pool
 from ledger.bootstrap import LedgerRuntime
 from ledger.canonical import canonical_json
 from ledger.envelope import open_state
@@ -188,3 +190,60 @@ def test_a_body_re_encoded_in_place_fails_its_signature(populated: LedgerRuntime
 
     assert failure is not None
     assert (failure.notification_id, failure.reason) == (3, FailureReason.BAD_SIGNATURE)
+
+
+@pytest.fixture(params=["inline", "worker"])
+def signature_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Signatures checked in this process, or by worker processes from the first chunk."""
+    if request.param == "worker":
+        monkeypatch.setattr(signature_pool, "PARALLEL_AFTER", 0)
+        monkeypatch.setattr(signature_pool, "CHUNK", 2)
+    return str(request.param)
+
+
+def _foreign_signature(runtime: LedgerRuntime, notification_id: int) -> None:
+    def swap(document: dict[str, Any]) -> None:
+        document["signature"]["sig"] = json.loads(Tamperer(runtime).state(1))["signature"]["sig"]
+
+    _rewrite(runtime, notification_id, swap)
+
+
+def test_the_report_counts_only_the_events_before_a_bad_signature(
+    populated: LedgerRuntime, signature_mode: str
+) -> None:
+    _foreign_signature(populated, 4)
+
+    report = _verify(populated)
+
+    assert report.failure is not None
+    assert (report.failure.notification_id, report.failure.reason) == (
+        4,
+        FailureReason.BAD_SIGNATURE,
+    )
+    assert report.events == 3
+    assert report.last_notification_id == 3
+    assert report.keys_used == {populated.ledger.signing_key.kid: 3}
+
+
+def test_a_bad_signature_is_named_before_a_later_gap(
+    populated: LedgerRuntime, signature_mode: str
+) -> None:
+    _foreign_signature(populated, 2)
+    Tamperer(populated).delete(3)  # alpha v2: alpha v3 (notification 5) is then out of order
+
+    report = _verify(populated)
+
+    assert report.failure is not None
+    assert (report.failure.notification_id, report.failure.reason) == (
+        2,
+        FailureReason.BAD_SIGNATURE,
+    )
+    assert report.events == 1
+
+
+def test_an_intact_log_verifies_with_workers_too(
+    populated: LedgerRuntime, signature_mode: str
+) -> None:
+    report = _verify(populated)
+    assert report.ok
+    assert (report.events, report.last_notification_id) == (5, 5)
