@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
@@ -32,6 +32,25 @@ from ledger.signature_pool import SignatureChecks
 from ledger.signing import Keyring
 
 PAGE_SIZE = 2000
+
+
+class StoredRow(Protocol):
+    """What a check reads of a stored event: a library ``Notification`` or a plain row."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def originator_id(self) -> UUID | str: ...
+
+    @property
+    def originator_version(self) -> int: ...
+
+    @property
+    def topic(self) -> str: ...
+
+    @property
+    def state(self) -> bytes: ...
 
 
 class FailureReason(StrEnum):
@@ -105,14 +124,14 @@ class LogVerifier:
         self.keyring = keyring
         self._heads: dict[UUID | str, tuple[int, bytes]] = {}
 
-    def check(self, notification: Notification) -> SealedEvent:
+    def check(self, notification: StoredRow) -> SealedEvent:
         """Verify one event given every earlier one; raise :class:`EventCheckFailed`."""
         sealed = self.check_links(notification)
         if not self.keyring.verify(sealed.kid, sealed.body_bytes, sealed.signature):
             raise EventCheckFailed(FailureReason.BAD_SIGNATURE, bad_signature_detail(sealed))
         return sealed
 
-    def check_links(self, notification: Notification) -> SealedEvent:
+    def check_links(self, notification: StoredRow) -> SealedEvent:
         """Checks 1-5 (everything but the signature itself), then advance the aggregate's
         chain head: for callers that verify signatures in bulk elsewhere (see
         :mod:`ledger.signature_pool`) and must not act on an event before they have."""

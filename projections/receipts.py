@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from eventsourcing.persistence import Notification
 from sqlalchemy import Connection, bindparam, insert, update
 
 from ledger.receipts import Receipt
 from ledger.store import format_time
+from ledger.verify import StoredRow
 from projections.runner import Projection
 from projections.schema import (
     RECEIPT_TABLES,
@@ -80,7 +80,7 @@ class ReceiptsProjection(Projection):
         self._claims.clear()
         self._bindings.clear()
 
-    def apply(self, conn: Connection, event: Any, notification: Notification) -> None:
+    def apply(self, conn: Connection, event: Any, notification: StoredRow) -> None:
         """Dispatch on the event type."""
         recorded_at = format_time(event.timestamp)
         aggregate_id = str(notification.originator_id)

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from eventsourcing.persistence import Notification
 from sqlalchemy import Connection, bindparam, insert, select, update
 
 from ledger.sources import Source
 from ledger.span_codec import decode_spans
 from ledger.store import format_time
 from ledger.text.spans import Span
+from ledger.verify import StoredRow
 from projections.runner import Projection
 from projections.schema import REGISTRY_TABLES, sources, spans, versions
 
@@ -96,7 +96,7 @@ class RegistryProjection(Projection):
         self._set_current.clear()
         self._withdraw.clear()
 
-    def apply(self, conn: Connection, event: Any, notification: Notification) -> None:
+    def apply(self, conn: Connection, event: Any, notification: StoredRow) -> None:
         """Dispatch on the event type."""
         recorded_at = format_time(event.timestamp)
         if isinstance(event, Source.Registered):
@@ -160,7 +160,7 @@ class RegistryProjection(Projection):
                 rows.clear()
 
     def _add_version(
-        self, conn: Connection, event: Any, notification: Notification, recorded_at: str
+        self, conn: Connection, event: Any, notification: StoredRow, recorded_at: str
     ) -> None:
         source_id = self._lookup(conn, notification)
         if event.version > 1:
@@ -208,7 +208,7 @@ class RegistryProjection(Projection):
             for ord_, span in enumerate(decoded)
         )
 
-    def _lookup(self, conn: Connection, notification: Notification) -> str:
+    def _lookup(self, conn: Connection, notification: StoredRow) -> str:
         """The client's source id of the aggregate that emitted ``notification``."""
         aggregate_id = str(notification.originator_id)
         cached = self._source_ids.get(aggregate_id)

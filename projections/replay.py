@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eventsourcing.persistence import ApplicationRecorder, Notification
+from eventsourcing.persistence import ApplicationRecorder
 from sqlalchemy import create_engine, event
 
 from ledger import signature_pool
@@ -25,9 +25,9 @@ from ledger.errors import InvalidInput, LedgerError
 from ledger.signature_pool import SignatureChecks
 from ledger.signing import Keyring
 from ledger.store import SignedMapper
-from ledger.verify import EventCheckFailed, FailureReason, LogVerifier, iter_log
-from projections.database import sqlite_pragmas
+from ledger.verify import EventCheckFailed, FailureReason, LogVerifier, StoredRow
 from projections.digest import tables_digest
+from projections.log_rows import LogRow, read_rows
 from projections.receipts import ReceiptsProjection
 from projections.registry import RegistryProjection
 from projections.runner import Projection
@@ -71,18 +71,39 @@ def parse_until(text: str) -> tuple[int | None, str | None]:
     return None, format_time(moment)
 
 
-def _recorded_at(notification: Notification) -> str:
+def _recorded_at(notification: StoredRow) -> str:
     try:
         return str(json.loads(notification.state)["body"]["recorded_at"])
     except (ValueError, KeyError, TypeError):
         return ""
 
 
-def _failure(notification: Notification, reason: FailureReason, detail: str) -> ReplayError:
+def _rows(recorder: ApplicationRecorder, page: int = 2000) -> Iterator[LogRow]:
+    """Every stored event in notification order, as plain rows, page by page."""
+    start = 0
+    while True:
+        rows = read_rows(recorder, start, page)
+        yield from rows
+        if len(rows) < page:
+            return
+        start = rows[-1].id
+
+
+def _failure(notification: StoredRow, reason: FailureReason, detail: str) -> ReplayError:
     return ReplayError(
         f"notification {notification.id} ({notification.originator_id} "
         f"v{notification.originator_version}): {reason.value}: {detail}"
     )
+
+
+def _scratch_pragmas(dbapi_connection: Any, _: Any) -> None:
+    """A fresh file no one reads until the replay ends: journal in memory (a failed batch
+    still rolls back) and no fsync per commit. A crash leaves a partial file, as any failure
+    does, and a replay refuses to write over an existing one."""
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=MEMORY")
+    cursor.execute("PRAGMA synchronous=OFF")
+    cursor.close()
 
 
 class _Rebuild:
@@ -91,15 +112,15 @@ class _Rebuild:
 
     def __init__(self, path: Path, mapper: SignedMapper, signatures: SignatureChecks[Any]):
         self.engine = create_engine(f"sqlite+pysqlite:///{path}")
-        event.listen(self.engine, "connect", sqlite_pragmas)
+        event.listen(self.engine, "connect", _scratch_pragmas)
         metadata.create_all(self.engine)
         self.projections: list[Projection] = [RegistryProjection(), ReceiptsProjection()]
         self.topics = {topic: p for p in self.projections for topic in p.topics}
         self.mapper = mapper
         self.signatures = signatures
-        self.batch: list[tuple[Notification, dict[str, Any]]] = []
+        self.batch: list[tuple[LogRow, dict[str, Any]]] = []
 
-    def add(self, notification: Notification, body: dict[str, Any]) -> None:
+    def add(self, notification: LogRow, body: dict[str, Any]) -> None:
         if notification.topic in self.topics:
             self.batch.append((notification, body))
             if len(self.batch) >= BATCH:
@@ -148,11 +169,11 @@ def replay(
     verifier = LogVerifier(keyring)
     started = time.perf_counter()
     count, last, last_time = 0, 0, None
-    with SignatureChecks[Notification](
+    with SignatureChecks[LogRow](
         keyring, chunk=signature_pool.CHUNK, parallel_after=signature_pool.PARALLEL_AFTER
     ) as signatures:
         rebuild = _Rebuild(path, mapper, signatures)
-        for notification in iter_log(recorder):
+        for notification in _rows(recorder):
             if until_position is not None and notification.id > until_position:
                 break
             try:

@@ -13,11 +13,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from eventsourcing.persistence import Notification
 from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ledger.application import Ledger
+from ledger.verify import StoredRow
 from projections.schema import tracking
 
 BATCH_SIZE = 500
@@ -34,7 +34,7 @@ class Projection(ABC):
     """Events per transaction when catching up."""
 
     @abstractmethod
-    def apply(self, conn: Connection, event: Any, notification: Notification) -> None:
+    def apply(self, conn: Connection, event: Any, notification: StoredRow) -> None:
         """Change the read model's rows for one event (inside the batch transaction)."""
 
     @abstractmethod
