@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.gate_eval import _operand_values, _table_spans, bind_operands, caption
+from benchmarks.tatqa_cases import _operand_values, _table_spans, bind_operands, caption
 
 
 def test_spreads_a_single_header_over_every_value_column() -> None:
