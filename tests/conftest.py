@@ -11,6 +11,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from ledger import signature_pool
 from ledger.bootstrap import LedgerRuntime, open_ledger
 from ledger.settings import Settings
 
@@ -71,3 +72,12 @@ def settings_env(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Setting
         monkeypatch.delenv("PROVLEDGER_DATABASE_URL", raising=False)
     monkeypatch.delenv("PROVLEDGER_SIGNING_KEY_FILE", raising=False)
     return settings
+
+
+@pytest.fixture(params=["inline", "worker"])
+def signature_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Signatures checked in this process, or by worker processes from the first chunk."""
+    if request.param == "worker":
+        monkeypatch.setattr(signature_pool, "PARALLEL_AFTER", 0)
+        monkeypatch.setattr(signature_pool, "CHUNK", 2)
+    return str(request.param)

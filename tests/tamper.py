@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import psycopg
 from psycopg import sql
 
 from ledger.bootstrap import LedgerRuntime
+from ledger.canonical import canonical_json
 
 
 class Tamperer:
@@ -57,3 +59,10 @@ class Tamperer:
 
     def delete(self, notification_id: int) -> None:
         self._run(f"DELETE FROM {self._table} WHERE {self._id} = %s", (notification_id,))
+
+    def forge_signature(self, notification_id: int, donor: int = 1) -> None:
+        """Give an event the signature of event ``donor``: a well-formed state, under the
+        ledger's own key id, whose signature does not match its body."""
+        document = json.loads(self.state(notification_id))
+        document["signature"]["sig"] = json.loads(self.state(donor))["signature"]["sig"]
+        self.set_state(notification_id, canonical_json(document))

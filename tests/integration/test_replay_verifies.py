@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from ledger import signature_pool
 from ledger.bootstrap import LedgerRuntime
-from ledger.canonical import canonical_json
 from projections.replay import ReplayError, replay
 from tests.tamper import Tamperer
 
 ACTOR = "test:suite"
-
-
-@pytest.fixture(params=["inline", "worker"])
-def mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Signatures checked in this process, or by a worker process from the first chunk."""
-    if request.param == "worker":
-        monkeypatch.setattr(signature_pool, "PARALLEL_AFTER", 0)
-        monkeypatch.setattr(signature_pool, "CHUNK", 2)
-    return str(request.param)
 
 
 @pytest.fixture
@@ -42,39 +30,35 @@ def _replay(runtime: LedgerRuntime, out: Path):  # type: ignore[no-untyped-def]
     return replay(runtime.ledger.recorder, runtime.ledger.signed_mapper, runtime.keyring, out)
 
 
-def _forge_signature(runtime: LedgerRuntime, notification_id: int) -> None:
-    """Give an event another event's signature (a well-formed state, a wrong signature)."""
-    tamper = Tamperer(runtime)
-    document = json.loads(tamper.state(notification_id))
-    document["signature"]["sig"] = json.loads(tamper.state(1))["signature"]["sig"]
-    tamper.set_state(notification_id, canonical_json(document))
-
-
-def test_an_intact_log_replays(populated: LedgerRuntime, mode: str, tmp_path: Path) -> None:
+def test_an_intact_log_replays(
+    populated: LedgerRuntime, signature_mode: str, tmp_path: Path
+) -> None:
     result = _replay(populated, tmp_path / "r")
     assert (result.events, result.last_position) == (6, 6)
 
 
 def test_a_bad_signature_stops_the_replay(
-    populated: LedgerRuntime, mode: str, tmp_path: Path
+    populated: LedgerRuntime, signature_mode: str, tmp_path: Path
 ) -> None:
-    _forge_signature(populated, 4)
+    Tamperer(populated).forge_signature(4)
 
     with pytest.raises(ReplayError, match=r"notification 4 .*bad_signature"):
         _replay(populated, tmp_path / "r")
 
 
 def test_an_earlier_bad_signature_is_named_before_a_later_broken_link(
-    populated: LedgerRuntime, mode: str, tmp_path: Path
+    populated: LedgerRuntime, signature_mode: str, tmp_path: Path
 ) -> None:
-    _forge_signature(populated, 2)
+    Tamperer(populated).forge_signature(2)
     Tamperer(populated).delete(3)  # alpha v2 gone: alpha v3 (notification 5) is out of order
 
     with pytest.raises(ReplayError, match=r"notification 2 .*bad_signature"):
         _replay(populated, tmp_path / "r")
 
 
-def test_a_broken_link_alone_is_named(populated: LedgerRuntime, mode: str, tmp_path: Path) -> None:
+def test_a_broken_link_alone_is_named(
+    populated: LedgerRuntime, signature_mode: str, tmp_path: Path
+) -> None:
     Tamperer(populated).delete(3)
 
     with pytest.raises(ReplayError, match=r"notification 5 .*missing_event"):

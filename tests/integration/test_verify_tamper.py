@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
 
 import pytest
 
-from ledger import signature_pool
 from ledger.bootstrap import LedgerRuntime
 from ledger.canonical import canonical_json
 from ledger.envelope import open_state
@@ -192,26 +190,10 @@ def test_a_body_re_encoded_in_place_fails_its_signature(populated: LedgerRuntime
     assert (failure.notification_id, failure.reason) == (3, FailureReason.BAD_SIGNATURE)
 
 
-@pytest.fixture(params=["inline", "worker"])
-def signature_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Signatures checked in this process, or by worker processes from the first chunk."""
-    if request.param == "worker":
-        monkeypatch.setattr(signature_pool, "PARALLEL_AFTER", 0)
-        monkeypatch.setattr(signature_pool, "CHUNK", 2)
-    return str(request.param)
-
-
-def _foreign_signature(runtime: LedgerRuntime, notification_id: int) -> None:
-    def swap(document: dict[str, Any]) -> None:
-        document["signature"]["sig"] = json.loads(Tamperer(runtime).state(1))["signature"]["sig"]
-
-    _rewrite(runtime, notification_id, swap)
-
-
 def test_the_report_counts_only_the_events_before_a_bad_signature(
     populated: LedgerRuntime, signature_mode: str
 ) -> None:
-    _foreign_signature(populated, 4)
+    Tamperer(populated).forge_signature(4)
 
     report = _verify(populated)
 
@@ -228,7 +210,7 @@ def test_the_report_counts_only_the_events_before_a_bad_signature(
 def test_a_bad_signature_is_named_before_a_later_gap(
     populated: LedgerRuntime, signature_mode: str
 ) -> None:
-    _foreign_signature(populated, 2)
+    Tamperer(populated).forge_signature(2)
     Tamperer(populated).delete(3)  # alpha v2: alpha v3 (notification 5) is then out of order
 
     report = _verify(populated)
