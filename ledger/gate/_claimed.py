@@ -5,7 +5,8 @@ The result is the first amount after an operation cue (``fell by 12.6 million``,
 left open; only a cue attached to the figure, or a cue heading the subject of ``... is <figure>``
 (``The change in other sales was -12.6``), makes the operation explicit. ``total`` alone is
 not a cue: in ``total expenses`` it names a line item, not a sum; ``total percentage`` (not
-followed by ``change``) is, and names the sum of percentages. A *difference* ``from 2018 to
+followed by ``change``) is, and names the sum of percentages; nor is a ``weighted average``,
+which names a line whose weights are not cited. A *difference* ``from 2018 to
 2019`` is a change. Direction words set the sign of a change: ``fell by 12.6`` claims
 ``-12.6``.
 """
@@ -36,7 +37,7 @@ _CUES: tuple[tuple[str, str, int], ...] = (
     (r"(?:ratio|times|multiple)", "ratio", 0),
     (r"(?:as\s+an?\s+|a\s+)?(?:percentage|proportion|share|fraction|percent)"
      r"(?:\s*\([a-z\s]{1,24}\))?\s+of", "ratio", 0),
-    (r"(?:averaged?|mean|averaging)", "average", 0),
+    (r"(?<!weighted[\s-])(?:averaged?|mean|averaging)", "average", 0),
     (r"(?:totall?ed|in\s+total|sum(?:med)?|combined|together|aggregated?|adds?\s+up)", "sum", 0),
 )  # fmt: skip
 _CUE_PATTERNS = tuple((re.compile(rf"\b{p}\b", re.IGNORECASE), op, sign) for p, op, sign in _CUES)

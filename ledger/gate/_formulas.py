@@ -9,6 +9,7 @@ enumerates the same combinations in the same order for operand lists of the same
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -82,12 +83,52 @@ def _later(a: str, b: str) -> bool:
     return len(a) == len(b) and a > b
 
 
+def period_groups(ops: Sequence[Operand]) -> tuple[list[Operand], list[Operand]] | None:
+    """The operands as the lines of a later and an earlier period, when every operand has a
+    period, there are exactly two periods whose order is known, and each has the same number
+    (two or more) of operands: ``International`` and ``Foodservice`` in fiscal 2019 and in
+    fiscal 2018."""
+    if len(ops) < 4 or any(op.period is None for op in ops):
+        return None
+    periods = sorted({op.period or "" for op in ops})
+    if len(periods) != 2:
+        return None
+    old, new = periods
+    if not _later(new, old):
+        new, old = old, new
+        if not _later(new, old):
+            return None
+    news = [op for op in ops if op.period == new]
+    olds = [op for op in ops if op.period == old]
+    return (news, olds) if len(news) == len(olds) else None
+
+
+def _sum_label(ops: Sequence[Operand]) -> str:
+    return "(" + " + ".join(op.label for op in ops) + ")"
+
+
+def _changes_of_sums(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
+    """The change of a sum of lines from one period to the next: ``(a19 + b19) - (a18 +
+    b18)``."""
+    groups = period_groups(ops)
+    if groups is None:
+        return
+    news, olds = groups
+    levels = _levels(claim, (*news, *olds))
+    if levels:
+        total_new, total_old = sum(levels[: len(news)]), sum(levels[len(news) :])
+        label = f"{_sum_label(news)} - {_sum_label(olds)}"
+        yield Candidate(total_new - total_old, label, (*news, *olds))
+
+
 def _changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
     ordered = [] if claim.operation == "difference" else list(ordered_pairs(ops))
     for new, old in ordered:
         levels = _levels(claim, (new, old))
         if levels:
             yield Candidate(levels[0] - levels[1], f"{new.label} - {old.label}", (new, old))
+    if ordered:
+        yield from _changes_of_sums(claim, ops)
     if ordered or claim.operation != "difference" or claim.sign or claim.target < 0:
         return
     for a, b in itertools.combinations(ops, 2):
@@ -105,6 +146,23 @@ def _percent_changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[C
         if values and values[1] != 0:
             change = (values[0] - values[1]) / abs(values[1]) * factor
             yield Candidate(change, f"({new.label} - {old.label}) / {old.label}", (new, old), old)
+    groups = period_groups(ops) if ordered else None
+    if groups is not None:
+        news, olds = groups
+        values = _plain((*news, *olds))
+        if values:
+            total_old = sum(values[len(news) :])
+            # A base that sums to zero under one reading of the brackets gives no change; the
+            # candidate is still yielded (as infinite), so that both readings enumerate alike.
+            change = (
+                (sum(values[: len(news)]) - total_old) / abs(total_old) * factor
+                if total_old
+                else math.inf
+            )
+            # Any bracketed figure in the base makes it a possibly negative base.
+            base = min(olds, key=lambda op: op.amount.mantissa)
+            label = f"({_sum_label(news)} - {_sum_label(olds)}) / {_sum_label(olds)}"
+            yield Candidate(change, label, (*news, *olds), base)
     if claim.amount.kind == "percent":
         # A change between two percentages may be stated in percentage points.
         yield from _changes(claim, ops)

@@ -31,7 +31,11 @@ _DATE_PATTERNS = (
     re.compile(rf"{_MONTH},?\s+(?P<year>\d{{4}})\b"),
     re.compile(rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?![.,]\d)"),
     re.compile(rf"(?<![\d.,])\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}"),
-    re.compile(r"(?<![\w$€£¥.,])(?P<year>1[5-9]\d\d|20\d\d)(?![\w%]|[.,]\d)"),
+    re.compile(
+        r"(?=[12])(?:(?<![\w$€£¥.,])|(?<=(?<![\d.])(?:1[5-9]|20)\d\d,))"
+        r"(?P<year>1[5-9]\d\d|20\d\d)"
+        r"(?![\w%]|\.\d|,(?!(?:1[5-9]|20)\d\d\b)\d)"
+    ),
 )
 _PLAIN_DATE_PATTERNS = (_DATE_PATTERNS[0], _DATE_PATTERNS[-1])
 """The patterns without a month name: ISO dates and bare years."""

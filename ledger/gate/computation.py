@@ -5,10 +5,12 @@ takes its period (the last date or year of its envelope before the value; with a
 ``Fiscal 2019 Second Quarter`` -> ``2019-Q2``) and its scale (``in thousands`` in the envelope
 or text) from the envelope; a plain figure of a cell whose row label or column header gives
 percent (``ROFE (%)``, ``As percentage of net revenues``; not the rate of ``4.875% Senior
-Notes``) is a percentage. A sentence gives every amount it writes, each with the year that
-follows it (``$5.1 million in 2019``), if any. Equal figures of two cells are two operands
-unless the cells share their row label and column header; a sentence figure equal in value,
-kind and period to a cell's is that cell's figure.
+Notes``) is a percentage, as is one of a cell whose table title names ``the percentage of
+<word>`` that a percentage claim names too (:func:`_caption_percent`). A sentence gives
+every amount it writes, each with the year that follows it (``$5.1 million in 2019``), if
+any. Equal figures of two cells are two operands unless the cells share their row label and
+column header; a sentence figure equal in value, kind and period to a cell's is that cell's
+figure.
 
 Every cited span that writes a figure must be used by the formula (a figure two spans write
 alike counts for both): a citation the computation does not need is not evidence for it. A
@@ -26,6 +28,8 @@ subsets of at most ``MAX_SUBSET`` for sums and averages):
   2019``, which makes it a change;
 - percent change ``(new - old) / |old|`` (both orders without periods), or, between two
   percentages, their change in percentage points; basis-point change of two percentages;
+- the change and percent change of a sum of lines between two ordered periods, each with the
+  same number of operands (``International and Foodservice from 2018 to 2019``);
 - ratio ``a / b`` (as a percentage when the claim is one), and the share of a sum in a total
   ``(a + b) / c`` over at most ``MAX_SHARE_OPERANDS`` operands; sum; average (over all
   operands too when there are more than ``MAX_SUBSET``); a *total percentage*: the sum of
@@ -90,6 +94,8 @@ _PERCENT_LABEL = re.compile(
 """A row label or column header that gives its figures in percent (``Weightage (%)``, ``As
 percentage of net revenues``); ``except percentages`` exempts them from a unit note instead,
 and a percentage written in the label (the rate of ``4.875% Senior Notes``) names the line."""
+_PERCENT_OF = re.compile(r"\b(per\s?cent(?:age)?)\s+of\s+([a-z]+)\b", re.IGNORECASE)
+"""``the percentage of sales``: the measure a claim or a table caption names."""
 _QUARTER = re.compile(r"\b(?:(first|second|third|fourth)\s+quarter|Q([1-4]))\b", re.IGNORECASE)
 _ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
 _PERIOD_COUNT = re.compile(
@@ -123,19 +129,21 @@ class _Operands:
         yield from zip(formula(claim, self.figures), formula(claim, self.unbracketed), strict=True)
 
 
-def _operands(spans: Sequence[SpanFacts]) -> _Operands:
+def _operands(spans: Sequence[SpanFacts], percent: bool = False) -> _Operands:
     """The operands of the support spans; see :func:`_cited_operands`."""
-    return _cited_operands(tuple((span.text, span.envelope) for span in spans))
+    return _cited_operands(tuple((span.text, span.envelope) for span in spans), percent)
 
 
 @lru_cache(maxsize=SPAN_CACHE_SIZE)
-def _cited_operands(cited: tuple[tuple[str, str | None], ...]) -> _Operands:
+def _cited_operands(cited: tuple[tuple[str, str | None], ...], percent: bool) -> _Operands:
     """The figures of the spans given as (text, envelope), deduplicated, cached like the
-    figures of each span: the claims of a receipt cite the same spans again and again."""
+    figures of each span: the claims of a receipt cite the same spans again and again. With
+    ``percent``, plain figures are read as percentages (see :func:`_caption_percent`)."""
     out: dict[tuple[float, str, str | None, str | None], Operand] = {}
     writing: set[int] = set()
     for index, (text, envelope) in enumerate(cited):
-        for amount, period, scale, line in _figures(text, envelope):
+        for written, period, scale, line in _figures(text, envelope):
+            amount = _as_percent(written) if percent else written
             writing.add(index)
             key = _same_figure(out, (amount.mantissa, amount.kind, period, line))
             if key in out:
@@ -226,6 +234,27 @@ def _figures(
             amounts = tuple(_as_percent(a) for a in amounts)
         return tuple((a, period, scale, head) for a in amounts)
     return tuple((a, _year_after(text, a), scale, None) for a in amounts)
+
+
+def _caption_percent(claim_text: str, spans: Sequence[SpanFacts]) -> bool:
+    """Whether the cited cells' table gives its figures in percent by its caption alone: the
+    claim measures ``the percentage of <word>`` (``the percentage of sales represented by
+    gross profit``) and the title of every cited cell says the same (``the percentage of
+    sales represented by certain items``). A caption is not otherwise read for units, since
+    it may also describe columns of amounts; here the claim and the caption name one measure.
+    """
+    match = _PERCENT_OF.search(claim_text)
+    if match is None:
+        return False
+    phrase = f"{match.group(1).lower()} of {match.group(2).lower()}"
+    for span in spans:
+        if span.envelope is None or " \u2014 " not in span.envelope:
+            return False
+        title = span.envelope.rsplit(" \u2014 ", 1)[0]
+        found = _PERCENT_OF.search(title)
+        if found is None or f"{found.group(1).lower()} of {found.group(2).lower()}" != phrase:
+            return False
+    return True
 
 
 def _as_percent(amount: Amount) -> Amount:
@@ -325,6 +354,13 @@ def check_computation(
     if claim is None:
         return CheckResult(CHECK, Outcome.SKIP, "unparseable", "the claim states no figure"), None
     operands = _operands(spans)
+    if (
+        claim.amount.kind == "percent"
+        and operands.figures
+        and not any(op.amount.kind == "percent" for op in operands.figures)
+        and _caption_percent(reading.text, spans)
+    ):
+        operands = _operands(spans, percent=True)
     ops, writing = operands.figures, operands.writing
     if not ops:
         return CheckResult(

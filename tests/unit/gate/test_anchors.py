@@ -125,3 +125,14 @@ def test_matches_a_full_date_to_a_header_day_and_a_column_year_of_one_span() -> 
     # The day and the year must come from one span.
     split = ["Table \u2014 Inventories, October 31: 5", "Table \u2014 Inventories, 2019: 6"]
     assert check_anchors("Inventories at October 31, 2019.", split).reason == "anchor_missing"
+
+
+def test_matches_years_joined_by_commas_against_the_years_of_the_spans() -> None:
+    spans = ["Costs \u2014 Total, 2017: $3,631", "Costs \u2014 Total, 2018: $10,647"]
+    spans.append("Costs \u2014 Total, 2019: $8,455")
+    claim = "The average total costs for 2017,2018 and 2019 is 7,577.67 thousand."
+    result = check_anchors(claim, spans, exempt=[7_577_670.0])
+    assert (result.outcome, result.reason) == (Outcome.PASS, "anchors_present")
+    wrong = check_anchors("The total costs for 2016,2018 were high.", spans)
+    assert (wrong.outcome, wrong.reason) == (Outcome.FAIL, "anchor_missing")
+    assert "2016" in wrong.detail

@@ -60,6 +60,9 @@ def test_finds_the_cues_a_scan_with_each_pattern_finds_in_any_sentence(words: li
         ("The combined share of A and B is 45%.", "percent_total"),
         ("The total percentage change in shares is -7.8%.", "percent_change"),
         ("The proportion (in percentage) of A over B is 76.1%.", "ratio"),
+        ("The weighted average rate change from 2018 to 2019 is 0.5%.", "percent_change"),
+        ("The weighted-average rate averaged 2.1%.", "average"),
+        ("The average weighted average rate is 2.1%.", "average"),
     ],
 )
 def test_reads_the_operation_a_claim_names(text: str, operation: str) -> None:

@@ -49,3 +49,18 @@ def test_still_reads_month_names_next_to_years() -> None:
         "2020-05",
     ]
     assert re.fullmatch(r"\d{4}", dates("in 2018")[0].key)
+
+
+def test_reads_years_joined_by_commas_as_years() -> None:
+    assert [d.key for d in dates("the total costs for 2017,2018 and 2019")] == [
+        "2017",
+        "2018",
+        "2019",
+    ]
+    assert [d.key for d in dates("in 2017,2018,2019")] == ["2017", "2018", "2019"]
+
+
+def test_does_not_read_a_grouped_figure_as_years() -> None:
+    assert dates("sales of 2,017,2018 units") == []
+    assert dates("sales of 2017,201 units") == []
+    assert dates("a rate of 1.2017,2018") == []
