@@ -32,3 +32,11 @@ def claim(
         Binding(sid, role, quote if i == 0 else None) for i, sid in enumerate(span_ids)
     )
     return ClaimDraft(text, type=type, material=material, bindings=bindings)
+
+
+def row_cells(label: str, *figures: tuple[str, str]) -> list[SpanFacts]:
+    """Cells of one table row: (column header, figure) pairs."""
+    return [
+        span(f"{label}{i}", text, f"Table \u2014 {label}, {head}: {text}")
+        for i, (head, text) in enumerate(figures)
+    ]
