@@ -18,10 +18,10 @@ truncation is caught by the transparency log's checkpoints, not here.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Protocol, TypeVar
 from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
@@ -106,15 +106,28 @@ class EventCheckFailed(Exception):
         self.detail = detail
 
 
-def iter_log(recorder: ApplicationRecorder, page_size: int = PAGE_SIZE) -> Iterator[Notification]:
-    """Every stored event in notification order, read page by page."""
+R = TypeVar("R", bound=StoredRow)
+
+
+def iter_pages(read: Callable[[int, int], Sequence[R]], page_size: int = PAGE_SIZE) -> Iterator[R]:
+    """Every stored event in notification order, page by page: ``read(after, limit)`` gives
+    up to ``limit`` events with ids above ``after``."""
     start = 0
     while True:
-        page = recorder.select_notifications(start=start, limit=page_size, inclusive_of_start=False)
+        page = read(start, page_size)
         yield from page
         if len(page) < page_size:
             return
         start = page[-1].id
+
+
+def iter_log(recorder: ApplicationRecorder, page_size: int = PAGE_SIZE) -> Iterator[Notification]:
+    """Every stored event in notification order, as the library's notifications."""
+
+    def read(after: int, limit: int) -> Sequence[Notification]:
+        return recorder.select_notifications(start=after, limit=limit, inclusive_of_start=False)
+
+    return iter_pages(read, page_size)
 
 
 class LogVerifier:
@@ -128,7 +141,7 @@ class LogVerifier:
         """Verify one event given every earlier one; raise :class:`EventCheckFailed`."""
         sealed = self.check_links(notification)
         if not self.keyring.verify(sealed.kid, sealed.body_bytes, sealed.signature):
-            raise EventCheckFailed(FailureReason.BAD_SIGNATURE, bad_signature_detail(sealed))
+            raise EventCheckFailed(FailureReason.BAD_SIGNATURE, bad_signature_detail(sealed.kid))
         return sealed
 
     def check_links(self, notification: StoredRow) -> SealedEvent:
@@ -179,9 +192,9 @@ class LogVerifier:
         return sealed
 
 
-def bad_signature_detail(sealed: SealedEvent) -> str:
+def bad_signature_detail(kid: str) -> str:
     """The detail of a ``bad_signature`` failure."""
-    return f"signature by key {sealed.kid} does not match the event body"
+    return f"signature by key {kid} does not match the event body"
 
 
 def verify_log(
@@ -199,20 +212,20 @@ def verify_log(
     verifier = LogVerifier(keyring)
     report = VerificationReport()
     started = time.perf_counter()
-    walked: list[tuple[int, Notification, SealedEvent]] = []  # this page, for naming a failure
-    before_page = 0  # the last notification id of the pages already settled
-    kids: list[list[Any]] = []  # runs of [key id, count] in walk order
+    # The events walked since the last settled page, for naming a failure and counting keys.
+    walked: list[tuple[Notification, SealedEvent]] = []
     failed_at: tuple[int, Notification, FailureReason, str] | None = None
     with SignatureChecks[int](
         keyring, chunk=signature_pool.CHUNK, parallel_after=signature_pool.PARALLEL_AFTER
     ) as signatures:
 
         def bad_signature() -> tuple[int, Notification, FailureReason, str] | None:
-            ordinal = signatures.settle()
+            ordinal = signatures.settle()  # an ordinal of this page: earlier pages settled
             if ordinal is None:
                 return None
-            _, notification, sealed = next(w for w in walked if w[0] == ordinal)
-            return ordinal, notification, FailureReason.BAD_SIGNATURE, bad_signature_detail(sealed)
+            notification, sealed = walked[ordinal - (report.events - len(walked))]
+            reason = FailureReason.BAD_SIGNATURE
+            return ordinal, notification, reason, bad_signature_detail(sealed.kid)
 
         for notification in iter_log(recorder):
             try:
@@ -221,19 +234,14 @@ def verify_log(
                 structural = (report.events, notification, failed.reason, failed.detail)
                 failed_at = bad_signature() or structural
                 break
-            ordinal = report.events
-            walked.append((ordinal, notification, sealed))
-            signatures.add(ordinal, sealed)
-            if kids and kids[-1][0] == sealed.kid:
-                kids[-1][1] += 1
-            else:
-                kids.append([sealed.kid, 1])
+            signatures.add(report.events, sealed)
+            walked.append((notification, sealed))
             report.events += 1
             if report.events % PAGE_SIZE == 0:
                 failed_at = bad_signature()
                 if failed_at is not None:
                     break
-                before_page = notification.id
+                _count(report, walked)
                 walked.clear()
                 if progress is not None:
                     progress(notification.id)
@@ -248,23 +256,16 @@ def verify_log(
             reason=reason,
             detail=detail,
         )
-        report.events = ordinal  # the events before the first failure
-    report.keys_used = _first(kids, report.events)
-    report.last_notification_id = next(
-        (n.id for ordinal, n, _ in walked if ordinal == report.events - 1), before_page
-    )
+        del walked[ordinal - (report.events - len(walked)) :]  # only the events before it
+        report.events = ordinal
+    _count(report, walked)
     report.aggregates = len(verifier._heads)
     report.elapsed_seconds = time.perf_counter() - started
     return report
 
 
-def _first(runs: list[list[Any]], events: int) -> dict[str, int]:
-    """Events per key id among the first ``events`` of the walk."""
-    counts: dict[str, int] = {}
-    left = events
-    for kid, count in runs:
-        if left <= 0:
-            break
-        counts[kid] = counts.get(kid, 0) + min(count, left)
-        left -= count
-    return counts
+def _count(report: VerificationReport, walked: list[tuple[Notification, SealedEvent]]) -> None:
+    """Add verified events to the report's key counts and last notification id."""
+    for notification, sealed in walked:
+        report.keys_used[sealed.kid] = report.keys_used.get(sealed.kid, 0) + 1
+        report.last_notification_id = notification.id

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,14 @@ from ledger.errors import InvalidInput, LedgerError
 from ledger.signature_pool import SignatureChecks
 from ledger.signing import Keyring
 from ledger.store import SignedMapper
-from ledger.verify import EventCheckFailed, FailureReason, LogVerifier, StoredRow
+from ledger.verify import (
+    EventCheckFailed,
+    FailureReason,
+    LogVerifier,
+    StoredRow,
+    bad_signature_detail,
+    iter_pages,
+)
 from projections.digest import tables_digest
 from projections.log_rows import LogRow, read_rows
 from projections.receipts import ReceiptsProjection
@@ -78,17 +86,6 @@ def _recorded_at(notification: StoredRow) -> str:
         return ""
 
 
-def _rows(recorder: ApplicationRecorder, page: int = 2000) -> Iterator[LogRow]:
-    """Every stored event in notification order, as plain rows, page by page."""
-    start = 0
-    while True:
-        rows = read_rows(recorder, start, page)
-        yield from rows
-        if len(rows) < page:
-            return
-        start = rows[-1].id
-
-
 def _failure(notification: StoredRow, reason: FailureReason, detail: str) -> ReplayError:
     return ReplayError(
         f"notification {notification.id} ({notification.originator_id} "
@@ -110,7 +107,9 @@ class _Rebuild:
     """The read models being rebuilt: events are applied in batches, and a batch commits
     only once every signature handed in so far has verified."""
 
-    def __init__(self, path: Path, mapper: SignedMapper, signatures: SignatureChecks[Any]):
+    def __init__(
+        self, path: Path, mapper: SignedMapper, signatures: SignatureChecks[tuple[LogRow, str]]
+    ):
         self.engine = create_engine(f"sqlite+pysqlite:///{path}")
         event.listen(self.engine, "connect", _scratch_pragmas)
         metadata.create_all(self.engine)
@@ -130,7 +129,8 @@ class _Rebuild:
         """Raise for the earliest event whose signature failed, if any."""
         bad = self.signatures.settle()
         if bad is not None:
-            raise _failure(bad, FailureReason.BAD_SIGNATURE, "the signature does not verify")
+            row, kid = bad
+            raise _failure(row, FailureReason.BAD_SIGNATURE, bad_signature_detail(kid))
 
     def flush(self) -> None:
         with self.engine.begin() as conn:
@@ -169,11 +169,11 @@ def replay(
     verifier = LogVerifier(keyring)
     started = time.perf_counter()
     count, last, last_time = 0, 0, None
-    with SignatureChecks[LogRow](
+    with SignatureChecks[tuple[LogRow, str]](
         keyring, chunk=signature_pool.CHUNK, parallel_after=signature_pool.PARALLEL_AFTER
     ) as signatures:
         rebuild = _Rebuild(path, mapper, signatures)
-        for notification in _rows(recorder):
+        for notification in iter_pages(partial(read_rows, recorder)):
             if until_position is not None and notification.id > until_position:
                 break
             try:
@@ -186,7 +186,7 @@ def replay(
             body = sealed.body
             if until_time is not None and body["recorded_at"] > until_time:
                 break
-            signatures.add(notification, sealed)
+            signatures.add((notification, sealed.kid), sealed)
             count, last, last_time = count + 1, notification.id, body["recorded_at"]
             rebuild.add(notification, body)
             if progress is not None and count % 5000 == 0:
