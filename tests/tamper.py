@@ -66,3 +66,19 @@ class Tamperer:
         document = json.loads(self.state(notification_id))
         document["signature"]["sig"] = json.loads(self.state(donor))["signature"]["sig"]
         self.set_state(notification_id, canonical_json(document))
+
+
+def two_key_history(runtime: LedgerRuntime, events: int, actor: str = "test:suite") -> None:
+    """The first ``events`` (at most 6) of: alpha v1, beta v1, alpha v2, beta v2, alpha v3,
+    beta v3 (two API keys issued, revoked and reissued, interleaved)."""
+    ledger = runtime.ledger
+    steps = [
+        lambda: ledger.issue_api_key("alpha", ["read"], actor),
+        lambda: ledger.issue_api_key("beta", ["ingest"], actor),
+        lambda: ledger.revoke_api_key("alpha", "one", actor),
+        lambda: ledger.revoke_api_key("beta", "two", actor),
+        lambda: ledger.issue_api_key("alpha", ["audit:read"], actor),
+        lambda: ledger.issue_api_key("beta", ["read"], actor),
+    ]
+    for step in steps[:events]:
+        step()

@@ -8,21 +8,13 @@ import pytest
 
 from ledger.bootstrap import LedgerRuntime
 from projections.replay import ReplayError, replay
-from tests.tamper import Tamperer
-
-ACTOR = "test:suite"
+from tests.tamper import Tamperer, two_key_history
 
 
 @pytest.fixture
 def populated(runtime: LedgerRuntime) -> LedgerRuntime:
     """Notifications 1-6: alpha v1, beta v1, alpha v2, beta v2, alpha v3, beta v3."""
-    ledger = runtime.ledger
-    ledger.issue_api_key("alpha", ["read"], ACTOR)
-    ledger.issue_api_key("beta", ["ingest"], ACTOR)
-    ledger.revoke_api_key("alpha", "one", ACTOR)
-    ledger.revoke_api_key("beta", "two", ACTOR)
-    ledger.issue_api_key("alpha", ["audit:read"], ACTOR)
-    ledger.issue_api_key("beta", ["read"], ACTOR)
+    two_key_history(runtime, 6)
     return runtime
 
 

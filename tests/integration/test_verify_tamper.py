@@ -12,20 +12,13 @@ from ledger.canonical import canonical_json
 from ledger.envelope import open_state
 from ledger.signing import Keyring, SigningKey
 from ledger.verify import FailureReason, verify_log
-from tests.tamper import Tamperer
-
-ACTOR = "test:suite"
+from tests.tamper import Tamperer, two_key_history
 
 
 @pytest.fixture
 def populated(runtime: LedgerRuntime) -> LedgerRuntime:
     """Notifications 1-5: alpha v1, beta v1, alpha v2, beta v2, alpha v3."""
-    ledger = runtime.ledger
-    ledger.issue_api_key("alpha", ["read"], ACTOR)
-    ledger.issue_api_key("beta", ["ingest"], ACTOR)
-    ledger.revoke_api_key("alpha", "one", ACTOR)
-    ledger.revoke_api_key("beta", "two", ACTOR)
-    ledger.issue_api_key("alpha", ["audit:read"], ACTOR)
+    two_key_history(runtime, 5)
     return runtime
 
 
