@@ -126,7 +126,14 @@ def bench(backend: str, clients: int, requests: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         process, secret = _start(Path(tmp), database_url)
         try:
-            _measure(backend, f"http://127.0.0.1:{_port_of(process)}", secret, clients, requests)
+            _measure(
+                backend,
+                f"http://127.0.0.1:{_port_of(process)}",
+                secret,
+                clients,
+                requests,
+                lambda: _cpu_seconds(process.pid),
+            )
         finally:
             process.terminate()
             process.wait(timeout=20)
@@ -143,7 +150,27 @@ def _port_of(process: subprocess.Popen[bytes]) -> int:
     return int(args[args.index("--port") + 1])
 
 
-def _measure(backend: str, base: str, secret: str, clients: int, requests: int) -> None:
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far (Linux ``/proc``), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _idle_cpu(server_cpu: Callable[[], float]) -> float:
+    """The server's CPU seconds per second when no request arrives (its pollers)."""
+    before = server_cpu()
+    time.sleep(1.0)
+    return server_cpu() - before
+
+
+def _measure(
+    backend: str,
+    base: str,
+    secret: str,
+    clients: int,
+    requests: int,
+    server_cpu: Callable[[], float],
+) -> None:
     headers = {"Authorization": f"Bearer {secret}"}
     with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
         body = {
@@ -193,9 +220,11 @@ def _measure(backend: str, base: str, secret: str, clients: int, requests: int) 
         client.get(f"{base}/healthz")
 
     baseline = _run_clients(clients, requests, health)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), server_cpu()
     singles = _run_clients(clients, requests, one)
     single_elapsed = time.perf_counter() - started
+    time.sleep(1.5)  # let the projections and the expiry process follow the last commits
+    single_cpu = server_cpu() - cpu - 1.5 * _idle_cpu(server_cpu)
     started = time.perf_counter()
     batches = _run_clients(clients, max(requests // 10, 10), twenty)
     batch_elapsed = time.perf_counter() - started
@@ -207,7 +236,8 @@ def _measure(backend: str, base: str, secret: str, clients: int, requests: int) 
     print(
         f"[{backend}] one-claim commits: {len(singles)}, p50 {_pct(singles, 0.5):.2f} ms, "
         f"p99 {_pct(singles, 0.99):.2f} ms, {len(singles) / single_elapsed:,.0f} claims/s "
-        f"(p50 {_pct(singles, 0.5) / _pct(baseline, 0.5):.1f}x the baseline)"
+        f"(p50 {_pct(singles, 0.5) / _pct(baseline, 0.5):.1f}x the baseline); "
+        f"server CPU {single_cpu / len(singles) * 1000:.2f} ms per commit"
     )
     print(
         f"[{backend}] 20-claim commits: {len(batches)}, p50 {_pct(batches, 0.5):.2f} ms, "

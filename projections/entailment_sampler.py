@@ -25,6 +25,8 @@ from projections.tracking import position as tracking_position
 log = structlog.get_logger("provledger.entailment")
 NAME = "entailment"
 ACTOR = "process:entailment"
+SAMPLE_BATCH = 50
+"""Commits read per query."""
 
 
 class EntailmentSampler:
@@ -43,7 +45,7 @@ class EntailmentSampler:
         return tracking_position(self.read_side.db.sync, NAME)
 
     def run_once(self) -> int:
-        """Handle every new commit; returns the position."""
+        """Handle the commits written before this pass; returns the position."""
         if self.rate <= 0:
             return self.position()
         with self._lock:
@@ -51,7 +53,7 @@ class EntailmentSampler:
                 start = self.position()
                 batch = self.ledger.recorder.select_notifications(
                     start=start,
-                    limit=50,
+                    limit=SAMPLE_BATCH,
                     topics=[Receipt.ClaimsCommitted.TOPIC],
                     inclusive_of_start=False,
                 )
@@ -65,6 +67,8 @@ class EntailmentSampler:
                             self._judge(receipt_id, claim)
                     self._save(start, notification.id)
                     start = notification.id
+                if len(batch) < SAMPLE_BATCH:
+                    return start  # later commits are the next pass's
 
     def _receipt_id(self, aggregate_id: str) -> str:
         receipt: Receipt = self.ledger.repository.get(UUID(aggregate_id))

@@ -127,7 +127,8 @@ class ExpiryProcess:
         return tracking_position(self.engine, NAME)
 
     def run_once(self) -> int:
-        """Handle every new event of interest, then sweep ``expires_at``; returns the position."""
+        """Handle the events of interest written before this pass, then sweep ``expires_at``;
+        returns the position."""
         with self._lock:
             while True:
                 start = self.position()
@@ -147,6 +148,10 @@ class ExpiryProcess:
                 # already recorded (a receipt records a cause once), so nothing repeats.
                 self._save(start, batch[-1].id)
                 self.read_side.receipts.catch_up()  # show the expiries just recorded
+                if len(batch) < BATCH:
+                    # The end of the log as this pass found it. Events written since are the
+                    # next pass's: chasing each new commit would cost a catch-up per commit.
+                    break
             before = self.expired
             self.sweep()
             if self.expired != before:

@@ -175,3 +175,31 @@ def test_claims_committed_on_an_already_superseded_version_expire_at_once(
     ]
     assert counts[(str(receipt.id), f"n{committed.position}")] == 1
     read_side.close()
+
+
+def test_a_pass_ends_at_the_log_end_it_found_and_leaves_later_commits_to_the_next(
+    runtime: LedgerRuntime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under a steady stream of commits a pass must not chase the writer one commit at a
+    time (a catch-up and a tracking write per commit); what arrives during it waits."""
+    read_side, ids = _setup(runtime, 2)
+    desk = ReceiptDesk(runtime.ledger, read_side.span_resolver, GateConfig())
+    span_id = next(iter(desk.get(ids[0]).pool_index))
+    claim = ClaimDraft(TEXT.split(". ", maxsplit=1)[0] + ".", bindings=(Binding(span_id),))
+    process = ExpiryProcess(read_side)
+    written: list[int] = []
+    catch_up = read_side.catch_up
+
+    def commit_during_the_pass() -> int:
+        if not written:  # another request commits while the pass is under way
+            result = desk.commit(ids[1], CommitRequest([claim], fingerprint="x"), "t", None)
+            written.append(result.position)
+        return catch_up()
+
+    monkeypatch.setattr(read_side, "catch_up", commit_during_the_pass)
+    first = process.run_once()
+    assert written
+    assert first < written[0]
+    monkeypatch.undo()
+    assert process.run_once() == written[0]
+    read_side.close()
