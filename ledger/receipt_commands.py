@@ -40,6 +40,7 @@ from ledger.receipts import Receipt, claim_id_for, receipt_aggregate_id, receipt
 from ledger.receipts import opening_content as _opening
 from ledger.render_check import check_render
 from ledger.repair_records import binding_to_repair, repair_record
+from ledger.snapshots import Snapshots
 from ledger.store import format_time
 
 if TYPE_CHECKING:
@@ -48,6 +49,9 @@ if TYPE_CHECKING:
 __all__ = ["CommitRequest", "CommitResult", "Mode", "ReceiptDesk", "ReceiptRequest"]
 
 COMMIT_ATTEMPTS = 10
+RECEIPT_SNAPSHOTS = 256
+"""Receipts kept folded in memory per process (each read still asks the store for newer
+events)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,7 @@ class ReceiptDesk:
         self.resolver = resolver
         self.config = config
         self.ranker = Bm25Ranker()
+        self.snapshots: Snapshots[Receipt] = Snapshots(ledger, RECEIPT_SNAPSHOTS)
 
     # Opening --------------------------------------------------------------------------------
 
@@ -167,10 +172,9 @@ class ReceiptDesk:
     def find(self, receipt_id: str) -> Receipt | None:
         """The receipt, or None."""
         try:
-            receipt: Receipt = self.ledger.repository.get(receipt_aggregate_id(receipt_id))
+            return self.snapshots.get(receipt_aggregate_id(receipt_id))
         except AggregateNotFoundError:
             return None
-        return receipt
 
     def get_as_of(self, receipt_id: str, known_at: str | None) -> Receipt:
         """The receipt as the ledger knew it at ``known_at`` (ledger time), or now."""
@@ -231,6 +235,7 @@ class ReceiptDesk:
             )
             try:
                 recordings = self.ledger.commit(receipt)
+                self.snapshots.keep(receipt)
             except Conflict:
                 # Another commit to this receipt won the race: back off briefly, re-read, rerun.
                 time.sleep(random.uniform(0, 0.002 * (attempt + 1)))  # noqa: S311 - jitter only

@@ -15,7 +15,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate
 
-from ledger.aggregate import LedgerAggregate
+from ledger.aggregate import LedgerAggregate, fork_state
 from ledger.canonical import canonical_json
 from ledger.topics import aggregate_topic
 
@@ -206,6 +206,12 @@ class Receipt(LedgerAggregate):
             expires_at=expires_at,
             actor=actor,
         )
+
+    def fork(self) -> Receipt:
+        """A copy a command may change without touching this receipt: the lists and the dict
+        that events extend are copied; a claim dict is replaced, never edited (:meth:`claim`);
+        the sealed pool, context and exclusions never change after opening."""
+        return fork_state(self, ("claims", "rejected", "expiries"), ("idempotency",))
 
     def claim(self, claim_id: str) -> dict[str, Any]:
         """A committed or quarantined claim, as a fresh dict that replaces the stored one
