@@ -61,7 +61,8 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
                 read_side, verifier, settings.entailment_sample_rate
             )
             read_side.followers.append(app.state.entailment.run_once)
-        read_side.start_polling()
+        if settings.background:
+            read_side.start_polling()
         app.state.read_side = read_side
         app.state.receipts = ReceiptDesk(
             app.state.runtime.ledger, read_side.span_resolver, gate_config(settings)

@@ -36,6 +36,9 @@ class Settings(BaseSettings):
     entailment_sample_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     log_origin: str = Field(default="provledger.local/ledger", pattern=r"^[!-~]{1,255}$")
     log_level: str = "INFO"
+    background: bool = True
+    """Run the projections and the expiry process in the API process (off when a separate
+    ``provledger expire`` process does it for one or more API processes)."""
     log_json: bool = True
 
     @property

@@ -1,0 +1,54 @@
+"""An API process with ``PROVLEDGER_BACKGROUND=false``: no poller of its own; the projections
+and the expiry process run elsewhere (``provledger expire``), and its own reads still see its
+own writes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.main import create_app
+from ledger.bootstrap import LedgerRuntime
+from ledger.settings import Settings
+from projections.expiry_process import ExpiryProcess
+from projections.service import ReadSide
+from tests.e2e.flows import commit_verbatim, open_receipt, register
+
+
+@pytest.fixture
+def quiet_client(settings: Settings, runtime: LedgerRuntime) -> Iterator[TestClient]:
+    app = create_app(settings.model_copy(update={"background": False}), runtime)
+    with TestClient(app, raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+def test_without_background_work_the_api_still_reads_its_own_writes(
+    quiet_client: TestClient,
+    runtime: LedgerRuntime,
+    auth,  # type: ignore[no-untyped-def]
+) -> None:
+    headers = auth("ingest", "read", "claims:write", "admin", name="app")
+    read_side = quiet_client.app.state.read_side  # type: ignore[attr-defined]
+    assert read_side._poller is None
+
+    spans = register(quiet_client, headers, "src", "Revenue rose 2.2% in 2023. Costs fell.")
+    receipt_id = open_receipt(quiet_client, headers, [spans[0]["span_id"]])
+    claim = commit_verbatim(quiet_client, headers, receipt_id, spans[0])
+    assert claim["status"] == "verified"
+    read = quiet_client.get(f"/v1/claims/{claim['claim_id']}", headers=headers)
+    assert read.status_code == 200, read.text
+
+    # A new version: only a separate expiry process (here, one pass of it) expires the receipt.
+    body = {"text": "Revenue rose 2.5% in 2023. Costs fell."}
+    added = quiet_client.post("/v1/sources/src/versions", json=body, headers=headers)
+    assert added.status_code == 201, added.text
+    before = quiet_client.get(f"/v1/receipts/{receipt_id}", headers=headers).json()
+    assert before["status"]["status"] != "expired"
+
+    worker = ReadSide(runtime.ledger, runtime.database)
+    ExpiryProcess(worker).run_once()
+    worker.close()
+    after = quiet_client.get(f"/v1/receipts/{receipt_id}", headers=headers).json()
+    assert after["status"]["status"] == "expired"
