@@ -13,6 +13,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from ledger.text.stemming import strip_suffix
+
 _TERM = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
 _THOUSANDS = re.compile(r",(?=\d{3}(?:\D|$))")
@@ -52,29 +54,13 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
     ("s", ""),
 )
 """Inflectional and a few derivational suffixes, longest first, with their replacements."""
-_MIN_STEM = 3
 
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light stem of a lower-case ``word``: one suffix off, a final ``e`` and double letter off.
-
-    Words of three letters or fewer and numbers are returned unchanged; ``-ss``, ``-us`` and
-    ``-is`` endings are not plurals (``class``, ``census``, ``analysis``).
-    """
-    if len(word) <= _MIN_STEM or word[0].isdigit():
-        return word
-    for suffix, replacement in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
-            if suffix == "s" and word.endswith(("ss", "us", "is")):
-                return word
-            word = word[: len(word) - len(suffix)] + replacement
-            break
-    if len(word) > _MIN_STEM + 1 and word.endswith("e"):
-        word = word[:-1]
-    if len(word) > _MIN_STEM + 1 and word[-1] == word[-2] and word[-1] not in "aeiouls":
-        word = word[:-1]
-    return word
+    """A light stem of a lower-case ``word`` (:func:`~ledger.text.stemming.strip_suffix`)."""
+    stemmed = strip_suffix(word, _SUFFIXES)
+    return word if stemmed is None else stemmed
 
 
 def terms(text: str) -> list[str]:

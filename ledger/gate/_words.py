@@ -12,6 +12,8 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
+from ledger.text.stemming import strip_suffix
+
 _TOKEN = re.compile(r"n't|[^\W_]+(?:[.,'][^\W_]+)*")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 _DIGITS = re.compile(r"^[\d.,]+$")
@@ -56,41 +58,36 @@ DOMAIN_WORDS = MONTH_WORDS | word_set(
 """Words too common in financial and news text to discriminate between spans."""
 
 
+_SUFFIXES: tuple[tuple[str, str], ...] = (
+    ("ies", "y"),
+    ("ied", "y"),
+    ("ing", ""),
+    ("edly", ""),
+    ("ed", ""),
+    ("ly", ""),
+    ("ches", "ch"),
+    ("shes", "sh"),
+    ("sses", "ss"),
+    ("xes", "x"),
+    ("s", ""),
+)
+"""Inflectional suffixes with their replacements."""
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A crude stem of a lower-case ``word`` (suffixes ``ies``, ``ing``, ``ed``, ``es``, ...),
+    """A crude stem of a lower-case ``word`` (:func:`~ledger.text.stemming.strip_suffix`),
     with ``-ise``/``-ize`` and ``-yse``/``-yze`` spellings made one."""
-    if len(word) <= 3 or word[0].isdigit():
+    stemmed = strip_suffix(word, _SUFFIXES)
+    if stemmed is None:
         return word
-    for suffix, replacement in (
-        ("ies", "y"),
-        ("ied", "y"),
-        ("ing", ""),
-        ("edly", ""),
-        ("ed", ""),
-        ("ly", ""),
-        ("ches", "ch"),
-        ("shes", "sh"),
-        ("sses", "ss"),
-        ("xes", "x"),
-        ("s", ""),
-    ):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            if suffix == "s" and word.endswith(("ss", "us", "is")):
-                return word
-            word = word[: len(word) - len(suffix)] + replacement
-            break
-    if len(word) > 4 and word.endswith("e"):
-        word = word[:-1]
-    if len(word) > 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
-        word = word[:-1]
     # British and American spellings meet: "recognised" and "recognized", "amortisation" and
     # "amortization", "analysed" and "analyzed".
-    if word.endswith("isation"):
-        return word[:-6] + "zation"
-    if len(word) > 5 and word.endswith(("is", "ys")):
-        return word[:-1] + "z"
-    return word
+    if stemmed.endswith("isation"):
+        return stemmed[:-6] + "zation"
+    if len(stemmed) > 5 and stemmed.endswith(("is", "ys")):
+        return stemmed[:-1] + "z"
+    return stemmed
 
 
 def tokens(text: str) -> list[str]:
