@@ -49,16 +49,18 @@ class EntailmentSampler:
         if self.rate <= 0:
             return self.position()
         with self._lock:
+            end = self.ledger.last_position()  # this pass handles commits up to here
             while True:
                 start = self.position()
+                if end <= start:
+                    return start
                 batch = self.ledger.recorder.select_notifications(
                     start=start,
                     limit=SAMPLE_BATCH,
+                    stop=end,
                     topics=[Receipt.ClaimsCommitted.TOPIC],
                     inclusive_of_start=False,
                 )
-                if not batch:
-                    return start
                 for notification in batch:
                     event = self.ledger.mapper.to_domain_event(notification)
                     receipt_id = self._receipt_id(str(notification.originator_id))
@@ -68,7 +70,9 @@ class EntailmentSampler:
                     self._save(start, notification.id)
                     start = notification.id
                 if len(batch) < SAMPLE_BATCH:
-                    return start  # later commits are the next pass's
+                    # Every commit up to ``end`` is handled: move past the other events too.
+                    self._save(start, end)
+                    return end  # later commits are the next pass's
 
     def _receipt_id(self, aggregate_id: str) -> str:
         receipt: Receipt = self.ledger.repository.get(UUID(aggregate_id))

@@ -130,33 +130,43 @@ class ExpiryProcess:
         """Handle the events of interest written before this pass, then sweep ``expires_at``;
         returns the position."""
         with self._lock:
+            end = self.ledger.last_position()  # this pass handles events up to here
             while True:
                 start = self.position()
-                batch = self.ledger.recorder.select_notifications(
-                    start=start, limit=BATCH, topics=self.topics, inclusive_of_start=False
-                )
-                if not batch:
+                if end <= start:
                     break
-                self.read_side.catch_up()  # the read models must include these events
-                events = [(n, self._event(n)) for n in batch]
-                with self.engine.connect() as conn:
-                    known = _Known.read(conn, [e for _, e in events], batch)
-                    found = [(n, self._targets(conn, e, n, known)) for n, e in events]
-                for notification, targets in found:
-                    self._expire(notification, targets)
+                batch = self.ledger.recorder.select_notifications(
+                    start=start, limit=BATCH, stop=end, topics=self.topics, inclusive_of_start=False
+                )
+                full = len(batch) == BATCH
+                if batch:
+                    self._handle(batch)
                 # Once per batch: re-handling an event after a crash finds its expiries
-                # already recorded (a receipt records a cause once), so nothing repeats.
-                self._save(start, batch[-1].id)
-                self.read_side.receipts.catch_up()  # show the expiries just recorded
-                if len(batch) < BATCH:
-                    # The end of the log as this pass found it. Events written since are the
-                    # next pass's: chasing each new commit would cost a catch-up per commit.
+                # already recorded (a receipt records a cause once), so nothing repeats. A
+                # short batch holds every event of interest up to ``end``: the position moves
+                # there, past events of other kinds, so the next pass does not scan them again
+                # (the projection runner explains why every id up to ``end`` is committed).
+                self._save(start, batch[-1].id if full else end)
+                if batch:
+                    self.read_side.receipts.catch_up()  # show the expiries just recorded
+                if not full:
+                    # Events written since ``end`` are the next pass's: chasing each new
+                    # commit would cost a catch-up per commit.
                     break
             before = self.expired
             self.sweep()
             if self.expired != before:
                 self.read_side.receipts.catch_up()
             return self.position()
+
+    def _handle(self, batch: Sequence[Notification]) -> None:
+        self.read_side.catch_up()  # the read models must include these events
+        events = [(n, self._event(n)) for n in batch]
+        with self.engine.connect() as conn:
+            known = _Known.read(conn, [e for _, e in events], batch)
+            found = [(n, self._targets(conn, e, n, known)) for n, e in events]
+        for notification, targets in found:
+            self._expire(notification, targets)
 
     def _save(self, start: int, end: int) -> None:
         advance(self.engine, NAME, end)

@@ -41,10 +41,15 @@ class Projection(ABC):
     def reset(self, conn: Connection) -> None:
         """Delete every row of this read model (for a rebuild)."""
 
-    def select(self, ledger: Ledger, start: int) -> Sequence[Any]:
-        """The next batch of events after ``start`` (notifications of the topics)."""
+    def select(self, ledger: Ledger, start: int, stop: int) -> Sequence[Any]:
+        """The next batch of events after ``start`` and up to ``stop`` (notifications of the
+        topics)."""
         return ledger.recorder.select_notifications(
-            start=start, limit=self.batch_size, topics=self.topics, inclusive_of_start=False
+            start=start,
+            limit=self.batch_size,
+            stop=stop,
+            topics=self.topics,
+            inclusive_of_start=False,
         )
 
     def flush(self, conn: Connection) -> None:  # noqa: B027 - optional hook
@@ -92,20 +97,32 @@ class ProjectionRunner:
                     return self._known
 
     def _step(self) -> int:
-        """Apply one batch of events in one transaction; return how many there were."""
+        """Apply one batch of events in one transaction; return how many there were.
+
+        The position moves past the events of other topics too: a batch shorter than the
+        batch size holds every event of the projection's topics up to the log end read before
+        it, so the position becomes that end. Without this, a projection whose events are rare
+        (the registry, in a log of claim commits) would scan every later event on every read.
+        Every notification id up to the end is committed when the end is read: the store
+        writes them in order (one writer at a time holds the table lock).
+        """
         start = self._known if self._known is not None else self.position()
-        batch = self.projection.select(self.ledger, start)
-        if not batch:
+        end = self.ledger.last_position()
+        if end <= start:
             self._known = start
             return 0
+        batch = self.projection.select(self.ledger, start, end)
+        full = len(batch) >= self.projection.batch_size
+        reached = batch[-1].id if full else max(end, batch[-1].id) if batch else end
         with self.engine.begin() as conn:
             decode = self.projection.decode
             for notification in batch:
                 event = self.ledger.mapper.to_domain_event(notification) if decode else None
                 self.projection.apply(conn, event, notification)
-            self.projection.flush(conn)
-            self._advance(conn, start, batch[-1].id)
-        self._known = batch[-1].id
+            if batch:
+                self.projection.flush(conn)
+            self._advance(conn, start, reached)
+        self._known = reached
         return len(batch)
 
     def _advance(self, conn: Connection, start: int, end: int) -> None:

@@ -67,8 +67,9 @@ class TransparencyProjection(Projection):
             self._log = MerkleLog(node_reader(self.engine), int(size))
         return self._log
 
-    def select(self, ledger: Ledger, start: int) -> Sequence[Any]:
-        """Every event after ``start``, as plain rows (no domain event, no ``UUID``)."""
+    def select(self, ledger: Ledger, start: int, stop: int) -> Sequence[Any]:
+        """Every event after ``start``, as plain rows (no domain event, no ``UUID``); every
+        event is a leaf, so reading past ``stop`` only takes the newest sooner."""
         return read_rows(ledger.recorder, start, self.batch_size)
 
     def forget(self) -> None:

@@ -203,3 +203,15 @@ def test_a_pass_ends_at_the_log_end_it_found_and_leaves_later_commits_to_the_nex
     monkeypatch.undo()
     assert process.run_once() == written[0]
     read_side.close()
+
+
+def test_a_pass_moves_its_position_past_events_it_does_not_read(
+    runtime: LedgerRuntime,
+) -> None:
+    read_side, _ = _setup(runtime, 1)
+    process = ExpiryProcess(read_side)
+    process.run_once()
+    for n in range(3):  # events of no interest to the expiry process
+        runtime.ledger.issue_api_key(f"app-{n}", ["read"], "t")
+    assert process.run_once() == runtime.ledger.last_position()
+    read_side.close()

@@ -110,3 +110,65 @@ def test_concurrent_registrations_of_one_id_create_one_source(runtime: LedgerRun
 
     assert sorted(results, key=str) == [False, False, False, True]
     assert runtime.ledger.last_position() == 2
+
+
+def _registered(read_side: ReadSide) -> int:
+    with read_side.db.sync.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(versions)).scalar_one())
+
+
+def test_the_position_moves_past_events_of_other_kinds(runtime: LedgerRuntime) -> None:
+    """A projection whose events are rare must not rescan everything after its last one."""
+    _ingest(runtime, 1)
+    read_side = ReadSide(runtime.ledger, runtime.database)
+    read_side.catch_up()
+    for n in range(5):  # events the registry does not read
+        runtime.ledger.issue_api_key(f"app-{n}", ["read"], "test:suite")
+    end = runtime.ledger.last_position()
+    assert read_side.registry.catch_up() == end
+    assert read_side.registry.position() == end
+
+    scans: list[int] = []
+    select_notifications = runtime.ledger.recorder.select_notifications
+
+    def counted(*args: object, **kwargs: object) -> object:
+        scans.append(1)
+        return select_notifications(*args, **kwargs)  # type: ignore[arg-type]
+
+    read_side.registry._known = None
+    runtime.ledger.recorder.select_notifications = counted  # type: ignore[method-assign]
+    read_side.registry.catch_up()
+    assert scans == []  # nothing new: the log is not read at all
+    read_side.close()
+
+
+def test_an_event_written_after_the_end_was_read_is_not_skipped(
+    runtime: LedgerRuntime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _ingest(runtime, 1)
+    read_side = ReadSide(runtime.ledger, runtime.database)
+    read_side.catch_up()
+    runtime.ledger.issue_api_key("app", ["read"], "test:suite")
+    last_position = runtime.ledger.last_position
+    ends: list[int] = []
+
+    def end_then_a_new_source() -> int:
+        end = last_position()
+        if not ends:  # another writer registers a source between the two reads
+            _ingest_one(runtime, "late")
+        ends.append(end)
+        return end
+
+    monkeypatch.setattr(runtime.ledger, "last_position", end_then_a_new_source)
+    assert read_side.registry.catch_up() == ends[0]
+    assert _registered(read_side) == 1
+    monkeypatch.undo()
+    assert read_side.registry.catch_up() == runtime.ledger.last_position()
+    assert _registered(read_side) == 2
+    read_side.close()
+
+
+def _ingest_one(runtime: LedgerRuntime, source_id: str) -> None:
+    runtime.ledger.sources.register(
+        source_id, SourceDraft(TEXT, "text/plain", source_id), "derived", "test:suite"
+    )
