@@ -66,10 +66,10 @@ class ReadModelDatabase:
         if database.kind == "sqlite":
             event.listen(engine, "connect", sqlite_pragmas)
         try:
-            metadata.create_all(engine)
+            _create(engine)
         except DBAPIError:
             # Another process created the tables between our check and our CREATE.
-            metadata.create_all(engine)
+            _create(engine)
         return cls(sync=engine, database=database)
 
     @property
@@ -130,3 +130,12 @@ def bulk_insert(
             cursor.executemany(statement, rows)
     finally:
         cursor.close()
+
+
+def _create(engine: Engine) -> None:
+    """Create missing tables, and missing indexes of tables that exist (an index added in a
+    later release; ``create_all`` only creates the indexes of tables it creates)."""
+    metadata.create_all(engine)
+    for table in metadata.sorted_tables:
+        for index in table.indexes:
+            index.create(engine, checkfirst=True)

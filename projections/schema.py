@@ -98,8 +98,15 @@ receipts = Table(
     Column("expired_at", String(32)),
     Column("expiry_reason", String(32)),
     Index("ix_receipts_policy", "policy_version"),
-    Index("ix_receipts_expires_at", "expires_at"),
 )
+Index(
+    "ix_receipts_due",
+    receipts.c.expires_at,
+    postgresql_where=receipts.c.expired_at.is_(None),
+    sqlite_where=receipts.c.expired_at.is_(None),
+)
+"""Receipts not yet expired, by ``expires_at``: the expiry sweep reads only these, however
+many receipts expired before."""
 
 receipt_claims = Table(
     "receipt_claims",
