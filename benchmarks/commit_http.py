@@ -1,14 +1,16 @@
 """Claim commits over REST on loopback, with concurrent clients, on SQLite and PostgreSQL.
 
 Usage: python -m benchmarks.commit_http [--backend sqlite|postgres|both] [--clients 8]
-       [--requests 400]
+       [--requests 400] [--worker]
 
 Starts ``provledger serve`` as a separate process, registers a source, opens 50 receipts
 (commits are spread over them, as real apps open one receipt per inference), then:
 1. one-claim commits from ``--clients`` concurrent clients: p50 and p99 latency;
 2. commits of 20 claims each: claims/s;
 3. as a baseline in the same run, ``GET /healthz`` latency from the same clients.
-Each claim quotes a span verbatim, so every one passes the whole gate.
+Each claim quotes a span verbatim, so every one passes the whole gate. With ``--worker`` the
+service runs with ``PROVLEDGER_BACKGROUND=false`` and a ``provledger expire`` process does the
+projections and expiries beside it (the server CPU figure is then the API process's alone).
 """
 
 from __future__ import annotations
@@ -44,12 +46,21 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _start(data_dir: Path, database_url: str | None) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
+def _env(data_dir: Path, database_url: str | None) -> dict[str, str]:
     env = {**os.environ, "PROVLEDGER_DATA_DIR": str(data_dir), "PROVLEDGER_LOG_LEVEL": "WARNING"}
     env.pop("PROVLEDGER_DATABASE_URL", None)
     if database_url:
         env["PROVLEDGER_DATABASE_URL"] = database_url
+    return env
+
+
+def _start(
+    data_dir: Path, database_url: str | None, worker: bool
+) -> tuple[subprocess.Popen[bytes], str]:
+    port = _free_port()
+    env = _env(data_dir, database_url)
+    if worker:
+        env["PROVLEDGER_BACKGROUND"] = "false"
     cli = Path(sys.executable).parent / "provledger"
     secret = (
         subprocess.run(
@@ -119,13 +130,23 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-def bench(backend: str, clients: int, requests: int) -> None:
+def bench(backend: str, clients: int, requests: int, worker: bool = False) -> None:
     """Run the three measurements against one backend."""
     schema = f"bench_{uuid.uuid4().hex[:10]}"
     database_url = f"{PG_URL}?schema={schema}" if backend == "postgres" else None
     with tempfile.TemporaryDirectory() as tmp:
-        process, secret = _start(Path(tmp), database_url)
+        process, secret = _start(Path(tmp), database_url, worker)
+        background = None
+        if worker:
+            background = subprocess.Popen(
+                [str(Path(sys.executable).parent / "provledger"), "expire"],
+                env=_env(Path(tmp), database_url),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         try:
+            if worker:
+                print(f"[{backend}] projections and expiries in a worker process")
             _measure(
                 backend,
                 f"http://127.0.0.1:{_port_of(process)}",
@@ -135,8 +156,10 @@ def bench(backend: str, clients: int, requests: int) -> None:
                 lambda: _cpu_seconds(process.pid),
             )
         finally:
-            process.terminate()
-            process.wait(timeout=20)
+            for running in (process, background):
+                if running is not None:
+                    running.terminate()
+                    running.wait(timeout=20)
             if backend == "postgres":
                 with psycopg.connect(PG_URL, autocommit=True) as conn:
                     conn.execute(
@@ -252,9 +275,12 @@ def main() -> None:
     parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--requests", type=int, default=400)
+    parser.add_argument(
+        "--worker", action="store_true", help="projections and expiries in their own process"
+    )
     args = parser.parse_args()
     for backend in ["sqlite", "postgres"] if args.backend == "both" else [args.backend]:
-        bench(backend, args.clients, args.requests)
+        bench(backend, args.clients, args.requests, args.worker)
 
 
 if __name__ == "__main__":
