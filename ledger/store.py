@@ -12,6 +12,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
@@ -111,13 +112,39 @@ class SignedMapper(Mapper[UUID]):
         return domain_event  # type: ignore[no-any-return]
 
 
+@dataclass(eq=False)
+class _Write:
+    """One caller's events on their way to the store, and how they fared."""
+
+    events: Sequence[DomainEventProtocol[UUID]]
+    kwargs: dict[str, Any]
+    stored: list[StoredEvent] = field(default_factory=list)
+    heads: dict[UUID, tuple[int, bytes]] = field(default_factory=dict)
+    ids: Sequence[int] | None = None
+    error: BaseException | None = None
+    written: bool = False
+    done: bool = False
+
+    @property
+    def mergeable(self) -> bool:
+        """No tracking record or other recorder argument: it may share a transaction."""
+        return all(value is None for value in self.kwargs.values())
+
+
 class SignedEventStore(EventStore[UUID]):
     """An event store that seals each event with a signature, a chain link and a ledger time.
 
-    Sealing and inserting happen under one lock, so within a process ``recorded_at`` never
-    decreases in notification order. Chain heads are cached per aggregate; a cached head is
-    only used when its version is exactly the new event's version minus one, which stays
-    correct with other writers because a stored version never changes.
+    One writer at a time seals and inserts, so within a process ``recorded_at`` never
+    decreases in notification order. Callers that arrive while a write is under way queue up;
+    the next writer takes the whole queue and inserts it in one transaction (group commit),
+    each caller's events keeping their own ledger time, in queue order. If that transaction
+    fails on a conflict, each caller's events are inserted in a transaction of their own, so
+    one caller's conflict never fails another's write: every caller gets all of its events
+    stored or none, as with a write of its own.
+
+    Chain heads are cached per aggregate; a cached head is only used when its version is
+    exactly the new event's version minus one, which stays correct with other writers
+    because a stored version never changes.
     """
 
     def __init__(
@@ -130,7 +157,9 @@ class SignedEventStore(EventStore[UUID]):
         super().__init__(mapper=mapper, recorder=recorder)
         self.signed_mapper = mapper
         self._clock = clock
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the writer
+        self._queue_lock = threading.Lock()
+        self._queue: list[_Write] = []
         self._heads: OrderedDict[UUID, tuple[int, bytes]] = OrderedDict()
         self._head_cache_size = head_cache_size
         self._last_time: datetime | None = None
@@ -139,36 +168,19 @@ class SignedEventStore(EventStore[UUID]):
         self, domain_events: Sequence[DomainEventProtocol[UUID]], **kwargs: Any
     ) -> list[Recording[UUID]]:
         """Seal and store ``domain_events`` atomically (all of them or none)."""
+        write = _Write(list(domain_events), kwargs)
+        with self._queue_lock:
+            self._queue.append(write)
         with self._lock:
-            batch_heads: dict[UUID, tuple[int, bytes]] = {}
-            stored_events: list[StoredEvent] = []
-            recorded_at = format_time(self._next_time())
-            for event in domain_events:
-                originator_id = event.originator_id
-                version = event.originator_version
-                head = batch_heads.get(originator_id)
-                prev = head[1] if head is not None else self._head(originator_id, version - 1)
-                sealed = self.signed_mapper.seal(event, prev, recorded_at)
-                batch_heads[originator_id] = (version, sealed.event_hash)
-                stored_events.append(
-                    StoredEvent(
-                        originator_id=originator_id,
-                        originator_version=version,
-                        topic=sealed.body["topic"],
-                        state=sealed.to_state(),
-                    )
-                )
-            try:
-                notification_ids = self.recorder.insert_events(stored_events, **kwargs)
-            except IntegrityError:
-                for originator_id in batch_heads:
-                    self._heads.pop(originator_id, None)
-                raise
-            for originator_id, head in batch_heads.items():
-                self._remember(originator_id, head)
+            if not write.done:  # no earlier writer took it along: write the queue
+                with self._queue_lock:
+                    group, self._queue = self._queue, []
+                self._write(group)
+        if write.error is not None:
+            raise write.error
         recordings: list[Recording[UUID]] = []
         for event, stored, notification_id in zip(
-            domain_events, stored_events, notification_ids or (), strict=False
+            write.events, write.stored, write.ids or (), strict=False
         ):
             notification = Notification(
                 originator_id=stored.originator_id,
@@ -179,6 +191,77 @@ class SignedEventStore(EventStore[UUID]):
             )
             recordings.append(Recording(event, notification))
         return recordings
+
+    def _write(self, group: list[_Write]) -> None:
+        """Seal and insert ``group`` in order (under the writer lock); every write ends done,
+        with its notification ids or its error."""
+        try:
+            for write in group:
+                self._seal(write)
+            ready = [w for w in group if w.error is None]
+            together = len(ready) > 1 and all(w.mergeable for w in ready)
+            if not (together and self._insert_together(ready)):
+                for write in ready:
+                    self._insert_alone(write)
+        except BaseException as exc:
+            # The database failed (not a conflict): whatever was not written gets the error,
+            # raised in its caller's thread; what was written stays written.
+            for write in group:
+                if not write.written and write.error is None:
+                    write.error = exc
+        finally:
+            for write in group:
+                write.done = True
+
+    def _seal(self, write: _Write) -> None:
+        recorded_at = format_time(self._next_time())
+        try:
+            for event in write.events:
+                originator_id = event.originator_id
+                version = event.originator_version
+                head = write.heads.get(originator_id)
+                prev = head[1] if head is not None else self._head(originator_id, version - 1)
+                sealed = self.signed_mapper.seal(event, prev, recorded_at)
+                write.heads[originator_id] = (version, sealed.event_hash)
+                write.stored.append(
+                    StoredEvent(
+                        originator_id=originator_id,
+                        originator_version=version,
+                        topic=sealed.body["topic"],
+                        state=sealed.to_state(),
+                    )
+                )
+        except IntegrityError as exc:  # a stale aggregate: its predecessor is not stored
+            write.error = exc
+
+    def _insert_together(self, writes: list[_Write]) -> bool:
+        """Insert several writes in one transaction; False if a conflict rolled it back."""
+        try:
+            ids = self.recorder.insert_events([e for w in writes for e in w.stored])
+        except IntegrityError:
+            return False
+        offset = 0
+        for write in writes:
+            count = len(write.stored)
+            write.ids = None if ids is None else ids[offset : offset + count]
+            offset += count
+            self._remember_all(write)
+        return True
+
+    def _insert_alone(self, write: _Write) -> None:
+        try:
+            write.ids = self.recorder.insert_events(write.stored, **write.kwargs)
+        except IntegrityError as exc:
+            for originator_id in write.heads:
+                self._heads.pop(originator_id, None)
+            write.error = exc
+            return
+        self._remember_all(write)
+
+    def _remember_all(self, write: _Write) -> None:
+        write.written = True
+        for originator_id, head in write.heads.items():
+            self._remember(originator_id, head)
 
     def _next_time(self) -> datetime:
         now = self._clock()
