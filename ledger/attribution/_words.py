@@ -13,7 +13,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from ledger.text.stemming import strip_suffix
+from ledger.text.stemming import INFLECTIONS, strip_suffix
 
 _TERM = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
@@ -40,20 +40,10 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
     ("iveness", "ive"),
     ("fulness", "ful"),
     ("ization", "ize"),
-    ("ies", "y"),
-    ("ied", "y"),
     ("ingly", ""),
-    ("edly", ""),
-    ("ing", ""),
-    ("ed", ""),
-    ("ly", ""),
-    ("ches", "ch"),
-    ("shes", "sh"),
-    ("sses", "ss"),
-    ("xes", "x"),
-    ("s", ""),
+    *INFLECTIONS,
 )
-"""Inflectional and a few derivational suffixes, longest first, with their replacements."""
+"""A few derivational suffixes, then the inflections, with their replacements."""
 
 
 @lru_cache(maxsize=65536)

@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
-from ledger.text.stemming import strip_suffix
+from ledger.text.stemming import INFLECTIONS, strip_suffix
 
 _TOKEN = re.compile(r"n't|[^\W_]+(?:[.,'][^\W_]+)*")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
@@ -58,27 +58,11 @@ DOMAIN_WORDS = MONTH_WORDS | word_set(
 """Words too common in financial and news text to discriminate between spans."""
 
 
-_SUFFIXES: tuple[tuple[str, str], ...] = (
-    ("ies", "y"),
-    ("ied", "y"),
-    ("ing", ""),
-    ("edly", ""),
-    ("ed", ""),
-    ("ly", ""),
-    ("ches", "ch"),
-    ("shes", "sh"),
-    ("sses", "ss"),
-    ("xes", "x"),
-    ("s", ""),
-)
-"""Inflectional suffixes with their replacements."""
-
-
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude stem of a lower-case ``word`` (:func:`~ledger.text.stemming.strip_suffix`),
     with ``-ise``/``-ize`` and ``-yse``/``-yze`` spellings made one."""
-    stemmed = strip_suffix(word, _SUFFIXES)
+    stemmed = strip_suffix(word, INFLECTIONS)
     if stemmed is None:
         return word
     # British and American spellings meet: "recognised" and "recognized", "amortisation" and

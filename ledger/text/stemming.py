@@ -10,6 +10,22 @@ from __future__ import annotations
 MIN_STEM = 3
 """Letters a stem keeps at least; shorter words are returned unchanged."""
 
+INFLECTIONS: tuple[tuple[str, str], ...] = (
+    ("ies", "y"),
+    ("ied", "y"),
+    ("ing", ""),
+    ("edly", ""),
+    ("ed", ""),
+    ("ly", ""),
+    ("ches", "ch"),
+    ("shes", "sh"),
+    ("sses", "ss"),
+    ("xes", "x"),
+    ("s", ""),
+)
+"""Inflectional suffixes with their replacements, the first that fits winning: a suffix that
+ends another comes after it (``-ies`` before ``-s``, ``-edly`` before ``-ly``)."""
+
 NOT_PLURALS = ("ss", "us", "is")
 """Endings in ``s`` that are not plurals (``class``, ``census``, ``analysis``)."""
 
