@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import Table, func, select
 
 from ledger.bootstrap import LedgerRuntime
 from ledger.errors import InvalidInput
@@ -26,16 +26,16 @@ def _ingest(runtime: LedgerRuntime, count: int) -> None:
         )
 
 
-def _span_rows(read_side: ReadSide) -> int:
+def _rows(read_side: ReadSide, table: Table = spans) -> int:
     with read_side.db.sync.connect() as conn:
-        return int(conn.execute(select(func.count()).select_from(spans)).scalar_one())
+        return int(conn.execute(select(func.count()).select_from(table)).scalar_one())
 
 
 def test_catch_up_applies_each_event_once_across_restarts(runtime: LedgerRuntime) -> None:
     _ingest(runtime, 3)
     first = ReadSide(runtime.ledger, runtime.database)
     first.catch_up()
-    rows = _span_rows(first)
+    rows = _rows(first)
     first.close()
 
     _ingest_more = runtime.ledger.sources.register(
@@ -45,7 +45,7 @@ def test_catch_up_applies_each_event_once_across_restarts(runtime: LedgerRuntime
     try:
         second.catch_up()
         second.catch_up()
-        assert _span_rows(second) == rows + len(_ingest_more.spans)
+        assert _rows(second) == rows + len(_ingest_more.spans)
         assert second.registry.position() == runtime.ledger.last_position()
     finally:
         second.close()
@@ -112,11 +112,6 @@ def test_concurrent_registrations_of_one_id_create_one_source(runtime: LedgerRun
     assert runtime.ledger.last_position() == 2
 
 
-def _registered(read_side: ReadSide) -> int:
-    with read_side.db.sync.connect() as conn:
-        return int(conn.execute(select(func.count()).select_from(versions)).scalar_one())
-
-
 def test_the_position_moves_past_events_of_other_kinds(runtime: LedgerRuntime) -> None:
     """A projection whose events are rare must not rescan everything after its last one."""
     _ingest(runtime, 1)
@@ -161,10 +156,10 @@ def test_an_event_written_after_the_end_was_read_is_not_skipped(
 
     monkeypatch.setattr(runtime.ledger, "last_position", end_then_a_new_source)
     assert read_side.registry.catch_up() == ends[0]
-    assert _registered(read_side) == 1
+    assert _rows(read_side, versions) == 1
     monkeypatch.undo()
     assert read_side.registry.catch_up() == runtime.ledger.last_position()
-    assert _registered(read_side) == 2
+    assert _rows(read_side, versions) == 2
     read_side.close()
 
 
