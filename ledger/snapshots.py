@@ -49,13 +49,14 @@ class Snapshots(Generic[A]):
             snapshot = self._items.get(aggregate_id)
             if snapshot is not None:
                 self._items.move_to_end(aggregate_id)
-        aggregate: A
         if snapshot is None:
-            aggregate = self.application.repository.get(aggregate_id)
-        else:
-            newer = self.application.events.get(aggregate_id, gt=snapshot.version)
-            aggregate = project(snapshot.fork(), newer)
-        self.keep(aggregate)
+            aggregate: A = self.application.repository.get(aggregate_id)
+            self.keep(aggregate)
+            return aggregate
+        newer = list(self.application.events.get(aggregate_id, gt=snapshot.version))
+        aggregate = project(snapshot.fork(), newer)
+        if newer:
+            self.keep(aggregate)
         return aggregate
 
     def keep(self, aggregate: A) -> None:
@@ -68,8 +69,3 @@ class Snapshots(Generic[A]):
             self._items.move_to_end(snapshot.id)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
-
-    def forget(self, aggregate_id: UUID) -> None:
-        """Drop one aggregate (the next read folds its whole history)."""
-        with self._lock:
-            self._items.pop(aggregate_id, None)

@@ -112,8 +112,10 @@ class ProjectionRunner:
             self._known = start
             return 0
         batch = self.projection.select(self.ledger, start, end)
-        full = len(batch) >= self.projection.batch_size
-        reached = batch[-1].id if full else max(end, batch[-1].id) if batch else end
+        if len(batch) >= self.projection.batch_size:
+            reached = batch[-1].id
+        else:  # every event of the topics up to ``end`` (a reader of all events may pass it)
+            reached = max(end, batch[-1].id) if batch else end
         with self.engine.begin() as conn:
             decode = self.projection.decode
             for notification in batch:
