@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,25 @@ def data_dir(explicit: str | None = None) -> Path | None:
             return Path(candidate) if Path(candidate).is_dir() else None
     default = REPO / ".." / "shared" / "data"
     return default if default.is_dir() else None
+
+
+SPLIT_SALT = "provledger-gate-eval-v1"
+"""Fixed salt of the document split; changing it reshuffles the halves."""
+
+HALVES = ("tune", "check")
+"""The tuning half (rules may be fitted to it) and the check half (only ever reported)."""
+
+
+def half_of(document_key: str) -> str:
+    """The half a document belongs to: ``tune`` or ``check``, fixed by its key.
+
+    Cases are split by document, never by claim, so that no document lends words to both
+    halves: a rule fitted to the tuning half's documents is measured on documents it has not
+    seen. The key is the data set's own document id (WiCE claim id's article, the TAT-QA
+    table uid, the SummEdits document text) and the split is the low bit of a salted SHA-256.
+    """
+    digest = hashlib.sha256(f"{SPLIT_SALT}:{document_key}".encode()).digest()
+    return HALVES[digest[0] & 1]
 
 
 def span(span_id: str, text: str, envelope: str | None = None) -> SpanFacts:
