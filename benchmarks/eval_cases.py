@@ -20,6 +20,8 @@ class Case:
     category: str
     claim: ClaimDraft
     spans: dict[str, SpanFacts]
+    half: str = "tune"
+    """``tune`` or ``check``: the half of its data set's documents (:func:`half_of`)."""
 
 
 def data_dir(explicit: str | None = None) -> Path | None:
