@@ -1,6 +1,6 @@
 """Evaluation of the commit gate on real citation data (WiCE dev, TAT-QA dev, SummEdits).
 
-Usage: python -m benchmarks.gate_eval [--data DIR] [--thresholds]
+Usage: python -m benchmarks.gate_eval [--data DIR] [--thresholds] [--detail]
 
 Reads ``../shared/data`` relative to the repository (or ``PROVLEDGER_SHARED_DATA``) and exits
 with status 2 when it is missing. Categories, each a list of (claim, span facts):
@@ -18,6 +18,24 @@ with status 2 when it is missing. Categories, each a list of (claim, span facts)
    -> at most 10% verified.
 
 Also reported: the unedited summary sentences (``summedits_original``), as a control.
+
+The stricter cases (see ``docs/gate.md``, "Evaluation figures"):
+
+6. ``seed_negation``, ``seed_antonym``, ``seed_swap``, ``seed_other``: each inconsistent
+   SummEdits summary judged against the sentences of the original (seed) summary it was
+   edited from, by edit kind (negation inserted or removed; antonym swap; entity, number or
+   period swapped; another edit such as an inserted fact) -> at most 1% verified;
+   ``seed_consistent``: the consistent rewrites, judged the same way (coverage, reported);
+7. ``mutant_<kind>``: every verbatim sentence with one edit of each kind that applies
+   (:mod:`benchmarks.gate_mutations`: negation, antonym, number, ordinal, quarter, scale,
+   period) citing the sentence -> at most 1% verified;
+8. ``wice_negated``: supported WiCE claims with a negation inserted, citing their gold
+   sentences -> at most 1% verified.
+
+Every case carries the half of its document (:func:`benchmarks.eval_cases.half_of`: the WiCE
+article, the SummEdits document, the TAT-QA table) and the report gives each category's
+verified share on both halves side by side. SummEdits items of its ``test`` split are never
+read.
 """
 
 from __future__ import annotations
@@ -31,7 +49,16 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from benchmarks.eval_cases import Case, data_dir, make_case, sentences_of, span
+from benchmarks.eval_cases import (
+    HALVES,
+    Case,
+    data_dir,
+    half_of,
+    make_case,
+    sentences_of,
+    span,
+)
+from benchmarks.gate_mutations import MUTATIONS, negate
 from benchmarks.tatqa_cases import tatqa, tatqa_cases
 from ledger.gate import (
     Binding,
@@ -47,10 +74,17 @@ MUST_VERIFY = ("verbatim",)
 MUST_NOT_VERIFY = (
     "summedits_negation",
     "summedits_antonym",
+    "seed_negation",
+    "seed_antonym",
+    "seed_swap",
+    "seed_other",
+    *(f"mutant_{kind}" for kind in MUTATIONS),
+    "wice_negated",
     "tatqa_sign_flip",
     "tatqa_x10",
     "tatqa_plus3pct",
 )
+REPORTED = ("wice_supported", "seed_consistent", "summedits_original")
 
 
 # -- WiCE ------------------------------------------------------------------------------------
@@ -81,47 +115,82 @@ def bm25_best(claim: str, sentences: list[str], k1: float = 1.5, b: float = 0.75
     return best
 
 
+def wice_document(row: dict[str, object]) -> str:
+    """The WiCE document key of a row: the Wikipedia article its claim comes from."""
+    meta = row.get("meta") or {}
+    return str(meta.get("claim_title") or meta.get("id") or row["claim"])  # type: ignore[attr-defined]
+
+
 def wice_cases(root: Path) -> Iterator[Case]:
-    """WiCE supported claims with gold sentences; not-supported claims with the BM25 best."""
+    """WiCE supported claims with gold sentences (and with a negation inserted);
+    not-supported claims with the BM25 best sentence."""
     for row in wice_rows(root):
         evidence = [str(s) for s in row["evidence"]]  # type: ignore[attr-defined]
         claim = str(row["claim"])
+        half = half_of(wice_document(row))
         if row["label"] == "supported":
-            gold = row["supporting_sentences"][0]  # type: ignore[index]
-            yield make_case("wice_supported", claim, [evidence[i] for i in gold])
+            gold = [evidence[i] for i in row["supporting_sentences"][0]]  # type: ignore[index]
+            yield replace(make_case("wice_supported", claim, gold), half=half)
+            negated = negate(claim)
+            if negated is not None:
+                yield replace(make_case("wice_negated", negated, gold), half=half)
         elif row["label"] == "not_supported":
-            yield make_case("wice_not_supported", claim, [evidence[bm25_best(claim, evidence)]])
+            best = [evidence[bm25_best(claim, evidence)]]
+            yield replace(make_case("wice_not_supported", claim, best), half=half)
 
 
-def verbatim_cases(root: Path, limit: int = 600) -> Iterator[Case]:
-    """Sentences of WiCE gold evidence and TAT-QA paragraphs quoted by a claim repeating them."""
-    texts: list[str] = []
+def verbatim_sentences(root: Path) -> Iterator[tuple[str, str]]:
+    """Each sentence of WiCE gold evidence and TAT-QA paragraphs (five words or more) once,
+    with the half of its document."""
+    texts: list[tuple[str, str]] = []
     for row in wice_rows(root):
         evidence = row["evidence"]
+        half = half_of(wice_document(row))
         for group in row["supporting_sentences"]:  # type: ignore[attr-defined]
-            texts += [str(evidence[i]) for i in group]  # type: ignore[index]
+            texts += [(str(evidence[i]), half) for i in group]  # type: ignore[index]
     for context in tatqa(root):
-        for paragraph in context["paragraphs"]:
-            texts += sentences_of(paragraph["text"])
+        half = half_of(str(context["table"]["uid"]))  # type: ignore[index]
+        for paragraph in context["paragraphs"]:  # type: ignore[attr-defined]
+            texts += [(t, half) for t in sentences_of(paragraph["text"])]
     seen: set[str] = set()
-    for n, text in enumerate(t for t in texts if len(t.split()) >= 5):
-        if text in seen or len(seen) >= limit:
-            continue
-        seen.add(text)
+    for text, half in texts:
+        if len(text.split()) >= 5 and text not in seen:
+            seen.add(text)
+            yield text, half
+
+
+def verbatim_cases(root: Path, limit: int | None = None) -> Iterator[Case]:
+    """Sentences of WiCE gold evidence and TAT-QA paragraphs quoted by a claim repeating them."""
+    for n, (text, half) in enumerate(verbatim_sentences(root)):
+        if limit is not None and n >= limit:
+            return
         words = text.split()
         quote = text if n % 2 else " ".join(words[len(words) // 4 : max(len(words) * 3 // 4, 3)])
         facts = span("s0", text)
         claim = ClaimDraft(text.strip(), bindings=(Binding("s0", quote=quote),))
-        yield Case("verbatim", claim, {"s0": facts})
+        yield Case("verbatim", claim, {"s0": facts}, half)
+
+
+def mutant_cases(root: Path, limit: int | None = None) -> Iterator[Case]:
+    """Every verbatim sentence with one edit of each kind that applies, citing the sentence."""
+    for n, (text, half) in enumerate(verbatim_sentences(root)):
+        if limit is not None and n >= limit:
+            return
+        for kind, mutate in MUTATIONS.items():
+            edited = mutate(text.strip())
+            if edited is not None and edited != text.strip():
+                yield replace(make_case(f"mutant_{kind}", edited, [text]), half=half)
 
 
 # -- SummEdits -------------------------------------------------------------------------------
 
 
 def summedits(root: Path) -> Iterator[dict[str, object]]:
-    """Items of the four SummEdits domains."""
+    """Items of the four SummEdits domains, less those of its ``test`` split."""
     for path in sorted((root / "summedits").glob("summedits_*.json")):
-        yield from json.loads(path.read_text())
+        for item in json.loads(path.read_text()):
+            if item.get("split") != "test":
+                yield item
 
 
 def _best_sentence(text: str, candidates: list[str]) -> str:
@@ -150,17 +219,59 @@ def summedits_cases(root: Path) -> Iterator[Case]:
             continue
         before = _best_sentence(changed[0], original)
         source = _best_sentence(before, doc)
-        yield make_case(category, changed[0], [source])
-        yield make_case("summedits_original", before, [source])
+        half = half_of(str(item["doc"]))
+        yield replace(make_case(category, changed[0], [source]), half=half)
+        yield replace(make_case("summedits_original", before, [source]), half=half)
+
+
+def seed_kind(edit_types: set[str]) -> str:
+    """The category of an inconsistent SummEdits item by its edit types, the most telling
+    first: negation, antonym, another edit (inserted fact, roles swapped), entity swap."""
+    if "negation_insertion_removal" in edit_types:
+        return "seed_negation"
+    if "antonym_swap" in edit_types:
+        return "seed_antonym"
+    if "hallucinated_fact_insertion" in edit_types:
+        return "seed_other"
+    return "seed_swap"
+
+
+def seed_cases(root: Path) -> Iterator[Case]:
+    """Each edited SummEdits summary judged against the sentences of its seed summary."""
+    for item in summedits(root):
+        summary = str(item["summary"]).strip()
+        original = str(item["original_summary"]).strip()
+        if summary == original or not original:
+            continue
+        if item["label"] == 1:
+            category = "seed_consistent"
+        else:
+            category = seed_kind(set(item.get("edit_types") or ()))  # type: ignore[call-overload]
+        case = make_case(category, summary, sentences_of(original))
+        yield replace(case, half=half_of(str(item["doc"])))
 
 
 def all_cases(root: Path) -> list[Case]:
     """Every evaluation case, in a fixed order."""
     cases = list(verbatim_cases(root))
+    cases += mutant_cases(root)
     cases += summedits_cases(root)
+    cases += seed_cases(root)
     cases += tatqa_cases(root)
     cases += wice_cases(root)
     return cases
+
+
+def _target(category: str) -> str:
+    if category in MUST_VERIFY:
+        return "100%"
+    if category in MUST_NOT_VERIFY:
+        return "<= 1%"
+    if category == "tatqa_arithmetic":
+        return ">= 90%"
+    if category == "wice_not_supported":
+        return "<= 10%"
+    return "reported"
 
 
 # -- report ----------------------------------------------------------------------------------
@@ -170,6 +281,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--data", default=None)
     parser.add_argument("--thresholds", action="store_true", help="verified share by threshold")
+    parser.add_argument("--detail", action="store_true", help="outcome/reason counts per check")
     args = parser.parse_args()
     root = data_dir(args.data)
     if root is None:
@@ -179,30 +291,40 @@ def main() -> int:
     unbuilt = sum(1 for c in cases if c.category == "tatqa_unbuilt")
     cases = [c for c in cases if c.category != "tatqa_unbuilt"]
     config = GateConfig()
-    statuses: dict[str, Counter[Status]] = defaultdict(Counter)
+    statuses: dict[tuple[str, str], Counter[Status]] = defaultdict(Counter)
     per_check: dict[str, Counter[tuple[str, str, str]]] = defaultdict(Counter)
     for case in cases:
         verdict = judge(case.claim, case.spans, config)
-        statuses[case.category][verdict.status] += 1
+        statuses[case.category, case.half or "tune"][verdict.status] += 1
         for check in verdict.checks:
             per_check[case.category][(check.check, check.outcome.value, check.reason)] += 1
+    categories = list(dict.fromkeys(c.category for c in cases))
     print(f"support_threshold={config.support_threshold}; TAT-QA questions not built: {unbuilt}")
-    print(f"\n{'category':24} {'n':>5} {'verified':>9} {'unverified':>11} {'rejected':>9}")
-    for category, counts in statuses.items():
-        n = sum(counts.values())
-        row = [counts[s] / n * 100 for s in Status]
-        print(f"{category:24} {n:5d} {row[0]:8.1f}% {row[1]:10.1f}% {row[2]:8.1f}%")
-    print("\nper check: outcome/reason counts by category")
-    for category, counts in per_check.items():
-        print(f"\n[{category}]")
-        for (check, outcome, reason), n in sorted(counts.items()):
-            print(f"  {check:12} {outcome:5} {reason:22} {n:5d}")
+    print(
+        f"\n{'category':22} {'tune n':>7} {'verified':>9} {'rejected':>9}"
+        f" {'check n':>8} {'verified':>9} {'rejected':>9}  target"
+    )
+    for category in categories:
+        row = f"{category:22}"
+        for half in HALVES:
+            counts = statuses[category, half]
+            n = sum(counts.values())
+            verified = counts[Status.VERIFIED] / n * 100 if n else 0.0
+            rejected = counts[Status.REJECTED] / n * 100 if n else 0.0
+            row += f" {n:{7 if half == 'tune' else 8}d} {verified:8.1f}% {rejected:8.1f}%"
+        print(f"{row}  {_target(category)}")
+    if args.detail:
+        print("\nper check: outcome/reason counts by category")
+        for category, check_counts in per_check.items():
+            print(f"\n[{category}]")
+            for (check, outcome, reason), n in sorted(check_counts.items()):
+                print(f"  {check:12} {outcome:5} {reason:22} {n:5d}")
     if args.thresholds:
         print("\nverified share by support threshold")
         for threshold in (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0):
             tuned = replace(config, support_threshold=threshold)
             shares = []
-            for category in statuses:
+            for category in categories:
                 subset = [c for c in cases if c.category == category]
                 hits = sum(judge(c.claim, c.spans, tuned).status is Status.VERIFIED for c in subset)
                 shares.append(f"{category}={hits / len(subset) * 100:.1f}%")
