@@ -296,8 +296,8 @@ def main() -> int:
     for case in cases:
         verdict = judge(case.claim, case.spans, config)
         statuses[case.category, case.half or "tune"][verdict.status] += 1
-        for check in verdict.checks:
-            per_check[case.category][(check.check, check.outcome.value, check.reason)] += 1
+        for result in verdict.checks:
+            per_check[case.category][(result.check, result.outcome.value, result.reason)] += 1
     categories = list(dict.fromkeys(c.category for c in cases))
     print(f"support_threshold={config.support_threshold}; TAT-QA questions not built: {unbuilt}")
     print(

@@ -5,6 +5,12 @@ then anchors, polarity, computation and support over the support spans (bindings
 ``primary_support`` or ``secondary_support`` role; a table cell contributes its text and its
 envelope), and coverage last.
 
+A claim that is not computational is judged by alignment (:mod:`ledger.gate.alignment`): each
+clause is laid over one support span, and polarity, anchor roles and support are read at the
+aligned positions. A computational claim names figures of several cells, in any order, so its
+polarity and support are read over the spans as a whole (:mod:`ledger.gate.polarity`,
+:mod:`ledger.gate.support`) and its result is recomputed.
+
 Status:
 
 - ``rejected`` when any check in :data:`HARD_CHECKS` fails: the citation is broken or the claim
@@ -20,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ledger.gate._reading import read_text
+from ledger.gate.alignment import align_claim
 from ledger.gate.anchors import check_anchors
 from ledger.gate.bindings import check_existence, check_version
 from ledger.gate.computation import check_computation, period_count
@@ -94,15 +101,25 @@ def judge(
         )
         exempt = [claimed.value] if claimed is not None else []
         exempt += period_count(reading, claim.type, support)
-        checks.append(check_anchors(reading, evidence, exempt))
-        checks.append(check_polarity(reading, evidence))
+        anchors = check_anchors(reading, evidence, exempt)
+        if claim.type is ClaimType.COMPUTATIONAL:
+            polarity = check_polarity(reading, evidence)
+            support_result = check_support(
+                reading, evidence, config.support_threshold, computational=True
+            )
+        else:
+            texts = [facts.text for facts in support if not facts.envelope]
+            cells = [facts.evidence_text for facts in support if facts.envelope]
+            aligned = align_claim(claim.text, texts, config.support_threshold, cells)
+            if aligned.anchor is not None and anchors.outcome is not Outcome.FAIL:
+                anchors = aligned.anchor
+            polarity = aligned.polarity
+            support_result = aligned.support or CheckResult(
+                "support", Outcome.SKIP, "no_content_words", "the claim has no content words"
+            )
+        checks.append(anchors)
+        checks.append(polarity)
         checks.append(computation)
-        support_result = check_support(
-            reading,
-            evidence,
-            config.support_threshold,
-            computational=claim.type is ClaimType.COMPUTATIONAL,
-        )
         if support_result.reason == "no_content_words":
             line_item = (
                 check_line_item_support(reading, evidence)

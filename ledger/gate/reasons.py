@@ -39,11 +39,16 @@ REASONS: dict[tuple[str, str], Reason] = {
         Reason("anchors_present", "anchors", _P, "every anchor of the claim is in the spans"),
         Reason("anchor_missing", "anchors", _F, "a number, date, identifier, URL or quoted string "
                "of the claim is not in the spans"),
+        Reason("anchor_misaligned", "anchors", _F, "a number, number word, ordinal, quarter or "
+               "half, month, year, scale word or unit of the claim stands where the span has "
+               "another of the same role"),
         Reason("no_anchors", "anchors", _S, "the claim has no anchors"),
         Reason("polarity_agrees", "polarity", _P, "negation, hedging and direction agree"),
         Reason("negation_mismatch", "polarity", _F, "one side is negated, the other is not"),
         Reason("hedge_mismatch", "polarity", _F, "a hedged span cited for an unhedged claim"),
         Reason("direction_mismatch", "polarity", _F, "the claim and span go opposite ways"),
+        Reason("antonym_mismatch", "polarity", _F, "a claim word stands where the span has "
+               "its antonym (WordNet or the curated list)"),
         Reason("no_matching_sentence", "polarity", _S, "no span sentence shares a content word"),
         Reason("recomputed", "computation", _P, "a formula over the cited figures gives the "
                "claimed result"),
@@ -63,6 +68,10 @@ REASONS: dict[tuple[str, str], Reason] = {
         Reason("support_line_item", "support", _P, "a computational claim without content "
                "words names a line of its spans (Other, Total amount)"),
         Reason("support_insufficient", "support", _F, "too few content words are in the spans"),
+        Reason("support_aligned", "support", _P, "in each clause, the claim's words align in "
+               "order to one support span"),
+        Reason("support_unaligned", "support", _F, "a word of the claim aligns to nothing, or "
+               "only out of order, in the span its clause aligns to"),
         Reason("no_content_words", "support", _S, "the claim has no content words"),
         Reason("no_evidence", "anchors", _S, "the claim has no support span"),
         Reason("no_evidence", "polarity", _S, "the claim has no support span"),

@@ -144,10 +144,12 @@ def test_counts_only_support_roles_as_evidence() -> None:
     assert _reasons(verdict)["coverage"] == "unsupported"
 
 
-def test_leaves_a_claim_with_too_few_supported_words_unverified() -> None:
+def test_leaves_a_claim_with_a_word_that_aligns_to_nothing_unverified() -> None:
     verdict = judge(claim("Automotive revenue declined 2.2% in Europe in 2023.", "s1"), SPANS)
     assert verdict.status is Status.UNVERIFIED
-    assert _reasons(verdict)["support"] == "support_insufficient"
+    support = next(c for c in verdict.checks if c.check == "support")
+    assert (support.outcome, support.reason) == (Outcome.FAIL, "support_unaligned")
+    assert "not aligned: europe" in support.detail
 
 
 def test_honours_a_lower_support_threshold() -> None:
@@ -205,22 +207,38 @@ def test_hard_checks_are_those_that_reject() -> None:
 DATE_RANGE = "Apr 23, 2014 - May 23, 2014"
 
 
-def test_verifies_a_claim_without_content_words_that_is_its_quoted_span() -> None:
+def test_verifies_a_date_range_whose_months_days_and_years_align_to_its_span() -> None:
+    spans = {"s1": span("s1", f"{DATE_RANGE} (launch window)")}
+    verdict = judge(claim(DATE_RANGE, "s1"), spans)
+    assert verdict.status is Status.VERIFIED
+    assert _reasons(verdict)["support"] == "support_aligned"
+
+
+def test_rejects_a_date_range_with_a_month_moved() -> None:
     spans = {"s1": span("s1", DATE_RANGE)}
-    verdict = judge(claim(DATE_RANGE, "s1", quote=DATE_RANGE), spans)
+    verdict = judge(claim("Apr 23, 2014 - Jun 23, 2014", "s1"), spans)
+    assert verdict.status is Status.REJECTED
+
+
+GRAMMAR_ONLY = "It is what it is."
+
+
+def test_verifies_a_claim_of_grammar_words_only_that_is_its_quoted_span() -> None:
+    spans = {"s1": span("s1", GRAMMAR_ONLY)}
+    verdict = judge(claim(GRAMMAR_ONLY, "s1", quote=GRAMMAR_ONLY), spans)
     assert verdict.status is Status.VERIFIED
     assert _reasons(verdict)["support"] == "support_verbatim"
 
 
-def test_leaves_a_claim_without_content_words_unverified_when_it_is_not_its_span() -> None:
-    spans = {"s1": span("s1", f"{DATE_RANGE} (launch window)")}
-    verdict = judge(claim(DATE_RANGE, "s1", quote=DATE_RANGE), spans)
+def test_leaves_a_claim_of_grammar_words_only_unverified_when_it_is_not_its_span() -> None:
+    spans = {"s1": span("s1", f"{GRAMMAR_ONLY} (a saying)")}
+    verdict = judge(claim(GRAMMAR_ONLY, "s1", quote=GRAMMAR_ONLY), spans)
     assert verdict.status is Status.UNVERIFIED
     assert _reasons(verdict)["support"] == "no_content_words"
 
 
-def test_leaves_an_unquoted_claim_without_content_words_unverified() -> None:
-    verdict = judge(claim(DATE_RANGE, "s1"), {"s1": span("s1", DATE_RANGE)})
+def test_leaves_an_unquoted_claim_of_grammar_words_only_unverified() -> None:
+    verdict = judge(claim(GRAMMAR_ONLY, "s1"), {"s1": span("s1", GRAMMAR_ONLY)})
     assert _reasons(verdict)["support"] == "no_content_words"
 
 
@@ -295,6 +313,13 @@ def test_does_not_verify_a_line_item_claim_with_a_wrong_figure_sign_or_line(
     assert verdict.status is status
 
 
-def test_does_not_read_a_factual_claim_without_content_words_as_a_line_item() -> None:
+def test_verifies_a_factual_claim_whose_words_are_all_in_its_cited_cell() -> None:
     verdict = judge(claim("Other in 2019 is 44.1 million.", "a"), OTHER_CELLS)
-    assert _reasons(verdict)["support"] == "no_content_words"
+    assert verdict.status is Status.VERIFIED
+    assert _reasons(verdict)["support"] == "support_aligned"
+
+
+def test_does_not_verify_a_factual_claim_naming_the_year_of_another_cell() -> None:
+    verdict = judge(claim("Other in 2018 is 44.1 million.", "a"), OTHER_CELLS)
+    assert verdict.status is Status.REJECTED
+    assert _reasons(verdict)["anchors"] == "anchor_missing"

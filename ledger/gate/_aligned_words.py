@@ -1,0 +1,241 @@
+"""Words as the alignment sees them: a comparison key, a role, and the cues each one carries.
+
+A key makes forms of one word or figure meet (``rose``/``rises`` do not, ``approved``/
+``approves`` do; ``3``/``three``; ``1,000``/``1000``; ``%``/``percent``; ``mn``/``million``;
+``Jan``/``January``). A role (:class:`Kind`) names what kind of anchor a word is, so that a word
+standing where the span has another word of the same kind (``three days``/``two days``,
+``Q1``/``Q4``) is a substitution, not a paraphrase.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+
+from ledger.gate._polarity_cues import DIRECTIONS, HEDGES, NEGATIONS
+from ledger.gate._words import STOP_WORDS, stem, word_set
+
+
+def _ordered(text: str) -> list[str]:
+    """The whitespace-separated words of ``text`` in order (for the word lists below)."""
+    return text.split()
+
+
+class Kind(StrEnum):
+    """The anchor role of a word; ``WORD`` for every other word."""
+
+    WORD = "word"
+    NUMBER = "number"
+    ORDINAL = "ordinal"
+    PERIOD = "period"
+    MONTH = "month"
+    YEAR = "year"
+    SCALE = "scale"
+    UNIT = "unit"
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One word of a claim or span: its text, key, role, cues, and whether it must align.
+
+    ``must``: a claim word that has to find its place in the span (every word but grammar and
+    hedges); ``negation``/``hedge``: the word negates or hedges what it stands in;
+    ``sentence``: the number of the clause of its text it is in.
+    """
+
+    text: str
+    key: str
+    kind: Kind
+    must: bool
+    negation: bool
+    hedge: bool
+    sentence: int
+
+
+_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        _ordered(
+            """
+            zero one two three four five six seven eight nine ten eleven twelve thirteen
+            fourteen fifteen sixteen seventeen eighteen nineteen twenty
+            """
+        )
+    )
+} | {"thirty": "30", "forty": "40", "fifty": "50", "hundred": "100", "dozen": "12"}
+_ORDINAL_WORDS = {
+    w: f"ord{i}"
+    for i, w in enumerate(
+        _ordered(
+            """
+            zeroth first second third fourth fifth sixth seventh eighth ninth tenth
+            eleventh twelfth
+            """
+        )
+    )
+    if i
+}
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+_PERIOD = re.compile(r"^(?:q[1-4]|h[12]|fy\d{2}(?:\d{2})?|[1-4]q|\d{1,2}m)$")
+_MONTHS = {
+    name: full
+    for full in _ordered(
+        """
+            january february march april may june july august september october november
+            december
+            """
+    )
+    for name in (full, full[:3], "sept" if full == "september" else full)
+}
+_SCALES = {
+    "thousand": "thousand",
+    "thousands": "thousand",
+    "million": "million",
+    "millions": "million",
+    "mn": "million",
+    "mln": "million",
+    "billion": "billion",
+    "billions": "billion",
+    "bn": "billion",
+    "bln": "billion",
+    "trillion": "trillion",
+    "trillions": "trillion",
+}
+_UNITS = {"%": "percent", "percent": "percent", "pct": "percent", "percentage": "percentage"}
+_UNITS |= {"point": "point", "points": "point", "bps": "bps", "basis": "basis"}
+_UNITS |= dict.fromkeys(("usd", "dollar", "dollars", "us$"), "usd")
+_UNITS |= {"eur": "eur", "euro": "eur", "euros": "eur", "gbp": "gbp", "pounds": "gbp"}
+_YEAR = re.compile(r"^(?:1[89]|20)\d\d$")
+_NUMERIC = re.compile(r"^\d[\d.,]*$")
+
+KEEP = (
+    NEGATIONS
+    | frozenset(DIRECTIONS)
+    | frozenset(_NUMBER_WORDS)
+    | frozenset(_ORDINAL_WORDS)
+    | word_set(
+        """
+        only all every each both few more most less least some any same other against off out
+        over under above below before after up down non must shall should
+        """
+    )
+)
+"""Stop words that carry meaning the gate checks: negation, direction, quantity, order."""
+
+GRAMMAR = STOP_WORDS - KEEP
+"""Words a claim may add or drop without changing what it says."""
+
+NEGATION_CUES = NEGATIONS | {"non"}
+"""Negation cues of the alignment: the polarity cues and the prefix ``non-`` (a hyphenated
+``non-binding`` reads ``non binding``)."""
+
+STRICT_HEDGES = word_set("unlikely uncertain unclear")
+"""Hedges that negate: a claim must say them where its span does, not merely be hedged."""
+
+_TOKEN = re.compile(r"n't|%|[^\W_]+(?:[.,'][^\W_]+)*")
+_MASKS = re.compile(
+    r"\b(?P<numero>NO|[Nn]o)\.(?=\s*\d)|\b(?P<month>May)(?=\s+\d)|(?<=[\w,]\s)(?P<month2>May)\b"
+    r"|(?P<unit>(?i:\bin\s+(?:[$€£]\s*|u\.?s\.?\s+)?(?:thousands|millions|billions)\b"
+    r"[^;:()\n]{0,40}?\b)except)\b"
+    r"|\b(?P<notonly>[Nn]ot)(?=\s+only\b)"
+)
+"""Words that look like cues and are not: ``No. 5`` (number sign), ``May 31`` and a capitalised
+``May`` inside a sentence (month), the ``except`` of a unit note (``in millions, except per
+share amounts``), and the ``not`` of ``not only ... (but)``."""
+_REPLACEMENTS = {
+    "numero": " numero ",
+    "month": " maymonth ",
+    "month2": " maymonth ",
+    "notonly": " notonly ",
+}
+
+
+def _unmask(match: re.Match[str]) -> str:
+    name = match.lastgroup or ""
+    if name == "unit":
+        return match.group(0)[: -len("except")] + " exceptunit "
+    return _REPLACEMENTS[name]
+
+
+def mask_cues(text: str) -> str:
+    """``text`` with the words of :data:`_MASKS` replaced by neutral tokens, before it is cut
+    into sentences (so that ``No. 1`` is not a sentence end either)."""
+    if "May" in text or "No" in text or "NO" in text or "xcept" in text or "ot only" in text:
+        return _MASKS.sub(_unmask, text)
+    return text
+
+
+_SPECIAL = {
+    "n't": ("not", Kind.WORD),
+    "maymonth": ("may", Kind.MONTH),
+    "notonly": ("not", Kind.WORD),
+}
+"""Tokens with a key of their own: ``n't``, and the neutral tokens :func:`mask_cues` puts in."""
+
+
+def _key(token: str) -> tuple[str, Kind]:
+    """The comparison key and the anchor role of a lower-case token."""
+    special = _SPECIAL.get(token)
+    if special is not None:
+        return special
+    if token[0].isdigit():
+        if _YEAR.match(token):
+            return token, Kind.YEAR
+        if _NUMERIC.match(token):
+            plain = token.replace(",", "")
+            if "." in plain:
+                plain = plain.rstrip("0").rstrip(".")
+            return plain, Kind.NUMBER
+        ordinal = _ORDINAL.match(token)
+        if ordinal:
+            return f"ord{ordinal.group(1)}", Kind.ORDINAL
+        if _PERIOD.match(token):
+            return token, Kind.PERIOD
+        return token, Kind.WORD
+    if token in _NUMBER_WORDS:
+        return _NUMBER_WORDS[token], Kind.NUMBER
+    if token in _ORDINAL_WORDS:
+        return _ORDINAL_WORDS[token], Kind.ORDINAL
+    if token in _MONTHS:
+        return _MONTHS[token], Kind.MONTH
+    if token in _SCALES:
+        return _SCALES[token], Kind.SCALE
+    if token in _UNITS:
+        return _UNITS[token], Kind.UNIT
+    if _PERIOD.match(token):
+        return token, Kind.PERIOD
+    return stem(token), Kind.WORD
+
+
+@lru_cache(maxsize=65536)
+def _word(token: str, sentence: int = 0) -> Word:
+    """One token as a :class:`Word` (tokens recur: each is worked out once)."""
+    key, kind = _key(token)
+    hedge = token in HEDGES
+    return Word(
+        text=token,
+        key=key,
+        kind=kind,
+        must=token not in GRAMMAR and (not hedge or token in STRICT_HEDGES),
+        negation=token in NEGATION_CUES,
+        hedge=hedge,
+        sentence=sentence,
+    )
+
+
+def words(text: str, sentence: int = 0) -> list[Word]:
+    """The words of one sentence of (masked) text, in order."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+    folded = text.lower()
+    if "n't" in folded:
+        folded = folded.replace("n't", " n't")
+    found = _TOKEN.findall(folded)
+    if "'s" in folded:
+        found = [t[:-2] if t.endswith("'s") else t for t in found]
+    if sentence:
+        return [_word(token, sentence) for token in found if token]
+    return [_word(token) for token in found if token]

@@ -1,0 +1,567 @@
+"""Alignment: each clause of a claim is laid over one support span, word by word, in order.
+
+A claim is cut into clauses (sentences, then at ``;`` and at ``, and``/``, but``/``, while``
+...). Each clause is aligned to the support span that takes most of its words: its words
+(:mod:`ledger.gate._aligned_words`; grammar words are free) are matched to span words with the
+same key by the longest common subsequence, so the match is monotone, as an extractive claim
+is, and a word whose only match is out of order (``the buyer pays the seller`` over ``the seller
+pays the buyer``) stays unmatched. What lies between two matched words is compared on both
+sides, and only there (a ``not`` elsewhere in the span does not count):
+
+- a negation on one side of a stretch and not on the other, or a matched pair of which one
+  word negates (``not``) and the other does not -> ``negation_mismatch``; the three span words
+  before the first matched word count as that first stretch (``No down payment is ...``);
+- a hedge in the span's stretch of an unhedged claim -> ``hedge_mismatch``;
+- a claim word whose opposite stands in the span's stretch -> ``direction_mismatch`` (a
+  direction axis of the polarity cues) or ``antonym_mismatch`` (WordNet, the curated list);
+- a claim anchor (number, number word, ordinal, quarter or half, month, year, scale word,
+  unit) where the span's stretch has another anchor of the same role -> ``anchor_misaligned``;
+- a claim word (not grammar, not a hedge) left unmatched -> ``support_unaligned``: the claim is
+  not verified, whatever else holds.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import accumulate, pairwise
+
+from ledger.gate._aligned_words import GRAMMAR, Kind, Word, mask_cues, words
+from ledger.gate._lexicon import are_opposites
+from ledger.gate._polarity_cues import DIRECTIONS
+from ledger.gate._reading import SPAN_CACHE_SIZE
+from ledger.gate._words import sentences, stem
+from ledger.gate.model import CheckResult, Outcome
+
+LEAD_MARGIN = 3
+"""Span words before the first matched word that belong to the first stretch."""
+MAX_INSERTED = 1
+"""Words (not grammar) the span may insert between two words adjacent in the claim: one
+modifier (``net revenue`` over ``net product revenue``)."""
+_MAX_LISTED = 12
+_SPAN_BREAK = re.compile(
+    r";\s+|,\s+(?=(?:and|but|while|whereas|although|though)\s)|\s+but\s+", re.IGNORECASE
+)
+"""Where a span text's sentences are cut into clauses."""
+_CLAUSE_BREAK = re.compile(
+    r";\s+|,?\s+(?=(?:and|but|while|whereas|although|though)\s)|\s+but\s+", re.IGNORECASE
+)
+"""Where a claim's sentences are cut into clauses: wherever a span's are, and also at a plain
+``and``, so that a claim clause never needs two span clauses."""
+_DIRECTION_STEMS = {stem(w): axis for w, axis in DIRECTIONS.items()}
+_CONJUNCTIONS = frozenset(["and", "or", "but", "while", "whereas", "although", "though"])
+_TIME = frozenset({Kind.YEAR, Kind.PERIOD, Kind.MONTH})
+_FIGURE_KINDS = frozenset({Kind.NUMBER, Kind.SCALE, Kind.UNIT})
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimAlignment:
+    """What the alignment found: a polarity result, the support result (``None`` when the
+    claim has no word that must align) and an anchor substitution, if any."""
+
+    polarity: CheckResult
+    support: CheckResult | None
+    anchor: CheckResult | None
+
+
+@dataclass(frozen=True, slots=True)
+class _SpanWords:
+    """One clause of a span: its words, where each key occurs, and how many words that are
+    not grammar come before each position (``content[i]``)."""
+
+    words: tuple[Word, ...]
+    positions: dict[str, tuple[int, ...]]
+    content: tuple[int, ...]
+
+
+@lru_cache(maxsize=SPAN_CACHE_SIZE)
+def _span_words(text: str) -> tuple[_SpanWords, ...]:
+    """The clauses of a span text (sentences cut as a claim's are), each as its words."""
+    out: list[_SpanWords] = []
+    for sentence in sentences(mask_cues(text)):
+        for piece in _SPAN_BREAK.split(sentence):
+            found = words(piece)
+            if not found:
+                continue
+            positions: dict[str, list[int]] = {}
+            for i, word in enumerate(found):
+                positions.setdefault(word.key, []).append(i)
+            content = [0]
+            for word in found:
+                content.append(content[-1] + (word.text not in GRAMMAR))
+            out.append(
+                _SpanWords(
+                    tuple(found), {k: tuple(v) for k, v in positions.items()}, tuple(content)
+                )
+            )
+    return tuple(out)
+
+
+def clauses(text: str) -> list[list[Word]]:
+    """The clauses of a claim, each as its words (``sentence``: the claim sentence)."""
+    out: list[list[Word]] = []
+    for n, sentence in enumerate(sentences(mask_cues(text))):
+        for piece in _CLAUSE_BREAK.split(sentence):
+            found = words(piece, n)
+            if found:
+                out.append(found)
+    return out
+
+
+def _lcs(clause: list[Word], span: _SpanWords, floor: int = -1) -> list[tuple[int, int]]:
+    """The (claim index, span index) pairs of a longest common subsequence of keys, counting
+    words that must align twice as much as the others (hedges), among the span words after
+    ``floor``."""
+    positions = span.positions
+    items = [
+        (i, w)
+        for i, w in enumerate(clause)
+        if (w.text not in GRAMMAR or w.hedge) and w.key in positions
+    ]
+    if not items:
+        return []
+    # An extractive clause finds its words in order: matching each at its earliest place after
+    # the previous match then matches every word that can match at all, which no longest
+    # common subsequence beats; the table below is only built when that fails.
+    greedy: list[tuple[int, int]] = []
+    after = floor
+    for i, word in items:
+        places = positions[word.key]
+        at = bisect_right(places, after)
+        if at == len(places):
+            break
+        after = places[at]
+        greedy.append((i, after))
+    if len(greedy) == len(items):
+        return _adjacent(clause, span, _pull_first(clause, span, greedy))
+    cols = sorted({p for _, w in items for p in positions[w.key] if p > floor})
+    if not cols:
+        return []
+    column = {position: c for c, position in enumerate(cols, 1)}
+    table = [[0] * (len(cols) + 1)]
+    for _, word in items:
+        weight = 2 if word.must else 1
+        above = table[-1]
+        row = list(above)
+        for position in positions[word.key]:
+            c = column.get(position)
+            if c is not None and above[c - 1] + weight > row[c]:
+                row[c] = above[c - 1] + weight
+        # Only a match raises a cell; every other cell carries the best to its left.
+        table.append(list(accumulate(row, max)))
+    pairs: list[tuple[int, int]] = []
+    r, c = len(items), len(cols)
+    while r and c:
+        word = items[r - 1][1]
+        weight = 2 if word.must else 1
+        if span.words[cols[c - 1]].key == word.key and table[r][c] == table[r - 1][c - 1] + weight:
+            pairs.append((items[r - 1][0], cols[c - 1]))
+            r -= 1
+            c -= 1
+        elif table[r - 1][c] >= table[r][c - 1]:
+            r -= 1
+        else:
+            c -= 1
+    pairs.reverse()
+    return _adjacent(clause, span, _compact(clause, span, pairs, floor))
+
+
+def _compact(
+    clause: list[Word], span: _SpanWords, pairs: list[tuple[int, int]], floor: int
+) -> list[tuple[int, int]]:
+    """The same matches moved as early and as close together as order allows: the first to
+    its key's earliest position after ``floor``, each next one to its key's earliest position
+    after the previous match, then the first to its latest position before the second. Of
+    equally long matches, the longest common subsequence leaves repeated words (``love Tintin
+    ... love Tintin``) wherever it reaches them first; the stretches between matches should
+    hold only what the claim skips, and a later clause of the claim needs the span words after
+    this one."""
+    out = list(pairs)
+    for i in range(len(out)):
+        c, s = out[i]
+        after = out[i - 1][1] if i else floor
+        for position in span.positions[clause[c].key]:
+            if after < position:
+                out[i] = (c, min(position, s))
+                break
+    return _pull_first(clause, span, out)
+
+
+def _pull_first(
+    clause: list[Word], span: _SpanWords, pairs: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The matches with the first moved to its key's latest position before the second."""
+    if len(pairs) > 1:
+        c, s = pairs[0]
+        places = span.positions[clause[c].key]
+        at = bisect_left(places, pairs[1][1])
+        if places[at - 1] > s:
+            pairs[0] = (c, places[at - 1])
+    return pairs
+
+
+def _adjacent(
+    clause: list[Word], span: _SpanWords, pairs: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The matches less each word that follows its neighbour directly in the claim but comes
+    more than :data:`MAX_INSERTED` words that are not grammar after it in the span: ``term
+    insurance`` is not said by ``term and whole life insurance``."""
+    out = pairs[:1]
+    content = span.content
+    for c, s in pairs[1:]:
+        c0, s0 = out[-1]
+        if c == c0 + 1 and content[s] - content[s0 + 1] > MAX_INSERTED:
+            continue
+        out.append((c, s))
+    return out
+
+
+def _lead_start(span: _SpanWords, first: int) -> int:
+    """Where the leading stretch of a match starting at span word ``first`` begins: up to
+    :data:`LEAD_MARGIN` words that are not grammar back (``she's not here`` keeps ``not``),
+    never past a conjunction (a claim clause may begin at a span's ``and``)."""
+    at, seen = first, 0
+    while at > 0 and seen < LEAD_MARGIN and span.words[at - 1].text not in _CONJUNCTIONS:
+        at -= 1
+        if span.words[at].text not in GRAMMAR:
+            seen += 1
+    return at
+
+
+def _moved(
+    clause: list[Word], span: _SpanWords, pairs: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Pairs for a time phrase moved from one end of the clause to the other end of the span
+    clause (``... in Q3 2023`` over ``In Q3 2023, ...``): the clause's unmatched words before
+    its first match (after its last) that are, word for word without grammar, the span words
+    after its last match (before its first), holding a year, quarter, half or month. Nothing
+    else may move: a role swap (``from 2018 to 2019``) stays unmatched."""
+    first_c, first_s = pairs[0]
+    last_c, last_s = pairs[-1]
+    for claim_part, span_part in (
+        (range(last_c + 1, len(clause)), range(0, first_s)),
+        (range(0, first_c), range(last_s + 1, len(span.words))),
+    ):
+        mine = [i for i in claim_part if clause[i].text not in GRAMMAR]
+        theirs = [j for j in span_part if span.words[j].text not in GRAMMAR]
+        if (
+            mine
+            and len(mine) == len(theirs)
+            and all(clause[i].key == span.words[j].key for i, j in zip(mine, theirs, strict=True))
+            and any(clause[i].kind in _TIME for i in mine)
+            and not any(clause[i].negation or clause[i].hedge for i in mine)
+        ):
+            return list(zip(mine, theirs, strict=True))
+    return []
+
+
+def _shown(span: _SpanWords, pairs: list[tuple[int, int]]) -> str:
+    """The span text a clause aligns to, for people: from its leading stretch to its end."""
+    first = _lead_start(span, pairs[0][1])
+    return " ".join(w.text for w in span.words[first : pairs[-1][1] + 1])
+
+
+class _Shown:
+    """:func:`_shown`, worked out only when a detail needs it."""
+
+    __slots__ = ("pairs", "span")
+
+    def __init__(self, span: _SpanWords, pairs: list[tuple[int, int]]) -> None:
+        self.span, self.pairs = span, pairs
+
+    def __repr__(self) -> str:
+        return repr(_shown(self.span, self.pairs))
+
+
+def _skips_anchor(claim_part: list[Word], span_part: Sequence[Word], word: Word) -> Word | None:
+    """A span anchor of ``word``'s role, with another value, that the match of ``word``
+    passes over (``for the 2019`` over ``for the 2018 and 2019``), unless the claim has an
+    anchor of that role there too, or the claim's words there are the last of the span's (a
+    dropped phrase: ``rose to 4.5`` over ``rose from 4.0 to 4.5``)."""
+    if word.kind is Kind.WORD or any(w.kind is word.kind for w in claim_part):
+        return None
+    skipped = [w for w in span_part if w.kind is word.kind and w.key != word.key]
+    if not skipped:
+        return None
+    tail = [w.key for w in claim_part]
+    if tail and [w.key for w in span_part[len(span_part) - len(tail) :]] == tail:
+        return None
+    return skipped[0]
+
+
+def _conflict(
+    clause: list[Word], span: _SpanWords, pairs: list[tuple[int, int]], moved: set[int]
+) -> CheckResult | None:
+    """The first disagreement at the aligned positions, or ``None``: at each matched pair,
+    then in each stretch between two (see :func:`_stretch_conflict`). The leading stretch is
+    the claim's words before its first match and the span's leading margin
+    (:func:`_lead_start`); the span's trailing stretch is empty (what follows the last match
+    is not what the claim says). Words of a moved time phrase are left out."""
+    shown = _Shown(span, pairs)
+    found = span.words
+    for c, s in pairs:
+        mine, theirs = clause[c], found[s]
+        not_only = s > 0 and found[s - 1].text == "notonly"
+        if mine.negation != theirs.negation or (
+            mine.key == "only" and not_only and (c == 0 or clause[c - 1].text != "notonly")
+        ):
+            has, lacks = ("claim", "span") if mine.negation else ("span", "claim")
+            return _fail(
+                "negation_mismatch",
+                f"the {has} is negated where the {lacks} is not: {mine.text!r} over "
+                f"{'not ' if not_only else ''}{theirs.text!r}; span text: {shown!r}",
+            )
+    hedged = any(w.hedge for w in clause)
+    first_c, first_s = pairs[0]
+    lead = [found[j] for j in range(_lead_start(span, first_s), first_s) if -j - 1 not in moved]
+    head = [w for i, w in enumerate(clause[:first_c]) if i not in moved]
+    result = _stretch_conflict(head, lead, clause[first_c], hedged, shown)
+    for (c1, s1), (c2, s2) in pairwise(pairs):
+        if result is not None:
+            return result
+        if c2 > c1 + 1 or s2 > s1 + 1:
+            result = _stretch_conflict(
+                clause[c1 + 1 : c2], found[s1 + 1 : s2], clause[c2], hedged, shown
+            )
+    if result is not None:
+        return result
+    tail = [w for i, w in enumerate(clause[pairs[-1][0] + 1 :], pairs[-1][0] + 1) if i not in moved]
+    return _stretch_conflict(tail, (), None, hedged, shown)
+
+
+def _stretch_conflict(
+    claim_part: list[Word],
+    span_part: Sequence[Word],
+    next_word: Word | None,
+    hedged: bool,
+    shown: _Shown,
+) -> CheckResult | None:
+    """The first disagreement between the claim's and the span's words of one stretch, as
+    the module docstring lists them; ``next_word`` is the matched claim word after it."""
+    if next_word is not None and span_part:
+        skipped = _skips_anchor(claim_part, span_part, next_word)
+        if skipped is not None:
+            return _misaligned(next_word, skipped, shown)
+    c_neg = [w.text for w in claim_part if w.negation]
+    s_neg = [w.text for w in span_part if w.negation]
+    if bool(c_neg) != bool(s_neg):
+        has, lacks, cue = ("claim", "span", c_neg[0]) if c_neg else ("span", "claim", s_neg[0])
+        return _fail(
+            "negation_mismatch",
+            f"the {has} is negated ({cue!r}) where the {lacks} is not; span text: {shown!r}",
+        )
+    if not hedged:
+        s_hedge = [w.text for w in span_part if w.hedge]
+        if s_hedge:
+            return _fail(
+                "hedge_mismatch",
+                f"the span is hedged ({s_hedge[0]!r}) where the claim states it as fact; "
+                f"span text: {shown!r}",
+            )
+    if not span_part:
+        return None
+    for mine in claim_part:
+        if mine.kind is Kind.WORD:
+            if mine.text in GRAMMAR:
+                continue
+            for theirs in span_part:
+                if are_opposites(mine.key, theirs.key):
+                    reason = (
+                        "direction_mismatch"
+                        if mine.key in _DIRECTION_STEMS or mine.text in DIRECTIONS
+                        else "antonym_mismatch"
+                    )
+                    return _fail(
+                        reason,
+                        f"the claim says {mine.text!r} where the span says {theirs.text!r}; "
+                        f"span text: {shown!r}",
+                    )
+        else:
+            for theirs in span_part:
+                if theirs.kind is mine.kind and theirs.key != mine.key:
+                    return _misaligned(mine, theirs, shown)
+    return None
+
+
+def _misaligned(mine: Word, theirs: Word, shown: _Shown) -> CheckResult:
+    return CheckResult(
+        "anchors",
+        Outcome.FAIL,
+        "anchor_misaligned",
+        f"the claim has {mine.text!r} where the span has {theirs.text!r} ({mine.kind.value}); "
+        f"span text: {shown!r}",
+    )
+
+
+def _fail(reason: str, detail: str) -> CheckResult:
+    return CheckResult("polarity", Outcome.FAIL, reason, detail)
+
+
+@dataclass(slots=True)
+class _Match:
+    """The best match of one clause so far: its score (words that must align and do), its
+    spread in the span clause, its pairs, the pairs of a moved time phrase, the span clause."""
+
+    score: int
+    spread: int
+    pairs: list[tuple[int, int]]
+    moved: list[tuple[int, int]]
+    piece: _SpanWords
+
+
+def _best_match(
+    clause: list[Word], pieces: list[_SpanWords], floors: dict[int, int]
+) -> _Match | None:
+    """The span clause that matches most of the clause's words, and how (fewest skipped span
+    words among equals)."""
+    keys = [w.key for w in clause if w.must]
+    timed = any(w.kind in _TIME for w in clause)
+    # A span clause can match no more of the clause's words than it holds: those holding most
+    # are tried first, and one that cannot beat the best so far is not tried.
+    bounds = sorted(
+        ((sum(k in piece.positions for k in keys), n) for n, piece in enumerate(pieces)),
+        reverse=True,
+    )
+    best: _Match | None = None
+    for bound, n in bounds:
+        if bound == 0 or (best is not None and bound < best.score):
+            break
+        piece = pieces[n]
+        pairs = _lcs(clause, piece, floors.get(id(piece), -1))
+        if not pairs:
+            continue
+        score = sum(clause[c].must for c, _ in pairs)
+        moved = _moved(clause, piece, pairs) if score < len(keys) and timed else []
+        score += sum(clause[c].must for c, _ in moved)
+        spread = pairs[-1][1] - pairs[0][1]
+        if best is None or (score, -spread) > (best.score, -best.spread):
+            best = _Match(score, spread, pairs, moved, piece)
+    return best
+
+
+def _cell_match(clause: list[Word], cells: list[frozenset[str]]) -> tuple[int, list[int]]:
+    """How many of the clause's words that must align one table cell holds (its text and
+    envelope, in any order: an envelope is a layout, not a sentence), and which are missing
+    from the cell that holds most. Figures, scale words and units are not looked for: the
+    anchors check compares amounts by value with the table's scale."""
+    wanted = [i for i, w in enumerate(clause) if w.must and w.kind not in _FIGURE_KINDS]
+    best: tuple[int, list[int]] = (-1, wanted)
+    for keys in cells:
+        missing = [i for i in wanted if clause[i].key not in keys]
+        if len(wanted) - len(missing) > best[0]:
+            best = (len(wanted) - len(missing), missing)
+    return best
+
+
+@lru_cache(maxsize=SPAN_CACHE_SIZE)
+def _cell_keys(text: str) -> frozenset[str]:
+    """The keys of every word of a cell's text and envelope."""
+    return frozenset(w.key for piece in _span_words(text) for w in piece.words)
+
+
+def align_claim(
+    claim: str,
+    evidence: Sequence[str],
+    threshold: float = 1.0,
+    cells: Sequence[str] = (),
+) -> ClaimAlignment:
+    """Align every clause of ``claim`` to its best span clause among ``evidence`` and judge
+    it there.
+
+    The polarity result passes ``polarity_agrees``, fails as the module docstring says, or
+    skips ``no_matching_sentence`` when no clause matches a word of any span. The support
+    result passes ``support_aligned`` when, in every clause, the share of words that must
+    align and do reaches ``threshold``, and fails ``support_unaligned`` otherwise.
+
+    ``cells`` are the evidence texts of table cells (text and envelope): a clause that no
+    text span takes whole is matched against each cell as a set of words
+    (:func:`_cell_match`).
+    """
+    pieces = [piece for text in evidence for piece in _span_words(text)]
+    cell_keys = [_cell_keys(text) for text in cells]
+    polarity: CheckResult | None = None
+    anchor: CheckResult | None = None
+    wanted = aligned = 0
+    worst = 1.0
+    missing: list[str] = []
+    shown: _Shown | None = None
+    floors: dict[int, int] = {}
+    sentence = -1
+    for clause in clauses(claim):
+        if clause[0].sentence != sentence:
+            # Clauses of one claim sentence follow each other in a span clause they share.
+            sentence, floors = clause[0].sentence, {}
+        must = sum(w.must for w in clause)
+        wanted += must
+        best = _best_match(clause, pieces, floors)
+        if cell_keys and (best is None or best.score < must):
+            _, absent = _cell_match(clause, cell_keys)
+            if not absent:
+                aligned += must
+                shown = shown or _Shown(_span_words(cells[0])[0], [(0, 0)])
+                continue
+        if best is None:
+            if must:
+                worst = 0.0
+                missing += [w.text for w in clause if w.must]
+            continue
+        floors[id(best.piece)] = best.pairs[-1][1]
+        aligned += best.score
+        if must:
+            worst = min(worst, best.score / must)
+        matched = {c for c, _ in best.pairs} | {c for c, _ in best.moved}
+        missing += [w.text for i, w in enumerate(clause) if w.must and i not in matched]
+        shown = shown or _Shown(best.piece, best.pairs)
+        moved_keys = {c for c, _ in best.moved} | {-s - 1 for _, s in best.moved}
+        conflict = _conflict(clause, best.piece, best.pairs, moved_keys)
+        if conflict is not None and conflict.check == "anchors":
+            anchor = anchor or conflict
+        elif conflict is not None:
+            polarity = polarity or conflict
+    return ClaimAlignment(
+        polarity or _agrees(shown),
+        _support(wanted, aligned, worst, missing, threshold) if wanted else None,
+        anchor,
+    )
+
+
+def _agrees(shown: _Shown | None) -> CheckResult:
+    """Pass ``polarity_agrees``, or skip ``no_matching_sentence`` when nothing aligned."""
+    if shown is None:
+        return CheckResult(
+            "polarity",
+            Outcome.SKIP,
+            "no_matching_sentence",
+            "no word of the claim aligns to a support span",
+        )
+    return CheckResult(
+        "polarity",
+        Outcome.PASS,
+        "polarity_agrees",
+        f"negation, hedging and direction agree where the claim aligns: {shown!r}",
+    )
+
+
+def _support(
+    wanted: int, aligned: int, worst: float, missing: list[str], threshold: float
+) -> CheckResult:
+    """Pass ``support_aligned`` or fail ``support_unaligned`` (see :func:`align_claim`)."""
+    listed = ", ".join(missing[:_MAX_LISTED]) + (" ..." if len(missing) > _MAX_LISTED else "")
+    if worst >= threshold:
+        detail = f"{aligned} of {wanted} claim words align in order to the spans"
+        return CheckResult(
+            "support",
+            Outcome.PASS,
+            "support_aligned",
+            detail + (f"; not aligned: {listed}" if missing else ""),
+        )
+    return CheckResult(
+        "support",
+        Outcome.FAIL,
+        "support_unaligned",
+        f"{aligned} of {wanted} claim words align in order to the spans (least share in a "
+        f"clause {worst:.2f} < {threshold:.2f}); not aligned: {listed}",
+    )
