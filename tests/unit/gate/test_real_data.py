@@ -63,3 +63,33 @@ def test_verifies_no_wice_not_supported_claim_citing_its_best_sentence(root: Pat
 
     cases = [c for c in wice_cases(root) if c.category == "wice_not_supported"][:SLICE]
     assert all(judge(c.claim, c.spans).status is not Status.VERIFIED for c in cases)
+
+
+def test_never_verifies_an_edited_summary_against_its_seed_summary(root: Path) -> None:
+    from benchmarks.gate_eval import seed_cases
+
+    edited = (c for c in seed_cases(root) if c.category != "seed_consistent")
+    for case in itertools.islice(edited, SLICE):
+        assert judge(case.claim, case.spans).status is not Status.VERIFIED, case.claim.text
+
+
+def test_never_verifies_a_perturbed_verbatim_sentence(root: Path) -> None:
+    from benchmarks.gate_eval import mutant_cases
+
+    for case in mutant_cases(root, limit=SLICE):
+        assert judge(case.claim, case.spans).status is not Status.VERIFIED, case.claim.text
+
+
+def test_never_verifies_a_wice_claim_with_a_negation_inserted(root: Path) -> None:
+    from benchmarks.gate_eval import wice_cases
+
+    negated = [c for c in wice_cases(root) if c.category == "wice_negated"][:SLICE]
+    assert negated
+    assert all(judge(c.claim, c.spans).status is not Status.VERIFIED for c in negated)
+
+
+def test_tags_every_case_with_the_half_of_its_document(root: Path) -> None:
+    from benchmarks.gate_eval import seed_cases, verbatim_cases
+
+    cases = list(verbatim_cases(root, limit=200)) + list(itertools.islice(seed_cases(root), 200))
+    assert {c.half for c in cases} == {"tune", "check"}

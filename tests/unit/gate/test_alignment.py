@@ -1,0 +1,274 @@
+"""Alignment: each clause of a factual claim judged at its aligned positions in one span.
+
+The cases are the failure examples of the gate's redesign: verbatim quotes once rejected,
+polarity matched anywhere in the span, direction, role and anchor words swapped.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ledger.gate import REASONS, Outcome, Status, Verdict, judge
+from ledger.gate._lexicon import are_opposites, wordnet_loaded
+from ledger.gate._words import stem
+from ledger.gate.alignment import align_claim
+from tests.unit.gate._facts import claim, span
+
+
+def _judge(text: str, *spans: str, quote: str | None = None) -> Verdict:
+    facts = {f"s{i}": span(f"s{i}", t) for i, t in enumerate(spans)}
+    return judge(claim(text, *facts, quote=quote), facts)
+
+
+def _result(verdict: Verdict, check: str) -> tuple[Outcome, str, str]:
+    found = next(c for c in verdict.checks if c.check == check)
+    return found.outcome, found.reason, found.detail
+
+
+# -- 1. verbatim quotes are verified -----------------------------------------------------------
+
+VERBATIM = (
+    "Not only did sales rise, margins held.",
+    "The firm was ranked No. 1 in the region for the third year.",
+    "Buyers can move in with no down payment and a fixed rate.",
+    "Whoever made the decision to go with the computer font at Casterman cannot, in my "
+    "opinion, possibly love Tintin, and whoever does not love Tintin should be in no position "
+    "to make such a decision.",
+    "More than 30 million Americans have diabetes, and another 84 million US adults have "
+    "prediabetes, a condition in which blood sugar levels are higher than normal but not high "
+    "enough yet to be diagnosed as type 2 diabetes, a figure that has not changed since the "
+    "last survey, which was carried out in March 2019 across every state.",
+    "Actuarial gains and losses are taken to the statement of comprehensive income.",
+)
+
+
+@pytest.mark.parametrize("text", VERBATIM)
+def test_verifies_a_verbatim_quote_of_its_span(text: str) -> None:
+    verdict = _judge(text, text, quote=text)
+    assert verdict.status is Status.VERIFIED, verdict.checks
+    assert _result(verdict, "support")[:2] == (Outcome.PASS, "support_aligned")
+    assert _result(verdict, "polarity")[:2] == (Outcome.PASS, "polarity_agrees")
+
+
+def test_verifies_a_claim_that_shares_no_down_payment_with_its_span() -> None:
+    verdict = _judge(
+        "The plan offers a loan with no down payment.",
+        "Since 2020 the plan offers a loan with no down payment to first-time buyers.",
+    )
+    assert verdict.status is Status.VERIFIED
+
+
+def test_verifies_a_claim_whose_time_phrase_moved_to_the_other_end() -> None:
+    verdict = _judge(
+        "Automotive revenue declined 2.2% in Q3 2023.",
+        "In Q3 2023, automotive revenue declined 2.2%.",
+    )
+    assert verdict.status is Status.VERIFIED
+
+
+# -- 2. polarity is read where the claim aligns ------------------------------------------------
+
+
+def test_rejects_a_negated_claim_whose_span_has_an_unrelated_not_elsewhere() -> None:
+    verdict = _judge(
+        "The vendor is not required to refund the fee.",
+        "The vendor is required to refund the fee, and the buyer may not resell the goods.",
+    )
+    assert verdict.status is Status.REJECTED
+    outcome, reason, detail = _result(verdict, "polarity")
+    assert (outcome, reason) == (Outcome.FAIL, "negation_mismatch")
+    assert "the claim is negated ('not')" in detail
+
+
+def test_rejects_the_second_sentence_of_a_claim_that_drops_no_from_at_no_charge() -> None:
+    verdict = _judge(
+        "The order ships this week. It includes delivery at charge.",
+        "The order ships this week.",
+        "It includes delivery at no charge.",
+    )
+    assert verdict.status is Status.REJECTED
+    outcome, reason, detail = _result(verdict, "polarity")
+    assert (outcome, reason) == (Outcome.FAIL, "negation_mismatch")
+    assert "the span is negated ('no')" in detail
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("The offer is binding on both parties.", "The offer is non-binding on both parties."),
+        ("The gain was recurring in 2023.", "The gain was non-recurring in 2023."),
+    ],
+)
+def test_rejects_a_claim_that_drops_the_prefix_non(claimed: str, cited: str) -> None:
+    verdict = _judge(claimed, cited)
+    assert verdict.status is Status.REJECTED
+    outcome, reason, detail = _result(verdict, "polarity")
+    assert (outcome, reason) == (Outcome.FAIL, "negation_mismatch")
+    assert "'non'" in detail
+
+
+def test_rejects_only_where_the_span_says_not_only() -> None:
+    verdict = _judge(
+        "The premiere is only an exciting way to close the season.",
+        "The premiere is not only an exciting way to close the season.",
+    )
+    assert verdict.status is Status.REJECTED
+    assert _result(verdict, "polarity")[1] == "negation_mismatch"
+
+
+def test_rejects_an_unhedged_claim_whose_aligned_stretch_is_hedged() -> None:
+    verdict = _judge("Revenue will rise next year.", "Revenue will probably rise next year.")
+    assert verdict.status is Status.REJECTED
+    assert _result(verdict, "polarity")[:2] == (Outcome.FAIL, "hedge_mismatch")
+
+
+# -- 3. direction, role and anchor words -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("The price closed below the cap.", "The price closed above the cap."),
+        ("The market is expanding this year.", "The market is shrinking this year."),
+        ("Sales rose in the second half.", "Sales fell in the second half."),
+    ],
+)
+def test_rejects_a_direction_word_swapped_for_its_opposite(claimed: str, cited: str) -> None:
+    verdict = _judge(claimed, cited)
+    assert verdict.status is Status.REJECTED
+    assert _result(verdict, "polarity")[:2] == (Outcome.FAIL, "direction_mismatch")
+
+
+def test_does_not_verify_a_direction_word_whose_opposite_is_elsewhere_in_the_span() -> None:
+    verdict = _judge(
+        "Sales stayed below the target.",
+        "Sales stayed above the target, while costs stayed below the budget.",
+    )
+    assert verdict.status is not Status.VERIFIED
+
+
+def test_rejects_a_wordnet_antonym_at_the_aligned_position() -> None:
+    verdict = _judge("The service is cheap for members.", "The service is expensive for members.")
+    assert verdict.status is Status.REJECTED
+    assert _result(verdict, "polarity")[:2] == (Outcome.FAIL, "antonym_mismatch")
+
+
+def test_rejects_buyer_and_seller_swapped_in_place() -> None:
+    verdict = _judge(
+        "The seller pays the deposit on signing.", "The buyer pays the deposit on signing."
+    )
+    assert verdict.status is Status.REJECTED
+    assert _result(verdict, "polarity")[1] == "antonym_mismatch"
+
+
+def test_does_not_verify_buyer_and_seller_swapped_in_roles() -> None:
+    verdict = _judge("The buyer pays the seller a deposit.", "The seller pays the buyer a deposit.")
+    assert verdict.status is not Status.VERIFIED
+    outcome, reason, detail = _result(verdict, "support")
+    assert (outcome, reason) == (Outcome.FAIL, "support_unaligned")
+    assert "not aligned:" in detail
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited", "shown"),
+    [
+        (
+            "Delivery takes three days.",
+            "Delivery takes two days.",
+            "'three' where the span has 'two'",
+        ),
+        (
+            "Margins widened in the third quarter.",
+            "Margins widened in the second quarter.",
+            "'third' where the span has 'second'",
+        ),
+        ("Bookings grew in March 2023.", "Bookings grew in April 2023.", "'march'"),
+        ("Revenue was 4.5 billion euros.", "Revenue was 4.5 million euros.", "'billion'"),
+        (
+            "Margin fell 2.9 percentage points.",
+            "Margin fell 2.9 basis points.",
+            "'percentage' where the span has 'basis'",
+        ),
+    ],
+)
+def test_rejects_an_anchor_that_stands_where_the_span_has_another_of_its_role(
+    claimed: str, cited: str, shown: str
+) -> None:
+    verdict = _judge(claimed, cited)
+    assert verdict.status is Status.REJECTED
+    outcome, reason, detail = _result(verdict, "anchors")
+    assert (outcome, reason) in {
+        (Outcome.FAIL, "anchor_misaligned"),
+        (Outcome.FAIL, "anchor_missing"),
+    }
+    if reason == "anchor_misaligned":
+        assert shown in detail
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("Orders peaked in Q1 2024.", "Orders peaked in Q4 2024."),
+        ("Cash rose in H1.", "Cash rose in H2."),
+        ("Capex doubled in FY2023.", "Capex doubled in FY2022."),
+        ("Margin fell 2.9 percentage points.", "Margin fell 2.9%."),
+    ],
+)
+def test_does_not_verify_a_period_or_unit_the_span_does_not_have_there(
+    claimed: str, cited: str
+) -> None:
+    assert _judge(claimed, cited).status is not Status.VERIFIED
+
+
+def test_does_not_verify_a_year_that_aligns_past_another_year() -> None:
+    verdict = _judge(
+        "Fees billed for the 2019 fiscal year rose.",
+        "Fees billed for the 2018 and 2019 fiscal years rose.",
+    )
+    assert verdict.status is not Status.VERIFIED
+
+
+def test_does_not_let_two_clauses_reuse_one_span_word() -> None:
+    verdict = _judge(
+        "Actuarial losses and losses are taken to income.",
+        "Actuarial gains and losses are taken to income.",
+    )
+    assert verdict.status is not Status.VERIFIED
+
+
+def test_does_not_verify_words_taken_from_a_far_apart_stretch() -> None:
+    verdict = _judge(
+        "The agent discusses term insurance.",
+        "The agent discusses the difference between term and whole life insurance.",
+    )
+    assert verdict.status is not Status.VERIFIED
+
+
+# -- the resource and the codes ----------------------------------------------------------------
+
+
+def test_loads_wordnet_antonyms_from_the_installed_distribution() -> None:
+    assert wordnet_loaded()
+    assert are_opposites(stem("cheap"), stem("expensive"))
+    assert are_opposites(stem("buyer"), stem("seller"))
+    assert not are_opposites(stem("revenue"), stem("sales"))
+
+
+def test_documents_every_reason_code_alignment_gives() -> None:
+    for key in (
+        ("polarity", "antonym_mismatch"),
+        ("anchors", "anchor_misaligned"),
+        ("support", "support_aligned"),
+        ("support", "support_unaligned"),
+    ):
+        assert key in REASONS
+
+
+def test_splits_a_claim_into_clauses_each_aligned_to_its_own_span() -> None:
+    result = align_claim(
+        "Revenue rose 5% and margins held at 40%.",
+        ["Revenue rose 5% in 2023.", "Margins held at 40% despite costs."],
+    )
+    assert result.support is not None
+    assert (result.support.outcome, result.support.reason) == (Outcome.PASS, "support_aligned")
+    assert result.polarity.reason == "polarity_agrees"
