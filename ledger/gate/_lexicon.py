@@ -124,6 +124,12 @@ def opposites() -> frozenset[tuple[str, str]]:
     return frozenset((a, b) for a, b in stems if a != b)
 
 
+@cache
+def opposable() -> frozenset[str]:
+    """Every stem that has an opposite (most words have none, and are not looked up)."""
+    return frozenset(a for a, _ in opposites())
+
+
 def wordnet_loaded() -> bool:
     """Whether the WordNet database is installed (the project's dependencies bring it)."""
     return _wordnet_dir() is not None

@@ -30,7 +30,7 @@ from functools import lru_cache
 from itertools import accumulate, pairwise
 
 from ledger.gate._aligned_words import GRAMMAR, Kind, Word, mask_cues, words
-from ledger.gate._lexicon import are_opposites
+from ledger.gate._lexicon import are_opposites, opposable
 from ledger.gate._polarity_cues import DIRECTIONS
 from ledger.gate._reading import SPAN_CACHE_SIZE
 from ledger.gate._words import sentences, stem
@@ -363,9 +363,10 @@ def _stretch_conflict(
             )
     if not span_part:
         return None
+    has_opposite = opposable()
     for mine in claim_part:
         if mine.kind is Kind.WORD:
-            if mine.text in GRAMMAR:
+            if mine.key not in has_opposite:
                 continue
             for theirs in span_part:
                 if are_opposites(mine.key, theirs.key):
