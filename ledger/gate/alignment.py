@@ -418,24 +418,22 @@ def _best_match(
 ) -> _Match | None:
     """The span clause that matches most of the clause's words, and how (fewest skipped span
     words among equals)."""
-    keys = [w.key for w in clause if w.must]
+    keys = [w.key for w in clause if w.must or w.hedge]
+    must = sum(w.must for w in clause)
     timed = any(w.kind in _TIME for w in clause)
     # A span clause can match no more of the clause's words than it holds: those holding most
-    # are tried first, and one that cannot beat the best so far is not tried.
-    bounds = sorted(
-        ((sum(k in piece.positions for k in keys), n) for n, piece in enumerate(pieces)),
-        reverse=True,
-    )
+    # are tried first (the earlier of equals), and one that cannot beat the best so far is not.
+    bounds = sorted((-sum(k in piece.positions for k in keys), n) for n, piece in enumerate(pieces))
     best: _Match | None = None
     for bound, n in bounds:
-        if bound == 0 or (best is not None and bound < best.score):
+        if bound == 0 or (best is not None and -bound < best.score):
             break
         piece = pieces[n]
         pairs = _lcs(clause, piece, floors.get(id(piece), -1))
         if not pairs:
             continue
         score = sum(clause[c].must for c, _ in pairs)
-        moved = _moved(clause, piece, pairs) if score < len(keys) and timed else []
+        moved = _moved(clause, piece, pairs) if score < must and timed else []
         score += sum(clause[c].must for c, _ in moved)
         spread = pairs[-1][1] - pairs[0][1]
         if best is None or (score, -spread) > (best.score, -best.spread):
