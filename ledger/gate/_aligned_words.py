@@ -53,6 +53,8 @@ class Word:
     negation: bool
     hedge: bool
     sentence: int
+    item: bool = True
+    """Whether the word takes part in the alignment: not grammar, or a hedge."""
 
 
 _NUMBER_WORDS = {
@@ -135,7 +137,8 @@ NEGATION_CUES = NEGATIONS | {"non"}
 STRICT_HEDGES = word_set("unlikely uncertain unclear")
 """Hedges that negate: a claim must say them where its span does, not merely be hedged."""
 
-_TOKEN = re.compile(r"n't|%|[^\W_]+(?:[.,'][^\W_]+)*")
+_TOKEN = re.compile(r"n't|%|[;,]|[^\W_]+(?:[.,'][^\W_]+)*")
+"""Words, ``n't``, ``%``, and the commas and semicolons that cut clauses (:func:`clauses`)."""
 _MASKS = re.compile(
     r"\b(?P<numero>NO|[Nn]o)\.(?=\s*\d)|\b(?P<month>May)(?=\s+\d)|(?<=[\w,]\s)(?P<month2>May)\b"
     r"|(?P<unit>(?i:\bin\s+(?:[$€£]\s*|u\.?s\.?\s+)?(?:thousands|millions|billions)\b"
@@ -223,11 +226,13 @@ def _word(token: str, sentence: int = 0) -> Word:
         negation=token in NEGATION_CUES,
         hedge=hedge,
         sentence=sentence,
+        item=token not in GRAMMAR or hedge,
     )
 
 
 def words(text: str, sentence: int = 0) -> list[Word]:
-    """The words of one sentence of (masked) text, in order."""
+    """The words of one sentence of (masked) text, in order, with its commas and semicolons
+    (:func:`clauses` cuts at them and drops them)."""
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
     folded = text.lower()
@@ -239,3 +244,32 @@ def words(text: str, sentence: int = 0) -> list[Word]:
     if sentence:
         return [_word(token, sentence) for token in found if token]
     return [_word(token) for token in found if token]
+
+
+BREAK_WORDS = frozenset(_ordered("and but while whereas although though"))
+"""Conjunctions a clause may begin with."""
+
+
+def clauses(found: list[Word], *, claim: bool) -> list[list[Word]]:
+    """The clauses of one sentence's words: cut at a semicolon, before ``but``, and before a
+    conjunction of :data:`BREAK_WORDS` after a comma; a claim also before a plain conjunction
+    (so that a claim clause never needs two span clauses). Commas and semicolons are dropped."""
+    out: list[list[Word]] = []
+    current: list[Word] = []
+    comma = False
+    for word in found:
+        text = word.text
+        if text in {";", ","}:
+            if text == ";" and current:
+                out.append(current)
+                current = []
+            comma = text == ","
+            continue
+        if current and text in BREAK_WORDS and (claim or comma or text == "but"):
+            out.append(current)
+            current = []
+        current.append(word)
+        comma = False
+    if current:
+        out.append(current)
+    return out

@@ -152,10 +152,11 @@ def cue_tokens(text: str) -> list[str]:
     return tokens(text)
 
 
-def read_text(text: str, *, scale: bool = False) -> Reading:
+def read_text(text: str, *, scale: bool = False, words: bool = True) -> Reading:
     """Read ``text``: tokens, dates, amounts and anchors, each worked out once; the scale the
     text declares for its figures (``in thousands``) only when ``scale`` is set (for spans:
-    a claim's own figures carry their scale words)."""
+    a claim's own figures carry their scale words); no tokens when ``words`` is unset (a
+    claim the alignment reads: only its anchors are wanted)."""
     found_dates = dates(text)
     amounts = numbers(text, found_dates=found_dates)
     masked: list[tuple[int, int]] = []
@@ -188,12 +189,14 @@ def read_text(text: str, *, scale: bool = False) -> Reading:
         quoted=tuple(quoted),
         scale=context_scale(text) if scale else None,
     )
-    words = tokens(text)
+    if not words:
+        return Reading(text, (), (), tuple(found_dates), tuple(amounts), anchors)
+    found = tokens(text)
     masked_cues = (
         "May" in text or "NO" in text or "No." in text or "no." in text or "xcept" in text
     ) and _NOT_CUES.search(text)
-    cues = tuple(cue_tokens(text)) if masked_cues else tuple(words)
-    return Reading(text, tuple(words), cues, tuple(found_dates), tuple(amounts), anchors)
+    cues = tuple(cue_tokens(text)) if masked_cues else tuple(found)
+    return Reading(text, tuple(found), cues, tuple(found_dates), tuple(amounts), anchors)
 
 
 @lru_cache(maxsize=SPAN_CACHE_SIZE)

@@ -22,7 +22,6 @@ sides, and only there (a ``not`` elsewhere in the span does not count):
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from functools import lru_cache
 from itertools import accumulate, pairwise
 
 from ledger.gate._aligned_words import GRAMMAR, Kind, Word, mask_cues, words
+from ledger.gate._aligned_words import clauses as cut_clauses
 from ledger.gate._lexicon import are_opposites, opposable
 from ledger.gate._polarity_cues import DIRECTIONS
 from ledger.gate._reading import SPAN_CACHE_SIZE
@@ -42,15 +42,6 @@ MAX_INSERTED = 1
 """Words (not grammar) the span may insert between two words adjacent in the claim: one
 modifier (``net revenue`` over ``net product revenue``)."""
 _MAX_LISTED = 12
-_SPAN_BREAK = re.compile(
-    r";\s+|,\s+(?=(?:and|but|while|whereas|although|though)\s)|\s+but\s+", re.IGNORECASE
-)
-"""Where a span text's sentences are cut into clauses."""
-_CLAUSE_BREAK = re.compile(
-    r";\s+|,?\s+(?=(?:and|but|while|whereas|although|though)\s)|\s+but\s+", re.IGNORECASE
-)
-"""Where a claim's sentences are cut into clauses: wherever a span's are, and also at a plain
-``and``, so that a claim clause never needs two span clauses."""
 _DIRECTION_STEMS = {stem(w): axis for w, axis in DIRECTIONS.items()}
 _CONJUNCTIONS = frozenset(["and", "or", "but", "while", "whereas", "although", "though"])
 _TIME = frozenset({Kind.YEAR, Kind.PERIOD, Kind.MONTH})
@@ -82,10 +73,7 @@ def _span_words(text: str) -> tuple[_SpanWords, ...]:
     """The clauses of a span text (sentences cut as a claim's are), each as its words."""
     out: list[_SpanWords] = []
     for sentence in sentences(mask_cues(text)):
-        for piece in _SPAN_BREAK.split(sentence):
-            found = words(piece)
-            if not found:
-                continue
+        for found in cut_clauses(words(sentence), claim=False):
             positions: dict[str, list[int]] = {}
             for i, word in enumerate(found):
                 positions.setdefault(word.key, []).append(i)
@@ -104,10 +92,7 @@ def clauses(text: str) -> list[list[Word]]:
     """The clauses of a claim, each as its words (``sentence``: the claim sentence)."""
     out: list[list[Word]] = []
     for n, sentence in enumerate(sentences(mask_cues(text))):
-        for piece in _CLAUSE_BREAK.split(sentence):
-            found = words(piece, n)
-            if found:
-                out.append(found)
+        out += cut_clauses(words(sentence, n), claim=True)
     return out
 
 
@@ -116,27 +101,22 @@ def _lcs(clause: list[Word], span: _SpanWords, floor: int = -1) -> list[tuple[in
     words that must align twice as much as the others (hedges), among the span words after
     ``floor``."""
     positions = span.positions
-    items = [
-        (i, w)
-        for i, w in enumerate(clause)
-        if (w.text not in GRAMMAR or w.hedge) and w.key in positions
-    ]
+    items = [(i, w) for i, w in enumerate(clause) if w.item and w.key in positions]
     if not items:
         return []
     # An extractive clause finds its words in order: matching each at its earliest place after
     # the previous match then matches every word that can match at all, which no longest
     # common subsequence beats; the table below is only built when that fails.
-    greedy: list[tuple[int, int]] = []
-    after = floor
-    for i, word in items:
-        places = positions[word.key]
-        at = bisect_right(places, after)
-        if at == len(places):
-            break
-        after = places[at]
-        greedy.append((i, after))
-    if len(greedy) == len(items):
+    greedy = _greedy(items, positions, floor)
+    if greedy is not None:
         return _adjacent(clause, span, _pull_first(clause, span, greedy))
+    # A time phrase moved to the other end (``... in Q3 2023`` over ``In Q3 2023, ...``) is
+    # tried the same way before the table: the rest of the clause in order (see _moved).
+    for rest in (_without_time(items), _without_time(items[::-1])[::-1]):
+        if rest and len(rest) < len(items):
+            greedy = _greedy(rest, positions, floor)
+            if greedy is not None:
+                return _adjacent(clause, span, _pull_first(clause, span, greedy))
     cols = sorted({p for _, w in items for p in positions[w.key] if p > floor})
     if not cols:
         return []
@@ -167,6 +147,31 @@ def _lcs(clause: list[Word], span: _SpanWords, floor: int = -1) -> list[tuple[in
             c -= 1
     pairs.reverse()
     return _adjacent(clause, span, _compact(clause, span, pairs, floor))
+
+
+def _greedy(
+    items: list[tuple[int, Word]], positions: dict[str, tuple[int, ...]], floor: int
+) -> list[tuple[int, int]] | None:
+    """Each item matched at its key's earliest position after the previous match, or ``None``
+    when one cannot be."""
+    pairs: list[tuple[int, int]] = []
+    after = floor
+    for i, word in items:
+        places = positions[word.key]
+        at = bisect_right(places, after)
+        if at == len(places):
+            return None
+        after = places[at]
+        pairs.append((i, after))
+    return pairs
+
+
+def _without_time(items: list[tuple[int, Word]]) -> list[tuple[int, Word]]:
+    """``items`` less the years, quarters and months that end them."""
+    end = len(items)
+    while end and items[end - 1][1].kind in _TIME:
+        end -= 1
+    return items[:end]
 
 
 def _compact(

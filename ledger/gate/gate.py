@@ -94,15 +94,17 @@ def judge(
     ]
     evidence = [facts.evidence_text for facts in support]
     if evidence:
-        # The claim is read once (tokens, dates, amounts, anchors) and shared by the checks.
-        reading = read_text(claim.text)
+        # The claim is read once (tokens, dates, amounts, anchors) and shared by the checks; a
+        # claim the alignment reads needs no tokens from it.
+        computational = claim.type is ClaimType.COMPUTATIONAL
+        reading = read_text(claim.text, words=computational)
         computation, claimed = check_computation(
             reading, claim.type, support, config.computation_tolerance
         )
         exempt = [claimed.value] if claimed is not None else []
         exempt += period_count(reading, claim.type, support)
         anchors = check_anchors(reading, evidence, exempt)
-        if claim.type is ClaimType.COMPUTATIONAL:
+        if computational:
             polarity = check_polarity(reading, evidence)
             support_result = check_support(
                 reading, evidence, config.support_threshold, computational=True
