@@ -1,0 +1,60 @@
+"""How the evaluation edits a true sentence into a false one, and splits data by document."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.eval_cases import HALVES, half_of
+from benchmarks.gate_eval import seed_kind
+from benchmarks.gate_mutations import (
+    MUTATIONS,
+    antonym,
+    negate,
+    number,
+    ordinal,
+    period,
+    quarter,
+    scale,
+)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "sentence", "edited"),
+    [
+        (negate, "The board has approved the plan.", "The board has not approved the plan."),
+        (negate, "The board did not approve the plan.", "The board did approve the plan."),
+        (antonym, "Sales rose in 2019.", "Sales fell in 2019."),
+        (number, "Sales were 1,299 units in 2019.", "Sales were 1,298 units in 2019."),
+        (ordinal, "It was the second attempt.", "It was the third attempt."),
+        (quarter, "Orders peaked in Q1 2024.", "Orders peaked in Q4 2024."),
+        (quarter, "Margins grew in the second quarter.", "Margins grew in the third quarter."),
+        (scale, "Revenue was $4 million.", "Revenue was $4 billion."),
+        (period, "It opened in March 2020.", "It opened in April 2020."),
+        (period, "It opened in 2020.", "It opened in 2021."),
+    ],
+)
+def test_edits_the_first_candidate_of_its_kind(mutate: object, sentence: str, edited: str) -> None:
+    assert mutate(sentence) == edited  # type: ignore[operator]
+
+
+def test_leaves_a_sentence_without_a_candidate_alone() -> None:
+    assert {kind: edit("Hello there.") for kind, edit in MUTATIONS.items()} == dict.fromkeys(
+        MUTATIONS
+    )
+
+
+def test_never_moves_a_month_to_may() -> None:
+    assert period("It opened in April 2020.") == "It opened in June 2020."
+
+
+def test_files_a_summary_edit_under_its_most_telling_kind() -> None:
+    assert seed_kind({"entity_modification", "negation_insertion_removal"}) == "seed_negation"
+    assert seed_kind({"entity_modification", "antonym_swap"}) == "seed_antonym"
+    assert seed_kind({"entity_modification", "hallucinated_fact_insertion"}) == "seed_other"
+    assert seed_kind({"entity_modification"}) == "seed_swap"
+
+
+def test_puts_a_document_in_one_fixed_half() -> None:
+    halves = [half_of(f"document {n}") for n in range(200)]
+    assert set(halves) == set(HALVES)
+    assert halves == [half_of(f"document {n}") for n in range(200)]
