@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from ledger.gate import Binding, ClaimDraft, ClaimType, Role, SpanFacts, judge
 from ledger.gate._reading import read_span
-from ledger.gate.alignment import _span_words
+from ledger.gate.alignment import _cell_keys, _span_words
 from ledger.gate.bindings import _span_exists, _version_in_force
 from ledger.gate.computation import _cited_operands, _figures
 from ledger.gate.quote import _normalised_span
@@ -86,6 +86,7 @@ def clear_span_caches() -> None:
     """Forget every span seen so far, so that the next call pays for reading its spans."""
     read_span.cache_clear()
     _span_words.cache_clear()
+    _cell_keys.cache_clear()
     _figures.cache_clear()
     _cited_operands.cache_clear()
     _normalised_span.cache_clear()
