@@ -23,8 +23,9 @@ import time
 from dataclasses import replace
 
 from ledger.gate import Binding, ClaimDraft, ClaimType, Role, SpanFacts, judge
+from ledger.gate._matching import span_clauses
 from ledger.gate._reading import read_span
-from ledger.gate.alignment import _cell_keys, _span_words
+from ledger.gate.alignment import _cell_keys
 from ledger.gate.bindings import _span_exists, _version_in_force
 from ledger.gate.computation import _cited_operands, _figures
 from ledger.gate.quote import _normalised_span
@@ -85,7 +86,7 @@ COMPUTATIONAL = (
 def clear_span_caches() -> None:
     """Forget every span seen so far, so that the next call pays for reading its spans."""
     read_span.cache_clear()
-    _span_words.cache_clear()
+    span_clauses.cache_clear()
     _cell_keys.cache_clear()
     _figures.cache_clear()
     _cited_operands.cache_clear()

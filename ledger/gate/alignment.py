@@ -22,29 +22,29 @@ sides, and only there (a ``not`` elsewhere in the span does not count):
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, pairwise
+from itertools import pairwise
 
-from ledger.gate._aligned_words import GRAMMAR, Kind, Word, mask_cues, words
-from ledger.gate._aligned_words import clauses as cut_clauses
+from ledger.gate._aligned_words import Kind, Word
 from ledger.gate._lexicon import are_opposites, opposable
+from ledger.gate._matching import (
+    TIME,
+    SpanClause,
+    claim_clauses,
+    lead_start,
+    match,
+    moved,
+    span_clauses,
+)
 from ledger.gate._polarity_cues import DIRECTIONS
 from ledger.gate._reading import SPAN_CACHE_SIZE
-from ledger.gate._words import sentences, stem
+from ledger.gate._words import stem
 from ledger.gate.model import CheckResult, Outcome
 
-LEAD_MARGIN = 3
-"""Span words before the first matched word that belong to the first stretch."""
-MAX_INSERTED = 1
-"""Words (not grammar) the span may insert between two words adjacent in the claim: one
-modifier (``net revenue`` over ``net product revenue``)."""
 _MAX_LISTED = 12
 _DIRECTION_STEMS = {stem(w): axis for w, axis in DIRECTIONS.items()}
-_CONJUNCTIONS = frozenset(["and", "or", "but", "while", "whereas", "although", "though"])
-_TIME = frozenset({Kind.YEAR, Kind.PERIOD, Kind.MONTH})
 _FIGURE_KINDS = frozenset({Kind.NUMBER, Kind.SCALE, Kind.UNIT})
 
 
@@ -58,214 +58,9 @@ class ClaimAlignment:
     anchor: CheckResult | None
 
 
-@dataclass(frozen=True, slots=True)
-class _SpanWords:
-    """One clause of a span: its words, where each key occurs, and how many words that are
-    not grammar come before each position (``content[i]``)."""
-
-    words: tuple[Word, ...]
-    positions: dict[str, tuple[int, ...]]
-    content: tuple[int, ...]
-
-
-@lru_cache(maxsize=SPAN_CACHE_SIZE)
-def _span_words(text: str) -> tuple[_SpanWords, ...]:
-    """The clauses of a span text (sentences cut as a claim's are), each as its words."""
-    out: list[_SpanWords] = []
-    for sentence in sentences(mask_cues(text)):
-        for found in cut_clauses(words(sentence), claim=False):
-            positions: dict[str, list[int]] = {}
-            for i, word in enumerate(found):
-                positions.setdefault(word.key, []).append(i)
-            content = [0]
-            for word in found:
-                content.append(content[-1] + (word.text not in GRAMMAR))
-            out.append(
-                _SpanWords(
-                    tuple(found), {k: tuple(v) for k, v in positions.items()}, tuple(content)
-                )
-            )
-    return tuple(out)
-
-
-def clauses(text: str) -> list[list[Word]]:
-    """The clauses of a claim, each as its words (``sentence``: the claim sentence)."""
-    out: list[list[Word]] = []
-    for n, sentence in enumerate(sentences(mask_cues(text))):
-        out += cut_clauses(words(sentence, n), claim=True)
-    return out
-
-
-def _lcs(clause: list[Word], span: _SpanWords, floor: int = -1) -> list[tuple[int, int]]:
-    """The (claim index, span index) pairs of a longest common subsequence of keys, counting
-    words that must align twice as much as the others (hedges), among the span words after
-    ``floor``."""
-    positions = span.positions
-    items = [(i, w) for i, w in enumerate(clause) if w.item and w.key in positions]
-    if not items:
-        return []
-    # An extractive clause finds its words in order: matching each at its earliest place after
-    # the previous match then matches every word that can match at all, which no longest
-    # common subsequence beats; the table below is only built when that fails.
-    greedy = _greedy(items, positions, floor)
-    if greedy is not None:
-        return _adjacent(clause, span, _pull_first(clause, span, greedy))
-    # A time phrase moved to the other end (``... in Q3 2023`` over ``In Q3 2023, ...``) is
-    # tried the same way before the table: the rest of the clause in order (see _moved).
-    for rest in (_without_time(items), _without_time(items[::-1])[::-1]):
-        if rest and len(rest) < len(items):
-            greedy = _greedy(rest, positions, floor)
-            if greedy is not None:
-                return _adjacent(clause, span, _pull_first(clause, span, greedy))
-    cols = sorted({p for _, w in items for p in positions[w.key] if p > floor})
-    if not cols:
-        return []
-    column = {position: c for c, position in enumerate(cols, 1)}
-    table = [[0] * (len(cols) + 1)]
-    for _, word in items:
-        weight = 2 if word.must else 1
-        above = table[-1]
-        row = list(above)
-        for position in positions[word.key]:
-            c = column.get(position)
-            if c is not None and above[c - 1] + weight > row[c]:
-                row[c] = above[c - 1] + weight
-        # Only a match raises a cell; every other cell carries the best to its left.
-        table.append(list(accumulate(row, max)))
-    pairs: list[tuple[int, int]] = []
-    r, c = len(items), len(cols)
-    while r and c:
-        word = items[r - 1][1]
-        weight = 2 if word.must else 1
-        if span.words[cols[c - 1]].key == word.key and table[r][c] == table[r - 1][c - 1] + weight:
-            pairs.append((items[r - 1][0], cols[c - 1]))
-            r -= 1
-            c -= 1
-        elif table[r - 1][c] >= table[r][c - 1]:
-            r -= 1
-        else:
-            c -= 1
-    pairs.reverse()
-    return _adjacent(clause, span, _compact(clause, span, pairs, floor))
-
-
-def _greedy(
-    items: list[tuple[int, Word]], positions: dict[str, tuple[int, ...]], floor: int
-) -> list[tuple[int, int]] | None:
-    """Each item matched at its key's earliest position after the previous match, or ``None``
-    when one cannot be."""
-    pairs: list[tuple[int, int]] = []
-    after = floor
-    for i, word in items:
-        places = positions[word.key]
-        at = bisect_right(places, after)
-        if at == len(places):
-            return None
-        after = places[at]
-        pairs.append((i, after))
-    return pairs
-
-
-def _without_time(items: list[tuple[int, Word]]) -> list[tuple[int, Word]]:
-    """``items`` less the years, quarters and months that end them."""
-    end = len(items)
-    while end and items[end - 1][1].kind in _TIME:
-        end -= 1
-    return items[:end]
-
-
-def _compact(
-    clause: list[Word], span: _SpanWords, pairs: list[tuple[int, int]], floor: int
-) -> list[tuple[int, int]]:
-    """The same matches moved as early and as close together as order allows: the first to
-    its key's earliest position after ``floor``, each next one to its key's earliest position
-    after the previous match, then the first to its latest position before the second. Of
-    equally long matches, the longest common subsequence leaves repeated words (``love Tintin
-    ... love Tintin``) wherever it reaches them first; the stretches between matches should
-    hold only what the claim skips, and a later clause of the claim needs the span words after
-    this one."""
-    out = list(pairs)
-    for i in range(len(out)):
-        c, s = out[i]
-        after = out[i - 1][1] if i else floor
-        for position in span.positions[clause[c].key]:
-            if after < position:
-                out[i] = (c, min(position, s))
-                break
-    return _pull_first(clause, span, out)
-
-
-def _pull_first(
-    clause: list[Word], span: _SpanWords, pairs: list[tuple[int, int]]
-) -> list[tuple[int, int]]:
-    """The matches with the first moved to its key's latest position before the second."""
-    if len(pairs) > 1:
-        c, s = pairs[0]
-        places = span.positions[clause[c].key]
-        at = bisect_left(places, pairs[1][1])
-        if places[at - 1] > s:
-            pairs[0] = (c, places[at - 1])
-    return pairs
-
-
-def _adjacent(
-    clause: list[Word], span: _SpanWords, pairs: list[tuple[int, int]]
-) -> list[tuple[int, int]]:
-    """The matches less each word that follows its neighbour directly in the claim but comes
-    more than :data:`MAX_INSERTED` words that are not grammar after it in the span: ``term
-    insurance`` is not said by ``term and whole life insurance``."""
-    out = pairs[:1]
-    content = span.content
-    for c, s in pairs[1:]:
-        c0, s0 = out[-1]
-        if c == c0 + 1 and content[s] - content[s0 + 1] > MAX_INSERTED:
-            continue
-        out.append((c, s))
-    return out
-
-
-def _lead_start(span: _SpanWords, first: int) -> int:
-    """Where the leading stretch of a match starting at span word ``first`` begins: up to
-    :data:`LEAD_MARGIN` words that are not grammar back (``she's not here`` keeps ``not``),
-    never past a conjunction (a claim clause may begin at a span's ``and``)."""
-    at, seen = first, 0
-    while at > 0 and seen < LEAD_MARGIN and span.words[at - 1].text not in _CONJUNCTIONS:
-        at -= 1
-        if span.words[at].text not in GRAMMAR:
-            seen += 1
-    return at
-
-
-def _moved(
-    clause: list[Word], span: _SpanWords, pairs: list[tuple[int, int]]
-) -> list[tuple[int, int]]:
-    """Pairs for a time phrase moved from one end of the clause to the other end of the span
-    clause (``... in Q3 2023`` over ``In Q3 2023, ...``): the clause's unmatched words before
-    its first match (after its last) that are, word for word without grammar, the span words
-    after its last match (before its first), holding a year, quarter, half or month. Nothing
-    else may move: a role swap (``from 2018 to 2019``) stays unmatched."""
-    first_c, first_s = pairs[0]
-    last_c, last_s = pairs[-1]
-    for claim_part, span_part in (
-        (range(last_c + 1, len(clause)), range(0, first_s)),
-        (range(0, first_c), range(last_s + 1, len(span.words))),
-    ):
-        mine = [i for i in claim_part if clause[i].text not in GRAMMAR]
-        theirs = [j for j in span_part if span.words[j].text not in GRAMMAR]
-        if (
-            mine
-            and len(mine) == len(theirs)
-            and all(clause[i].key == span.words[j].key for i, j in zip(mine, theirs, strict=True))
-            and any(clause[i].kind in _TIME for i in mine)
-            and not any(clause[i].negation or clause[i].hedge for i in mine)
-        ):
-            return list(zip(mine, theirs, strict=True))
-    return []
-
-
-def _shown(span: _SpanWords, pairs: list[tuple[int, int]]) -> str:
+def _shown(span: SpanClause, pairs: list[tuple[int, int]]) -> str:
     """The span text a clause aligns to, for people: from its leading stretch to its end."""
-    first = _lead_start(span, pairs[0][1])
+    first = lead_start(span, pairs[0][1])
     return " ".join(w.text for w in span.words[first : pairs[-1][1] + 1])
 
 
@@ -274,7 +69,7 @@ class _Shown:
 
     __slots__ = ("pairs", "span")
 
-    def __init__(self, span: _SpanWords, pairs: list[tuple[int, int]]) -> None:
+    def __init__(self, span: SpanClause, pairs: list[tuple[int, int]]) -> None:
         self.span, self.pairs = span, pairs
 
     def __repr__(self) -> str:
@@ -298,12 +93,12 @@ def _skips_anchor(claim_part: list[Word], span_part: Sequence[Word], word: Word)
 
 
 def _conflict(
-    clause: list[Word], span: _SpanWords, pairs: list[tuple[int, int]], moved: set[int]
+    clause: list[Word], span: SpanClause, pairs: list[tuple[int, int]], moved: set[int]
 ) -> CheckResult | None:
     """The first disagreement at the aligned positions, or ``None``: at each matched pair,
     then in each stretch between two (see :func:`_stretch_conflict`). The leading stretch is
     the claim's words before its first match and the span's leading margin
-    (:func:`_lead_start`); the span's trailing stretch is empty (what follows the last match
+    (:func:`lead_start`); the span's trailing stretch is empty (what follows the last match
     is not what the claim says). Words of a moved time phrase are left out."""
     shown = _Shown(span, pairs)
     found = span.words
@@ -321,7 +116,7 @@ def _conflict(
             )
     hedged = any(w.hedge for w in clause)
     first_c, first_s = pairs[0]
-    lead = [found[j] for j in range(_lead_start(span, first_s), first_s) if -j - 1 not in moved]
+    lead = [found[j] for j in range(lead_start(span, first_s), first_s) if -j - 1 not in moved]
     head = [w for i, w in enumerate(clause[:first_c]) if i not in moved]
     result = _stretch_conflict(head, lead, clause[first_c], hedged, shown)
     for (c1, s1), (c2, s2) in pairwise(pairs):
@@ -415,17 +210,17 @@ class _Match:
     spread: int
     pairs: list[tuple[int, int]]
     moved: list[tuple[int, int]]
-    piece: _SpanWords
+    piece: SpanClause
 
 
 def _best_match(
-    clause: list[Word], pieces: list[_SpanWords], floors: dict[int, int]
+    clause: list[Word], pieces: list[SpanClause], floors: dict[int, int]
 ) -> _Match | None:
     """The span clause that matches most of the clause's words, and how (fewest skipped span
     words among equals)."""
     keys = [w.key for w in clause if w.must or w.hedge]
     must = sum(w.must for w in clause)
-    timed = any(w.kind in _TIME for w in clause)
+    timed = any(w.kind in TIME for w in clause)
     # A span clause can match no more of the clause's words than it holds: those holding most
     # are tried first (the earlier of equals), and one that cannot beat the best so far is not.
     bounds = sorted((-sum(k in piece.positions for k in keys), n) for n, piece in enumerate(pieces))
@@ -434,15 +229,15 @@ def _best_match(
         if bound == 0 or (best is not None and -bound < best.score):
             break
         piece = pieces[n]
-        pairs = _lcs(clause, piece, floors.get(id(piece), -1))
+        pairs = match(clause, piece, floors.get(id(piece), -1))
         if not pairs:
             continue
         score = sum(clause[c].must for c, _ in pairs)
-        moved = _moved(clause, piece, pairs) if score < must and timed else []
-        score += sum(clause[c].must for c, _ in moved)
+        shifted = moved(clause, piece, pairs) if score < must and timed else []
+        score += sum(clause[c].must for c, _ in shifted)
         spread = pairs[-1][1] - pairs[0][1]
         if best is None or (score, -spread) > (best.score, -best.spread):
-            best = _Match(score, spread, pairs, moved, piece)
+            best = _Match(score, spread, pairs, shifted, piece)
     return best
 
 
@@ -463,7 +258,7 @@ def _cell_match(clause: list[Word], cells: list[frozenset[str]]) -> tuple[int, l
 @lru_cache(maxsize=SPAN_CACHE_SIZE)
 def _cell_keys(text: str) -> frozenset[str]:
     """The keys of every word of a cell's text and envelope."""
-    return frozenset(w.key for piece in _span_words(text) for w in piece.words)
+    return frozenset(w.key for piece in span_clauses(text) for w in piece.words)
 
 
 def align_claim(
@@ -484,7 +279,7 @@ def align_claim(
     text span takes whole is matched against each cell as a set of words
     (:func:`_cell_match`).
     """
-    pieces = [piece for text in evidence for piece in _span_words(text)]
+    pieces = [piece for text in evidence for piece in span_clauses(text)]
     cell_keys = [_cell_keys(text) for text in cells]
     polarity: CheckResult | None = None
     anchor: CheckResult | None = None
@@ -494,7 +289,7 @@ def align_claim(
     shown: _Shown | None = None
     floors: dict[int, int] = {}
     sentence = -1
-    for clause in clauses(claim):
+    for clause in claim_clauses(claim):
         if clause[0].sentence != sentence:
             # Clauses of one claim sentence follow each other in a span clause they share.
             sentence, floors = clause[0].sentence, {}
@@ -505,7 +300,7 @@ def align_claim(
             _, absent = _cell_match(clause, cell_keys)
             if not absent:
                 aligned += must
-                shown = shown or _Shown(_span_words(cells[0])[0], [(0, 0)])
+                shown = shown or _Shown(span_clauses(cells[0])[0], [(0, 0)])
                 continue
         if best is None:
             if must:

@@ -1,0 +1,234 @@
+"""Matching a claim clause to a span clause: the words in order, as an extractive claim has them.
+
+A span text is cut into clauses once (cached); a claim clause is matched to one of them by
+the longest common subsequence of word keys (:mod:`ledger.gate._aligned_words`), greedily
+when the clause is extractive, then moved as early and close together as order allows, less
+words the span separates from their claim neighbour by more than one other word; a time
+phrase may move from one end of the clause to the other. :mod:`ledger.gate.alignment` judges
+what the match leaves between matched words.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import accumulate
+
+from ledger.gate._aligned_words import GRAMMAR, Kind, Word, mask_cues, words
+from ledger.gate._aligned_words import clauses as cut_clauses
+from ledger.gate._reading import SPAN_CACHE_SIZE
+from ledger.gate._words import sentences
+
+LEAD_MARGIN = 3
+"""Span words before the first matched word that belong to the first stretch."""
+MAX_INSERTED = 1
+"""Words (not grammar) the span may insert between two words adjacent in the claim: one
+modifier (``net revenue`` over ``net product revenue``)."""
+_CONJUNCTIONS = frozenset(["and", "or", "but", "while", "whereas", "although", "though"])
+TIME = frozenset({Kind.YEAR, Kind.PERIOD, Kind.MONTH})
+
+
+@dataclass(frozen=True, slots=True)
+class SpanClause:
+    """One clause of a span: its words, where each key occurs, and how many words that are
+    not grammar come before each position (``content[i]``)."""
+
+    words: tuple[Word, ...]
+    positions: dict[str, tuple[int, ...]]
+    content: tuple[int, ...]
+
+
+@lru_cache(maxsize=SPAN_CACHE_SIZE)
+def span_clauses(text: str) -> tuple[SpanClause, ...]:
+    """The clauses of a span text (sentences cut as a claim's are), each as its words."""
+    out: list[SpanClause] = []
+    for sentence in sentences(mask_cues(text)):
+        for found in cut_clauses(words(sentence), claim=False):
+            positions: dict[str, list[int]] = {}
+            for i, word in enumerate(found):
+                positions.setdefault(word.key, []).append(i)
+            content = [0]
+            for word in found:
+                content.append(content[-1] + (word.text not in GRAMMAR))
+            out.append(
+                SpanClause(
+                    tuple(found), {k: tuple(v) for k, v in positions.items()}, tuple(content)
+                )
+            )
+    return tuple(out)
+
+
+def claim_clauses(text: str) -> list[list[Word]]:
+    """The clauses of a claim, each as its words (``sentence``: the claim sentence)."""
+    out: list[list[Word]] = []
+    for n, sentence in enumerate(sentences(mask_cues(text))):
+        out += cut_clauses(words(sentence, n), claim=True)
+    return out
+
+
+def match(clause: list[Word], span: SpanClause, floor: int = -1) -> list[tuple[int, int]]:
+    """The (claim index, span index) pairs of a longest common subsequence of keys, counting
+    words that must align twice as much as the others (hedges), among the span words after
+    ``floor``."""
+    positions = span.positions
+    items = [(i, w) for i, w in enumerate(clause) if w.item and w.key in positions]
+    if not items:
+        return []
+    # An extractive clause finds its words in order: matching each at its earliest place after
+    # the previous match then matches every word that can match at all, which no longest
+    # common subsequence beats; the table below is only built when that fails.
+    greedy = _greedy(items, positions, floor)
+    if greedy is not None:
+        return _adjacent(clause, span, _pull_first(clause, span, greedy))
+    # A time phrase moved to the other end (``... in Q3 2023`` over ``In Q3 2023, ...``) is
+    # tried the same way before the table: the rest of the clause in order (see moved).
+    for rest in (_without_time(items), _without_time(items[::-1])[::-1]):
+        if rest and len(rest) < len(items):
+            greedy = _greedy(rest, positions, floor)
+            if greedy is not None:
+                return _adjacent(clause, span, _pull_first(clause, span, greedy))
+    cols = sorted({p for _, w in items for p in positions[w.key] if p > floor})
+    if not cols:
+        return []
+    column = {position: c for c, position in enumerate(cols, 1)}
+    table = [[0] * (len(cols) + 1)]
+    for _, word in items:
+        weight = 2 if word.must else 1
+        above = table[-1]
+        row = list(above)
+        for position in positions[word.key]:
+            c = column.get(position)
+            if c is not None and above[c - 1] + weight > row[c]:
+                row[c] = above[c - 1] + weight
+        # Only a match raises a cell; every other cell carries the best to its left.
+        table.append(list(accumulate(row, max)))
+    pairs: list[tuple[int, int]] = []
+    r, c = len(items), len(cols)
+    while r and c:
+        word = items[r - 1][1]
+        weight = 2 if word.must else 1
+        if span.words[cols[c - 1]].key == word.key and table[r][c] == table[r - 1][c - 1] + weight:
+            pairs.append((items[r - 1][0], cols[c - 1]))
+            r -= 1
+            c -= 1
+        elif table[r - 1][c] >= table[r][c - 1]:
+            r -= 1
+        else:
+            c -= 1
+    pairs.reverse()
+    return _adjacent(clause, span, _compact(clause, span, pairs, floor))
+
+
+def _greedy(
+    items: list[tuple[int, Word]], positions: dict[str, tuple[int, ...]], floor: int
+) -> list[tuple[int, int]] | None:
+    """Each item matched at its key's earliest position after the previous match, or ``None``
+    when one cannot be."""
+    pairs: list[tuple[int, int]] = []
+    after = floor
+    for i, word in items:
+        places = positions[word.key]
+        at = bisect_right(places, after)
+        if at == len(places):
+            return None
+        after = places[at]
+        pairs.append((i, after))
+    return pairs
+
+
+def _without_time(items: list[tuple[int, Word]]) -> list[tuple[int, Word]]:
+    """``items`` less the years, quarters and months that end them."""
+    end = len(items)
+    while end and items[end - 1][1].kind in TIME:
+        end -= 1
+    return items[:end]
+
+
+def _compact(
+    clause: list[Word], span: SpanClause, pairs: list[tuple[int, int]], floor: int
+) -> list[tuple[int, int]]:
+    """The same matches moved as early and as close together as order allows: the first to
+    its key's earliest position after ``floor``, each next one to its key's earliest position
+    after the previous match, then the first to its latest position before the second. Of
+    equally long matches, the longest common subsequence leaves repeated words (``love Tintin
+    ... love Tintin``) wherever it reaches them first; the stretches between matches should
+    hold only what the claim skips, and a later clause of the claim needs the span words after
+    this one."""
+    out = list(pairs)
+    for i in range(len(out)):
+        c, s = out[i]
+        after = out[i - 1][1] if i else floor
+        for position in span.positions[clause[c].key]:
+            if after < position:
+                out[i] = (c, min(position, s))
+                break
+    return _pull_first(clause, span, out)
+
+
+def _pull_first(
+    clause: list[Word], span: SpanClause, pairs: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The matches with the first moved to its key's latest position before the second."""
+    if len(pairs) > 1:
+        c, s = pairs[0]
+        places = span.positions[clause[c].key]
+        at = bisect_left(places, pairs[1][1])
+        if places[at - 1] > s:
+            pairs[0] = (c, places[at - 1])
+    return pairs
+
+
+def _adjacent(
+    clause: list[Word], span: SpanClause, pairs: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The matches less each word that follows its neighbour directly in the claim but comes
+    more than :data:`MAX_INSERTED` words that are not grammar after it in the span: ``term
+    insurance`` is not said by ``term and whole life insurance``."""
+    out = pairs[:1]
+    content = span.content
+    for c, s in pairs[1:]:
+        c0, s0 = out[-1]
+        if c == c0 + 1 and content[s] - content[s0 + 1] > MAX_INSERTED:
+            continue
+        out.append((c, s))
+    return out
+
+
+def lead_start(span: SpanClause, first: int) -> int:
+    """Where the leading stretch of a match starting at span word ``first`` begins: up to
+    :data:`LEAD_MARGIN` words that are not grammar back (``she's not here`` keeps ``not``),
+    never past a conjunction (a claim clause may begin at a span's ``and``)."""
+    at, seen = first, 0
+    while at > 0 and seen < LEAD_MARGIN and span.words[at - 1].text not in _CONJUNCTIONS:
+        at -= 1
+        if span.words[at].text not in GRAMMAR:
+            seen += 1
+    return at
+
+
+def moved(
+    clause: list[Word], span: SpanClause, pairs: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Pairs for a time phrase moved from one end of the clause to the other end of the span
+    clause (``... in Q3 2023`` over ``In Q3 2023, ...``): the clause's unmatched words before
+    its first match (after its last) that are, word for word without grammar, the span words
+    after its last match (before its first), holding a year, quarter, half or month. Nothing
+    else may move: a role swap (``from 2018 to 2019``) stays unmatched."""
+    first_c, first_s = pairs[0]
+    last_c, last_s = pairs[-1]
+    for claim_part, span_part in (
+        (range(last_c + 1, len(clause)), range(0, first_s)),
+        (range(0, first_c), range(last_s + 1, len(span.words))),
+    ):
+        mine = [i for i in claim_part if clause[i].text not in GRAMMAR]
+        theirs = [j for j in span_part if span.words[j].text not in GRAMMAR]
+        if (
+            mine
+            and len(mine) == len(theirs)
+            and all(clause[i].key == span.words[j].key for i, j in zip(mine, theirs, strict=True))
+            and any(clause[i].kind in TIME for i in mine)
+            and not any(clause[i].negation or clause[i].hedge for i in mine)
+        ):
+            return list(zip(mine, theirs, strict=True))
+    return []
