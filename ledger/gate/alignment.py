@@ -9,8 +9,9 @@ pays the buyer``) stays unmatched. What lies between two matched words is compar
 sides, and only there (a ``not`` elsewhere in the span does not count):
 
 - a negation on one side of a stretch and not on the other, or a matched pair of which one
-  word negates (``not``) and the other does not -> ``negation_mismatch``; the three span words
-  before the first matched word count as that first stretch (``No down payment is ...``);
+  word negates (``not``) and the other does not -> ``negation_mismatch``; up to three span
+  words that are not grammar before the first matched word (never past a conjunction) count
+  as the first stretch (``No down payment is ...``);
 - a hedge in the span's stretch of an unhedged claim -> ``hedge_mismatch``;
 - a claim word whose opposite stands in the span's stretch -> ``direction_mismatch`` (a
   direction axis of the polarity cues) or ``antonym_mismatch`` (WordNet, the curated list);
@@ -18,6 +19,11 @@ sides, and only there (a ``not`` elsewhere in the span does not count):
   unit) where the span's stretch has another anchor of the same role -> ``anchor_misaligned``;
 - a claim word (not grammar, not a hedge) left unmatched -> ``support_unaligned``: the claim is
   not verified, whatever else holds.
+
+A clause that no text span takes whole may instead be found in one cited table cell, as a set
+of words (an envelope is a layout, not a sentence); its figures are then the anchors check's.
+The matching itself is :mod:`ledger.gate._matching`; ``docs/gate.md`` ("Alignment") has an
+example of every rule.
 """
 
 from __future__ import annotations
