@@ -14,7 +14,7 @@ which names a line whose weights are not cited. A *difference* ``from 2018 to
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ledger.gate._numbers import Amount
 from ledger.gate._reading import Reading, read_text
@@ -59,6 +59,10 @@ _FROM_TO = re.compile(
     re.IGNORECASE,
 )
 """``from 2018 to 2019``: the order of the two years a claim compares."""
+_POINTS = re.compile(r"\s*(?:percentage\s+)?(?:points?|pts|ppts?|pp)\b", re.IGNORECASE)
+"""A unit of percentage points after a figure: ``2.9 percentage points``, ``2.9 points``,
+``2.9 pp``."""
+_POINTS_UNIT = re.compile(r"(?:points?|pts|ppts?|pp)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +78,16 @@ class ClaimedResult:
     operation: str | None
     sign: int
     explicit: bool = True
+    points: bool = False
+    """The figure is written in percentage points (``2.9 points``, ``2.9 percentage points``)."""
 
     @property
     def target(self) -> float:
-        """The signed figure the recomputation must reproduce, in the claim's own units."""
+        """The signed figure the recomputation must reproduce, in the claim's own units: the
+        direction word's sign times the figure as written, so that ``decreased by -45``, a
+        double negative, claims ``+45``."""
         if self.sign:
-            return self.sign * abs(self.amount.mantissa)
+            return self.sign * self.amount.mantissa
         return self.amount.mantissa
 
 
@@ -87,7 +95,7 @@ def read_claim(claim: str | Reading) -> tuple[ClaimedResult | None, list[Amount]
     """The claimed result of a claim (``None`` when it has no amount) and all of its amounts."""
     reading = read_text(claim) if isinstance(claim, str) else claim
     text = reading.text
-    amounts = list(reading.amounts)
+    amounts = [_in_points(text, amount) for amount in reading.amounts]
     if not amounts:
         return None, amounts
     cues = _cues(text)
@@ -103,8 +111,9 @@ def read_claim(claim: str | Reading) -> tuple[ClaimedResult | None, list[Amount]
             if operation == "ratio" and _TRAILING_OF.match(text[amount.end :]):
                 continue
             if cue.start() < best_at:
-                kind_op = _refine(_ordered_difference(operation, text), amount)
-                best = ClaimedResult(amount, kind_op, sign)
+                points = _is_points(amount)
+                kind_op = _refine(_ordered_difference(operation, text), amount, points)
+                best = ClaimedResult(amount, kind_op, sign, points=points)
                 best_at = cue.start()
             break
     if best is not None:
@@ -119,8 +128,34 @@ def read_claim(claim: str | Reading) -> tuple[ClaimedResult | None, list[Amount]
         found, operation, _, _ = min(cues, key=lambda c: (c[0].start(), c[3]))
         heads = found.start() <= _HEAD_REACH and bool(_COPULA.search(text[: last.start]))
         operation = _ordered_difference(operation, text)
-        return ClaimedResult(last, _refine(operation, last), 0, explicit=heads), amounts
-    return ClaimedResult(last, None, 0, explicit=False), amounts
+        points = _is_points(last)
+        return ClaimedResult(
+            last, _refine(operation, last, points), _one_direction(cues), heads, points
+        ), amounts
+    return ClaimedResult(last, None, 0, explicit=False, points=_is_points(last)), amounts
+
+
+def _is_points(amount: Amount) -> bool:
+    """Whether ``amount`` is written in percentage points."""
+    return amount.kind == "percent" and bool(_POINTS_UNIT.search(amount.text))
+
+
+def _in_points(text: str, amount: Amount) -> Amount:
+    """``2.9 points`` or ``2.9 pp`` read as a percentage figure, like ``2.9 percentage
+    points``: a change of two percentages stated in points."""
+    if amount.kind != "number" or amount.scale or amount.currency:
+        return amount
+    if _POINTS.match(text, amount.end) is None:
+        return amount
+    return replace(amount, kind="percent", text=f"{amount.text} points")
+
+
+def _one_direction(cues: list[tuple[re.Match[str], str, int, int]]) -> int:
+    """The sign of the direction words of a claim whose cue is not attached to its figure
+    (``How much did revenue decrease ...: 45``): ``-1`` or ``+1`` when they all go one way,
+    ``0`` when there are none or both ways are named (``increase / (decrease)``)."""
+    signs = {sign for _, _, sign, _ in cues if sign}
+    return signs.pop() if len(signs) == 1 else 0
 
 
 def _cues(text: str) -> list[tuple[re.Match[str], str, int, int]]:
@@ -151,8 +186,11 @@ def _ordered_difference(operation: str, text: str) -> str:
     return "change" if match and match.group(1) < match.group(2) else operation
 
 
-def _refine(operation: str, amount: Amount) -> str:
-    """A change stated in percent is a percent change; in basis points a basis-point change."""
+def _refine(operation: str, amount: Amount, points: bool = False) -> str:
+    """A change stated in percent is a percent change, in percentage points a change in
+    points, in basis points a basis-point change."""
+    if points and operation in ("change", "percent_change"):
+        return "points"
     if operation == "change" and amount.kind == "bps":
         return "bps"
     if operation == "change" and amount.kind == "percent":

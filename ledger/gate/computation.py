@@ -58,6 +58,7 @@ be the claim's); other mixtures are not tried.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -87,7 +88,7 @@ _FISCAL_YEAR = re.compile(r"\bF(?:Y|iscal\s+(?:[Yy]ear\s+)?)?\s?'?(\d{2}|\d{4})\
 _YEAR_AFTER = re.compile(
     r"^\s*(?:in|for|during|as of|at|of)\s+(?:fiscal\s+(?:year\s+)?|FY\s?)?(\d{4})\b", re.IGNORECASE
 )
-_SCALE_OPS = frozenset({"change", "difference", "sum", "average", "bps"})
+_SCALE_OPS = frozenset({"change", "difference", "sum", "average", "bps", "points"})
 _PERCENT_LABEL = re.compile(
     r"(?<![\d.])%|(?<!except )(?<!except for )\bper\s?cent(?:age)?s?\b", re.IGNORECASE
 )
@@ -142,7 +143,7 @@ def _cited_operands(cited: tuple[tuple[str, str | None], ...], percent: bool) ->
     out: dict[tuple[float, str, str | None, str | None], Operand] = {}
     writing: set[int] = set()
     for index, (text, envelope) in enumerate(cited):
-        for written, period, scale, line in _figures(text, envelope):
+        for written, period, scale, line, step in _figures(text, envelope):
             amount = _as_percent(written) if percent else written
             writing.add(index)
             key = _same_figure(out, (amount.mantissa, amount.kind, period, line))
@@ -153,7 +154,8 @@ def _cited_operands(cited: tuple[tuple[str, str | None], ...], percent: bool) ->
             absolute = amount.value if amount.scale else None
             if absolute is None and scale is not None and amount.kind == "number":
                 absolute = amount.mantissa * scale
-            out[key] = Operand(amount, absolute, period, frozenset({index}))
+            order = (index, *step) if step else None
+            out[key] = Operand(amount, absolute, period, frozenset({index}), order)
     figures = tuple(out.values())[:MAX_OPERANDS]
     return _Operands(
         figures,
@@ -187,7 +189,7 @@ def _unbracket(op: Operand) -> Operand:
         return op
     amount = replace(op.amount, value=abs(op.amount.value), mantissa=abs(op.amount.mantissa))
     absolute = abs(op.absolute) if op.absolute is not None else None
-    return Operand(amount, absolute, op.period, op.spans)
+    return Operand(amount, absolute, op.period, op.spans, op.step)
 
 
 def _uses_every_span(candidate: Candidate, writing: frozenset[int]) -> bool:
@@ -217,12 +219,15 @@ def _period(head: str) -> str | None:
     return period
 
 
+_Figure = tuple[Amount, str | None, float | None, str | None, tuple[int, int] | None]
+"""A figure of a span: amount, period, declared scale, a cell's row label and column header,
+and its place in a sentence's ``from <figure> to <figure>`` (see :func:`_from_to`)."""
+
+
 @lru_cache(maxsize=SPAN_CACHE_SIZE)
-def _figures(
-    text: str, envelope: str | None
-) -> tuple[tuple[Amount, str | None, float | None, str | None], ...]:
-    """Each figure of a span with its period, the scale the span declares and, for a cell,
-    its row label and column header (cached)."""
+def _figures(text: str, envelope: str | None) -> tuple[_Figure, ...]:
+    """Each figure of a span with its period, the scale the span declares, for a cell its row
+    label and column header, and for a sentence the order ``from ... to`` gives it (cached)."""
     scale = context_scale(f"{text}\n{envelope}" if envelope else text)
     amounts = read_span(text).reading.amounts
     if envelope:
@@ -232,8 +237,28 @@ def _figures(
         period = _period(head)
         if _PERCENT_LABEL.search(head):
             amounts = tuple(_as_percent(a) for a in amounts)
-        return tuple((a, period, scale, head) for a in amounts)
-    return tuple((a, _year_after(text, a), scale, None) for a in amounts)
+        return tuple((a, period, scale, head, None) for a in amounts)
+    steps = _from_to(text, amounts)
+    return tuple(
+        (a, _year_after(text, a), scale, None, steps.get(i)) for i, a in enumerate(amounts)
+    )
+
+
+_FROM = re.compile(r"\bfrom\s*$", re.IGNORECASE)
+_TO = re.compile(r"\s*to\s*$", re.IGNORECASE)
+
+
+def _from_to(text: str, amounts: Sequence[Amount]) -> dict[int, tuple[int, int]]:
+    """The order a sentence gives two of its figures by writing ``from <figure> to
+    <figure>`` (``Gross margin decreased from 45.2% to 42.3%``): the first is the old figure,
+    the second the new, whether or not either has a period. Maps the index of each such
+    figure to (the start of the pair's first figure, 0 for old or 1 for new)."""
+    out: dict[int, tuple[int, int]] = {}
+    for i, (old, new) in enumerate(itertools.pairwise(amounts)):
+        if _TO.fullmatch(text, old.end, new.start) and _FROM.search(text, 0, old.start):
+            out[i] = (old.start, 0)
+            out[i + 1] = (old.start, 1)
+    return out
 
 
 def _caption_percent(claim_text: str, spans: Sequence[SpanFacts]) -> bool:
@@ -366,7 +391,9 @@ def check_computation(
         return CheckResult(
             CHECK, Outcome.SKIP, "no_operands", "the support spans contain no figures"
         ), claim.amount
-    operations = (claim.operation,) if claim.operation else OPEN_OPERATIONS
+    operations = (
+        (claim.operation,) if claim.operation else ("points",) if claim.points else OPEN_OPERATIONS
+    )
     allowed = tolerance(claim, relative_tolerance)
     years = _claim_years(reading)
     tried: list[Candidate] = []
