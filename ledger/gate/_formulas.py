@@ -12,6 +12,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ledger.gate._claimed import ClaimedResult
 from ledger.gate._numbers import Amount
@@ -39,9 +40,10 @@ class Operand:
         return f"{self.amount.text} [{self.period}]" if self.period else self.amount.text
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """A formula's value over some operands; ``base`` is the old figure of a percent change."""
+class Candidate(NamedTuple):
+    """A formula's value over some operands; ``base`` is the old figure of a percent change.
+    (A named tuple: many are made per claim, and a tuple is made several times faster than a
+    frozen data class.)"""
 
     value: float
     formula: str
