@@ -8,7 +8,13 @@ not a cue: in ``total expenses`` it names a line item, not a sum; ``total percen
 followed by ``change``) is, and names the sum of percentages; nor is a ``weighted average``,
 which names a line whose weights are not cited. A *difference* ``from 2018 to
 2019`` is a change. Direction words set the sign of a change: ``fell by 12.6`` claims
-``-12.6``.
+``-12.6``; so does the one direction a claim names when its cue is not attached to the figure
+(``How much did revenue decrease from 2018 to 2019: 45``), unless it also names the other
+(``increase / (decrease)``). A negative figure after a direction word is read as written: a
+percentage increase of ``-21.9%`` claims ``-21.9%`` (the computation check leaves a downward
+word with a negative figure, ``decreased by -45``, a double negative, unverified). A figure in
+``percentage points`` or ``points`` (``fell by 2.9 points``) claims a change of two percentages
+in points, never a relative change.
 """
 
 from __future__ import annotations
@@ -82,8 +88,8 @@ class ClaimedResult:
     @property
     def target(self) -> float:
         """The signed figure the recomputation must reproduce, in the claim's own units: the
-        direction word's sign times the figure as written, so that ``decreased by -45``, a
-        double negative, claims ``+45``."""
+        direction word's sign times the figure as written (``increased -21.9%`` claims
+        ``-21.9``)."""
         if self.sign:
             return self.sign * self.amount.mantissa
         return self.amount.mantissa

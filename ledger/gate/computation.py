@@ -378,6 +378,17 @@ def check_computation(
     claim, _ = read_claim(reading)
     if claim is None:
         return CheckResult(CHECK, Outcome.SKIP, "unparseable", "the claim states no figure"), None
+    if claim.sign < 0 and claim.amount.mantissa < 0:
+        # "decreased by -45": a double negative, more likely a slip than an increase. A
+        # negative figure after an upward word ("a percentage increase of -21.9%") is how
+        # reports write a fall, and is read as written.
+        return CheckResult(
+            CHECK,
+            Outcome.SKIP,
+            "sign_conflict",
+            f"the claim's direction word says down and its figure {claim.amount.text} is "
+            "written negative",
+        ), claim.amount
     operands = _operands(spans)
     if (
         claim.amount.kind == "percent"
@@ -430,6 +441,15 @@ def check_computation(
         f"no {claim.operation or 'formula'} over {len(ops)} figure(s) "
         f"({', '.join(op.label for op in ops)}) gives {claim.target:g}{found}"
     )
+    other_unit = _other_unit(claim, operands, years, allowed)
+    if other_unit is not None:
+        return CheckResult(
+            CHECK,
+            Outcome.FAIL,
+            "unit_mismatch",
+            f"the claim states {claim.amount.text} as {_UNIT_NAMES[claim.operation or '']}, "
+            f"but the cited figures give it as {other_unit}",
+        ), claim.amount
     if ambiguous:
         return CheckResult(
             CHECK,
@@ -443,6 +463,39 @@ def check_computation(
     if unambiguous:
         return CheckResult(CHECK, Outcome.FAIL, "recompute_mismatch", detail), claim.amount
     return CheckResult(CHECK, Outcome.SKIP, "not_reproduced", detail), claim.amount
+
+
+_OTHER_UNITS = {"points": ("bps", "percent_change"), "bps": ("points",)}
+"""For a change claimed in percentage points or basis points, the units it may be confused
+with: basis points and relative change for points, points for basis points."""
+_UNIT_NAMES = {
+    "points": "a change in percentage points",
+    "bps": "a change in basis points",
+    "percent_change": "a relative change in percent",
+}
+
+
+def _other_unit(
+    claim: ClaimedResult, operands: _Operands, years: tuple[int, int] | None, allowed: float
+) -> str | None:
+    """The unit in which the cited figures give a change claimed in another (``290
+    percentage points`` where the figures fell 290 basis points, ``2.9 basis points`` where
+    they fell 2.9 points), under both readings of any bracketed figure; ``None`` when none
+    does. The relative change a points claim may be confused with is only the relative
+    change: the points change, which :func:`_percent_changes` also yields, was tried."""
+    for operation in _OTHER_UNITS.get(claim.operation or "", ()):
+        probe = claim
+        if operation == "points":
+            # The claimed figure read as points, for the formula over percentages.
+            probe = replace(claim, amount=replace(claim.amount, kind="percent"))
+        for candidate, other in operands.candidates(FORMULAS[operation], probe):
+            if operation == "percent_change" and candidate.base is None:
+                continue
+            if not _uses_every_span(candidate, operands.writing) or not _within(candidate, years):
+                continue
+            if max(abs(candidate.value - claim.target), abs(other.value - claim.target)) <= allowed:
+                return f"{_UNIT_NAMES[operation]} ({candidate.formula} = {candidate.value:.6g})"
+    return None
 
 
 def _negative_base(candidate: Candidate) -> bool:
