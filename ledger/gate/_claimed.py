@@ -55,6 +55,11 @@ in lower case (without escapes such as ``\\S`` that lower-casing would change), 
 text they find what the case-insensitive patterns find, several times faster."""
 _HEAD_REACH = 24
 _COPULA = re.compile(r"\b(?:is|was|are|were|amounted\s+to|stood\s+at|came\s+to)\s*$", re.IGNORECASE)
+_QUESTION_OPENING = re.compile(
+    r"\s*(?:what|how\s+much|how\s+many)\s+(?:is|was|are|were|did|does|do)?\s*(?:the\s+)?",
+    re.IGNORECASE,
+)
+"""The opening of a claim in question form (``What was the``), before the subject."""
 _TRAILING_OF = re.compile(r"^\s*of\b", re.IGNORECASE)
 _RESULT_GAP = re.compile(_GAP + r"$", re.IGNORECASE)
 _FROM_TO = re.compile(
@@ -130,13 +135,25 @@ def read_claim(claim: str | Reading) -> tuple[ClaimedResult | None, list[Amount]
         # A cue elsewhere names the operation but neither makes it explicit nor gives a
         # direction.
         found, operation, _, _ = min(cues, key=lambda c: (c[0].start(), c[3]))
-        heads = found.start() <= _HEAD_REACH and bool(_COPULA.search(text[: last.start]))
+        heads = _heads(text, found.start(), last)
         operation = _ordered_difference(operation, text)
         points = _is_points(last)
         return ClaimedResult(
             last, _refine(operation, last, points), _one_direction(cues), heads, points
         ), amounts
     return ClaimedResult(last, None, 0, explicit=False, points=_is_points(last)), amounts
+
+
+def _heads(text: str, cue_start: int, result: Amount) -> bool:
+    """Whether a cue heads the subject whose value the result states: ``The change in X was
+    -12.6`` (near the start, the figure after a copula), or, in question form, ``What was the
+    change in X: -12.6`` (near the start after the question's opening, the figure after the
+    colon that answers it)."""
+    before = text[: result.start]
+    question = _QUESTION_OPENING.match(text)
+    if question is not None and before.rstrip().endswith(":"):
+        return cue_start - question.end() <= _HEAD_REACH
+    return cue_start <= _HEAD_REACH and bool(_COPULA.search(before))
 
 
 def _is_points(amount: Amount) -> bool:

@@ -111,11 +111,11 @@ def test_reads_a_negative_figure_after_an_upward_word_as_written() -> None:
 
 
 def test_takes_the_sign_of_the_one_direction_a_question_names() -> None:
-    # "decrease ...: 45" verifies (above); the same figure under "increase" does not.
+    # "decrease ...: 45" verifies (above); the same figure under "increase" is rejected.
     text = "How much did Maintenance revenue increase from 2018 to 2019: 45 thousand."
-    assert _status(text, MAINTENANCE) is Status.UNVERIFIED
+    assert _status(text, MAINTENANCE) is Status.REJECTED
     outcome, reason, detail = _computation(text, MAINTENANCE)
-    assert (outcome, reason) == (Outcome.SKIP, "not_reproduced")
+    assert (outcome, reason) == (Outcome.FAIL, "recompute_mismatch")
     assert "gives 45; nearest 485 [2019] - 530 [2018] = -45" in detail
 
 
@@ -157,3 +157,24 @@ def test_a_question_word_of_amount_does_not_fail_support(word: str) -> None:
     verdict = judge(draft, {s.span_id: s for s in MAINTENANCE})
     support = next(c for c in verdict.checks if c.check == "support")
     assert support.outcome is Outcome.PASS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What was the change in Maintenance revenue from 2018 to 2019: 45 thousand.",
+        "What was the change in Maintenance revenue from 2018 to 2019: -450 thousand.",
+        "What is the percentage change in Maintenance revenue from 2018 to 2019: -8.75%.",
+    ],
+)
+def test_rejects_a_wrong_answer_to_a_question_that_names_its_operation(text: str) -> None:
+    assert _status(text, MAINTENANCE) is Status.REJECTED
+    outcome, reason, detail = _computation(text, MAINTENANCE)
+    assert (outcome, reason) == (Outcome.FAIL, "recompute_mismatch")
+    assert "nearest" in detail
+
+
+def test_leaves_a_wrong_answer_unverified_when_the_question_names_the_operation_late() -> None:
+    text = "What was the revenue of the maintenance line, as a change from 2018 to 2019: 45."
+    outcome, reason, _ = _computation(text, MAINTENANCE)
+    assert (outcome, reason) == (Outcome.SKIP, "not_reproduced")
