@@ -8,6 +8,7 @@ import pytest
 from ledger.gate import Status, judge
 from ledger.gate.computation import check_computation
 from ledger.gate.model import ClaimType, Outcome, SpanFacts
+from ledger.gate.reasons import REASONS
 from tests.unit.gate._facts import claim, span
 
 C = ClaimType.COMPUTATIONAL
@@ -178,3 +179,8 @@ def test_leaves_a_wrong_answer_unverified_when_the_question_names_the_operation_
     text = "What was the revenue of the maintenance line, as a change from 2018 to 2019: 45."
     outcome, reason, _ = _computation(text, MAINTENANCE)
     assert (outcome, reason) == (Outcome.SKIP, "not_reproduced")
+
+
+def test_documents_the_unit_and_sign_reasons_with_their_outcomes() -> None:
+    assert REASONS[("computation", "unit_mismatch")].outcome is Outcome.FAIL
+    assert REASONS[("computation", "sign_conflict")].outcome is Outcome.SKIP
