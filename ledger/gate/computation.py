@@ -12,6 +12,10 @@ any. Equal figures of two cells are two operands unless the cells share their ro
 column header; a sentence figure equal in value, kind and period to a cell's is that cell's
 figure.
 
+A sentence that writes ``from <figure> to <figure>`` (``decreased from 45.2% to 42.3%``)
+orders those two figures, old then new, whatever their periods. A downward direction word with
+a negative figure (``decreased by -45``) is a double negative and skips ``sign_conflict``.
+
 Every cited span that writes a figure must be used by the formula (a figure two spans write
 alike counts for both): a citation the computation does not need is not evidence for it. A
 cell's period may also be a fiscal year without a calendar year (``FY19``, ``F19``). When the
@@ -26,8 +30,13 @@ subsets of at most ``MAX_SUBSET`` for sums and averages):
   A claim worded as a *difference* (which says nothing of order) may only match ``|a - b|``,
   and only with no direction word and a non-negative result, unless it runs ``from 2018 to
   2019``, which makes it a change;
-- percent change ``(new - old) / |old|`` (both orders without periods), or, between two
-  percentages, their change in percentage points; basis-point change of two percentages;
+- percent change ``(new - old) / |old|`` (both orders without periods), and, of two
+  bracketed figures, ``new / old - 1`` (the change of their magnitudes, alike under both
+  readings); between two percentages, their change in percentage points; basis-point change
+  of two percentages; a claim in points (``2.9 percentage points``, ``2.9 points``) is only
+  ever a change in points, and fails ``unit_mismatch`` when the figures give it in basis
+  points or as a relative change, as a claim in basis points does when they give it in
+  points;
 - the change and percent change of a sum of lines between two ordered periods, each with the
   same number of operands (``International and Foodservice from 2018 to 2019``);
 - ratio ``a / b`` (as a percentage when the claim is one), and the share of a sum in a total
