@@ -23,9 +23,9 @@ import time
 from dataclasses import replace
 
 from ledger.gate import Binding, ClaimDraft, ClaimType, Role, SpanFacts, judge
+from ledger.gate._operands import cited_operands, span_figures
 from ledger.gate._reading import read_span
 from ledger.gate.bindings import _span_exists, _version_in_force
-from ledger.gate.computation import _cited_operands, _figures
 from ledger.gate.quote import _normalised_span
 
 
@@ -84,8 +84,8 @@ COMPUTATIONAL = (
 def clear_span_caches() -> None:
     """Forget every span seen so far, so that the next call pays for reading its spans."""
     read_span.cache_clear()
-    _figures.cache_clear()
-    _cited_operands.cache_clear()
+    span_figures.cache_clear()
+    cited_operands.cache_clear()
     _normalised_span.cache_clear()
     _span_exists.cache_clear()
     _version_in_force.cache_clear()
