@@ -139,7 +139,7 @@ def read_claim(claim: str | Reading) -> tuple[ClaimedResult | None, list[Amount]
         operation = _ordered_difference(operation, text)
         points = _is_points(last)
         return ClaimedResult(
-            last, _refine(operation, last, points), _one_direction(cues), heads, points
+            last, _refine(operation, last, points), _one_direction(operation, cues), heads, points
         ), amounts
     return ClaimedResult(last, None, 0, explicit=False, points=_is_points(last)), amounts
 
@@ -171,10 +171,14 @@ def _in_points(text: str, amount: Amount) -> Amount:
     return replace(amount, kind="percent", text=f"{amount.text} points")
 
 
-def _one_direction(cues: list[tuple[re.Match[str], str, int, int]]) -> int:
+def _one_direction(operation: str, cues: list[tuple[re.Match[str], str, int, int]]) -> int:
     """The sign of the direction words of a claim whose cue is not attached to its figure
-    (``How much did revenue decrease ...: 45``): ``-1`` or ``+1`` when they all go one way,
-    ``0`` when there are none or both ways are named (``increase / (decrease)``)."""
+    (``How much did revenue decrease ...: 45``): ``-1`` or ``+1`` when the claim's operation
+    is a change or a difference and its direction words all go one way, ``0`` when there are
+    none, both ways are named (``increase / (decrease)``) or the operation is another (``the
+    average revenue, broken down by segment``: ``down`` is no direction of an average)."""
+    if operation not in ("change", "percent_change", "difference"):
+        return 0
     signs = {sign for _, _, sign, _ in cues if sign}
     return signs.pop() if len(signs) == 1 else 0
 

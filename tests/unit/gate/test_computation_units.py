@@ -184,3 +184,8 @@ def test_leaves_a_wrong_answer_unverified_when_the_question_names_the_operation_
 def test_documents_the_unit_and_sign_reasons_with_their_outcomes() -> None:
     assert REASONS[("computation", "unit_mismatch")].outcome is Outcome.FAIL
     assert REASONS[("computation", "sign_conflict")].outcome is Outcome.SKIP
+
+
+def test_reads_no_direction_into_an_average_whose_claim_says_down() -> None:
+    text = "The average Maintenance revenue, broken down by year, in 2018 and 2019 is 507.5."
+    assert _computation(text, MAINTENANCE)[:2] == (Outcome.PASS, "recomputed")
