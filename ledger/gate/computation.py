@@ -96,8 +96,11 @@ _PERIOD_COUNT = re.compile(
 def _uses_every_span(candidate: Candidate, writing: frozenset[int]) -> bool:
     """Whether a formula reads a figure of every cited span that writes one: a citation the
     computation does not need is not evidence for it."""
+    uses = candidate.uses
+    if len(uses) == 2:
+        return writing <= uses[0].spans | uses[1].spans
     used: set[int] = set()
-    for op in candidate.uses:
+    for op in uses:
         used |= op.spans
     return writing <= used
 
@@ -219,20 +222,20 @@ def check_computation(
     ambiguous = False
     negative_only: tuple[str, Candidate] | None = None
     opposite = False
+    target = claim.target
     for unit in _claim_units(claim, ops):
         for operation in operations:
             # Both readings of bracketed figures are tried.
             for candidate, other in operands.candidates(FORMULAS[operation], unit):
                 if not _uses_every_span(candidate, writing) or not _within(candidate, years):
                     continue
-                hit = abs(candidate.value - claim.target) <= allowed
-                other_hit = abs(other.value - claim.target) <= allowed
+                hit = abs(candidate.value - target) <= allowed
+                other_hit = hit if other is candidate else abs(other.value - target) <= allowed
                 if hit and other_hit:
                     return _recomputed(operation, candidate, claim, allowed, ""), claim.amount
                 if (
-                    claim.target
-                    and min(abs(candidate.value + claim.target), abs(other.value + claim.target))
-                    <= allowed
+                    target
+                    and min(abs(candidate.value + target), abs(other.value + target)) <= allowed
                 ):
                     opposite = True
                 if hit and negative_only is None and not _negative_base(candidate):
@@ -243,7 +246,7 @@ def check_computation(
         operation, candidate = negative_only
         note = "; bracketed figures read as negatives, and no reading gives the opposite sign"
         return _recomputed(operation, candidate, claim, allowed, note), claim.amount
-    nearest = min(tried, key=lambda c: abs(c.value - claim.target), default=None)
+    nearest = min(tried, key=lambda c: abs(c.value - target), default=None)
     found = f"; nearest {nearest.formula} = {nearest.value:.6g}" if nearest else ""
     detail = (
         f"no {claim.operation or 'formula'} over {len(ops)} figure(s) "
