@@ -4,6 +4,8 @@ figures, the sign of a direction word, and claims in question form."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ledger.gate import Status, judge
 from ledger.gate.computation import check_computation
@@ -189,3 +191,27 @@ def test_documents_the_unit_and_sign_reasons_with_their_outcomes() -> None:
 def test_reads_no_direction_into_an_average_whose_claim_says_down() -> None:
     text = "The average Maintenance revenue, broken down by year, in 2018 and 2019 is 507.5."
     assert _computation(text, MAINTENANCE)[:2] == (Outcome.PASS, "recomputed")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 9999),
+    st.integers(1, 9999),
+    st.sampled_from(["", "$", "%"]),
+    st.sampled_from(["rose by", "fell by", "changed by", "increased", "declined"]),
+)
+def test_never_recomputes_a_from_to_change_and_its_sign_flip(
+    old: int, new: int, unit: str, verb: str
+) -> None:
+    def written(n: float) -> str:
+        return f"${n:g}" if unit == "$" else f"{n:g}%" if unit == "%" else f"{n:g}"
+
+    spans = [span("s", f"Sales went from {written(old)} to {written(new)} in 2023.")]
+    change = new - old
+    if change == 0:
+        return
+    recomputed = [
+        _computation(f"Sales {verb} {written(value)} in 2023.", spans)[1] == "recomputed"
+        for value in (change, -change)
+    ]
+    assert not all(recomputed)
