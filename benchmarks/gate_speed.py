@@ -24,10 +24,10 @@ from dataclasses import replace
 
 from ledger.gate import Binding, ClaimDraft, ClaimType, Role, SpanFacts, judge
 from ledger.gate._matching import span_clauses
+from ledger.gate._operands import cited_operands, span_figures
 from ledger.gate._reading import read_span
 from ledger.gate.alignment import _cell_keys
 from ledger.gate.bindings import _span_exists, _version_in_force
-from ledger.gate.computation import _cited_operands, _figures
 from ledger.gate.quote import _normalised_span
 
 
@@ -88,8 +88,8 @@ def clear_span_caches() -> None:
     read_span.cache_clear()
     span_clauses.cache_clear()
     _cell_keys.cache_clear()
-    _figures.cache_clear()
-    _cited_operands.cache_clear()
+    span_figures.cache_clear()
+    cited_operands.cache_clear()
     _normalised_span.cache_clear()
     _span_exists.cache_clear()
     _version_in_force.cache_clear()

@@ -11,12 +11,16 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from benchmarks.eval_cases import Case, sentences_of, span
+from benchmarks.eval_cases import Case, half_of, sentences_of, span
 from ledger.gate import Binding, ClaimDraft, ClaimType, SpanFacts
 from ledger.gate._numbers import numbers
 from ledger.gate._words import content_stems
 
 # -- TAT-QA ----------------------------------------------------------------------------------
+
+
+QUESTION_FORM = "_question"
+"""The suffix of the categories whose claims keep the question's form."""
 
 
 def tatqa(root: Path) -> list[dict[str, object]]:
@@ -56,6 +60,14 @@ def claim_sentence(question: str, answer: str) -> str:
     match = _QUESTION.match(q)
     body = f"{match['pre']}the {match['rest']}" if match else q
     return f"{body[0].upper()}{body[1:]} is {answer}."
+
+
+def question_claim(question: str, answer: str) -> str:
+    """A claim in question form: the TAT-QA question followed by its formatted answer
+    (``What was the average operating expense in 2018 and 2019: 212.5 million.``), as an
+    application answering a question would write it."""
+    q = question.strip().rstrip("?").strip()
+    return f"{q[0].upper()}{q[1:]}: {answer}."
 
 
 def _format(value: float, scale: str, decimals: int) -> str:
@@ -232,7 +244,8 @@ def bind_operands(
 
 
 def tatqa_cases(root: Path) -> Iterator[Case]:
-    """Arithmetic answers as claims citing their gold cells, and three perturbations of each."""
+    """Arithmetic answers as claims citing their gold cells, and three perturbations of each,
+    each written declaratively and in question form, with the half of its table."""
     for context in tatqa(root):
         table = context["table"]["table"]  # type: ignore[index]
         paragraphs = [
@@ -241,13 +254,14 @@ def tatqa_cases(root: Path) -> Iterator[Case]:
             for sentence in sentences_of(p["text"])
         ]
         cells = _table_spans(table, caption(table, paragraphs))
+        half = half_of(str(context["table"]["uid"]))  # type: ignore[index]
         for q in context["questions"]:  # type: ignore[attr-defined]
             if q["answer_type"] != "arithmetic" or not isinstance(q["answer"], int | float):
                 continue
             values = _operand_values(q["derivation"])
             bound = bind_operands(q["question"], values, cells, paragraphs)
             if not bound:
-                yield Case("tatqa_unbuilt", ClaimDraft(q["question"]), {})
+                yield Case("tatqa_unbuilt", ClaimDraft(q["question"]), {}, half)
                 continue
             answer = float(q["answer"])
             decimals = _decimals(answer)
@@ -258,10 +272,14 @@ def tatqa_cases(root: Path) -> Iterator[Case]:
                 variants.append(("tatqa_x10", answer * 10, decimals))
                 variants.append(("tatqa_plus3pct", answer * 1.03, decimals + 2))
             for category, value, places in variants:
-                text = claim_sentence(q["question"], _format(value, q["scale"], places))
-                claim = ClaimDraft(
-                    text,
-                    type=ClaimType.COMPUTATIONAL,
-                    bindings=tuple(Binding(k) for k in bound),
-                )
-                yield Case(category, claim, bound)
+                answer_text = _format(value, q["scale"], places)
+                for suffix, text in (
+                    ("", claim_sentence(q["question"], answer_text)),
+                    (QUESTION_FORM, question_claim(q["question"], answer_text)),
+                ):
+                    claim = ClaimDraft(
+                        text,
+                        type=ClaimType.COMPUTATIONAL,
+                        bindings=tuple(Binding(k) for k in bound),
+                    )
+                    yield Case(category + suffix, claim, bound, half)

@@ -8,13 +8,19 @@ not a cue: in ``total expenses`` it names a line item, not a sum; ``total percen
 followed by ``change``) is, and names the sum of percentages; nor is a ``weighted average``,
 which names a line whose weights are not cited. A *difference* ``from 2018 to
 2019`` is a change. Direction words set the sign of a change: ``fell by 12.6`` claims
-``-12.6``.
+``-12.6``; so does the one direction a claim names when its cue is not attached to the figure
+(``How much did revenue decrease from 2018 to 2019: 45``), unless it also names the other
+(``increase / (decrease)``). A negative figure after a direction word is read as written: a
+percentage increase of ``-21.9%`` claims ``-21.9%`` (the computation check leaves a downward
+word with a negative figure, ``decreased by -45``, a double negative, unverified). A figure in
+``percentage points`` or ``points`` (``fell by 2.9 points``) claims a change of two percentages
+in points, never a relative change.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ledger.gate._numbers import Amount
 from ledger.gate._reading import Reading, read_text
@@ -44,13 +50,16 @@ _CUE_PATTERNS = tuple((re.compile(rf"\b{p}\b", re.IGNORECASE), op, sign) for p, 
 _CUE_START = re.compile(r"\b(?=(?:" + "|".join(p for p, _, _ in _CUES) + r")\b)", re.IGNORECASE)
 """Where any cue starts (zero-width, so overlapping cues are all found)."""
 _LOWER_CUE_PATTERNS = tuple((re.compile(rf"\b{p}\b"), op, sign) for p, op, sign in _CUES)
-_LOWER_CUE_START = re.compile(r"\b(?=[a-z])(?=(?:" + "|".join(p for p, _, _ in _CUES) + r")\b)")
 """The cue patterns matched case-sensitively, for lower-cased ASCII text: the cues are written
 in lower case (without escapes such as ``\\S`` that lower-casing would change), so on ASCII
-text they find what the case-insensitive patterns find, several times faster. Every cue begins
-with a letter, so the start scan tries the cues only before one."""
+text they find what the case-insensitive patterns find, several times faster."""
 _HEAD_REACH = 24
 _COPULA = re.compile(r"\b(?:is|was|are|were|amounted\s+to|stood\s+at|came\s+to)\s*$", re.IGNORECASE)
+_QUESTION_OPENING = re.compile(
+    r"\s*(?:what|how\s+much|how\s+many)\s+(?:is|was|are|were|did|does|do)?\s*(?:the\s+)?",
+    re.IGNORECASE,
+)
+"""The opening of a claim in question form (``What was the``), before the subject."""
 _TRAILING_OF = re.compile(r"^\s*of\b", re.IGNORECASE)
 _RESULT_GAP = re.compile(_GAP + r"$", re.IGNORECASE)
 _FROM_TO = re.compile(
@@ -59,6 +68,10 @@ _FROM_TO = re.compile(
     re.IGNORECASE,
 )
 """``from 2018 to 2019``: the order of the two years a claim compares."""
+_POINTS = re.compile(r"\s*(?:percentage\s+)?(?:points?|pts|ppts?|pp)\b", re.IGNORECASE)
+"""A unit of percentage points after a figure: ``2.9 percentage points``, ``2.9 points``,
+``2.9 pp``."""
+_POINTS_UNIT = re.compile(r"(?:points?|pts|ppts?|pp)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +87,16 @@ class ClaimedResult:
     operation: str | None
     sign: int
     explicit: bool = True
+    points: bool = False
+    """The figure is written in percentage points (``2.9 points``, ``2.9 percentage points``)."""
 
     @property
     def target(self) -> float:
-        """The signed figure the recomputation must reproduce, in the claim's own units."""
+        """The signed figure the recomputation must reproduce, in the claim's own units: the
+        direction word's sign times the figure as written (``increased -21.9%`` claims
+        ``-21.9``)."""
         if self.sign:
-            return self.sign * abs(self.amount.mantissa)
+            return self.sign * self.amount.mantissa
         return self.amount.mantissa
 
 
@@ -87,7 +104,7 @@ def read_claim(claim: str | Reading) -> tuple[ClaimedResult | None, list[Amount]
     """The claimed result of a claim (``None`` when it has no amount) and all of its amounts."""
     reading = read_text(claim) if isinstance(claim, str) else claim
     text = reading.text
-    amounts = list(reading.amounts)
+    amounts = [_in_points(text, amount) for amount in reading.amounts]
     if not amounts:
         return None, amounts
     cues = _cues(text)
@@ -103,8 +120,9 @@ def read_claim(claim: str | Reading) -> tuple[ClaimedResult | None, list[Amount]
             if operation == "ratio" and _TRAILING_OF.match(text[amount.end :]):
                 continue
             if cue.start() < best_at:
-                kind_op = _refine(_ordered_difference(operation, text), amount)
-                best = ClaimedResult(amount, kind_op, sign)
+                points = _is_points(amount)
+                kind_op = _refine(_ordered_difference(operation, text), amount, points)
+                best = ClaimedResult(amount, kind_op, sign, points=points)
                 best_at = cue.start()
             break
     if best is not None:
@@ -117,26 +135,104 @@ def read_claim(claim: str | Reading) -> tuple[ClaimedResult | None, list[Amount]
         # A cue elsewhere names the operation but neither makes it explicit nor gives a
         # direction.
         found, operation, _, _ = min(cues, key=lambda c: (c[0].start(), c[3]))
-        heads = found.start() <= _HEAD_REACH and bool(_COPULA.search(text[: last.start]))
+        heads = _heads(text, found.start(), last)
         operation = _ordered_difference(operation, text)
-        return ClaimedResult(last, _refine(operation, last), 0, explicit=heads), amounts
-    return ClaimedResult(last, None, 0, explicit=False), amounts
+        points = _is_points(last)
+        return ClaimedResult(
+            last, _refine(operation, last, points), _one_direction(operation, cues), heads, points
+        ), amounts
+    return ClaimedResult(last, None, 0, explicit=False, points=_is_points(last)), amounts
+
+
+def _heads(text: str, cue_start: int, result: Amount) -> bool:
+    """Whether a cue heads the subject whose value the result states: ``The change in X was
+    -12.6`` (near the start, the figure after a copula), or, in question form, ``What was the
+    change in X: -12.6`` (near the start after the question's opening, the figure after the
+    colon that answers it)."""
+    before = text[: result.start]
+    question = _QUESTION_OPENING.match(text)
+    if question is not None and before.rstrip().endswith(":"):
+        return cue_start - question.end() <= _HEAD_REACH
+    return cue_start <= _HEAD_REACH and bool(_COPULA.search(before))
+
+
+def _is_points(amount: Amount) -> bool:
+    """Whether ``amount`` is written in percentage points."""
+    return amount.kind == "percent" and bool(_POINTS_UNIT.search(amount.text))
+
+
+def _in_points(text: str, amount: Amount) -> Amount:
+    """``2.9 points`` or ``2.9 pp`` read as a percentage figure, like ``2.9 percentage
+    points``: a change of two percentages stated in points."""
+    if amount.kind != "number" or amount.scale or amount.currency:
+        return amount
+    if _POINTS.match(text, amount.end) is None:
+        return amount
+    return replace(amount, kind="percent", text=f"{amount.text} points")
+
+
+def _one_direction(operation: str, cues: list[tuple[re.Match[str], str, int, int]]) -> int:
+    """The sign of the direction words of a claim whose cue is not attached to its figure
+    (``How much did revenue decrease ...: 45``): ``-1`` or ``+1`` when the claim's operation
+    is a change or a difference and its direction words all go one way, ``0`` when there are
+    none, both ways are named (``increase / (decrease)``) or the operation is another (``the
+    average revenue, broken down by segment``: ``down`` is no direction of an average)."""
+    if operation not in ("change", "percent_change", "difference"):
+        return 0
+    signs = {sign for _, _, sign, _ in cues if sign}
+    return signs.pop() if len(signs) == 1 else 0
+
+
+_CUE_FIRST_WORDS: dict[str, tuple[int, ...]] = {}
+"""For each word a cue can begin with, the places in _CUES of the cues that may begin with it
+(tested against every pattern in tests/unit/gate/test_claimed.py)."""
+for _index, _words in enumerate(
+    (
+        "percent percentage",
+        "basis",
+        "fell decreased declined dropped shrank contracted slipped lost decrease decline drop "
+        "reduction fall down",
+        "rose increased grew gained climbed jumped increase rise growth grown risen up gain",
+        "change changed movement",
+        "difference differ differed differs",
+        "total combined aggregate",
+        "ratio times multiple",
+        "as a percentage proportion share fraction percent",
+        "average averaged mean averaging",
+        "totalled totaled in sum summed combined together aggregate aggregated add adds",
+    )
+):
+    for _word in _words.split():
+        _CUE_FIRST_WORDS[_word] = (*_CUE_FIRST_WORDS.get(_word, ()), _index)
+_LOWER_WORD = re.compile(r"\b[a-z]+")
 
 
 def _cues(text: str) -> list[tuple[re.Match[str], str, int, int]]:
     """Every cue of ``text`` with its operation, sign and place in _CUES, by position and
     then _CUES order.
 
-    One scan finds where any cue starts; only there are the cue patterns tried, which gives
-    the matches a scan with each pattern would give. ASCII text is scanned lower-cased, which
-    keeps every position (the matches are only read for where they start and end).
+    ASCII text is scanned lower-cased, which keeps every position (the matches are only read
+    for where they start and end): each word that a cue may begin with
+    (:data:`_CUE_FIRST_WORDS`) is tried against the cues that may begin with it. Other text
+    is scanned once for where any cue starts, and every cue pattern is tried there. Both give
+    the matches a scan with each pattern would give.
     """
-    starts, patterns = _CUE_START, _CUE_PATTERNS
-    if text.isascii():
-        text, starts, patterns = text.lower(), _LOWER_CUE_START, _LOWER_CUE_PATTERNS
     out = []
-    for start in starts.finditer(text):
-        for index, (pattern, operation, sign) in enumerate(patterns):
+    if text.isascii():
+        text = text.lower()
+        for word in _LOWER_WORD.finditer(text):
+            indexes = _CUE_FIRST_WORDS.get(word.group())
+            if indexes is None:
+                continue
+            at = word.start()
+            for index in indexes:
+                pattern, operation, sign = _LOWER_CUE_PATTERNS[index]
+                match = pattern.match(text, at)
+                if match is not None:
+                    out.append((match, operation, sign, index))
+        return out
+    for start in _CUE_START.finditer(text):
+        for index, (pattern, operation, sign) in enumerate(_CUE_PATTERNS):
             match = pattern.match(text, start.start())
             if match is not None:
                 out.append((match, operation, sign, index))
@@ -151,8 +247,11 @@ def _ordered_difference(operation: str, text: str) -> str:
     return "change" if match and match.group(1) < match.group(2) else operation
 
 
-def _refine(operation: str, amount: Amount) -> str:
-    """A change stated in percent is a percent change; in basis points a basis-point change."""
+def _refine(operation: str, amount: Amount, points: bool = False) -> str:
+    """A change stated in percent is a percent change, in percentage points a change in
+    points, in basis points a basis-point change."""
+    if points and operation in ("change", "percent_change"):
+        return "points"
     if operation == "change" and amount.kind == "bps":
         return "bps"
     if operation == "change" and amount.kind == "percent":

@@ -62,6 +62,10 @@ REASONS: dict[tuple[str, str], Reason] = {
         Reason("sign_ambiguous", "computation", _S, "the result holds for only one reading of a "
                "bracketed figure (negative or positive), and the bracket convention does not "
                "settle it"),
+        Reason("unit_mismatch", "computation", _F, "the cited figures give the claimed change "
+               "in another unit (percentage points, basis points or relative percent)"),
+        Reason("sign_conflict", "computation", _S, "a downward direction word with a negative "
+               "figure (a double negative: decreased by -45)"),
         Reason("support_sufficient", "support", _P, "enough content words are in the spans"),
         Reason("support_verbatim", "support", _P, "a claim without content words is the text "
                "of a support span it quotes"),

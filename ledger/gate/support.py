@@ -28,10 +28,12 @@ OPERATION_WORDS = word_set(
     proportion share times basis points point bps compared between from
     altogether overall absolute relative constitute constitutes constituted constitution
     represent represents represented expressed portion fraction nominal respective across
+    much many
     """
 )
 """Words naming the arithmetic of a computational claim, ignored by its support score: the
-computation check recomputes the operation they name."""
+computation check recomputes the operation they name (``much`` and ``many`` ask for an amount
+or a count in a claim of question form: ``How much did revenue decrease ...: 45``)."""
 
 OPERATION_PHRASES = re.compile(
     r"\bin\s+terms\s+of\b|\bmade\s+up\s+of\b|\bforms?\s+(?:a\s+)?part\s+of\b", re.IGNORECASE

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.gate._claimed import _CUE_PATTERNS, _CUES, _cues, read_claim
+from ledger.gate._claimed import _CUE_FIRST_WORDS, _CUE_PATTERNS, _CUES, _cues, read_claim
 
 
 def _cues_by_each_pattern(text: str) -> list[tuple[tuple[int, int], str, int, int]]:
@@ -69,3 +71,13 @@ def test_reads_the_operation_a_claim_names(text: str, operation: str) -> None:
     claim, _ = read_claim(text)
     assert claim is not None
     assert claim.operation == operation
+
+
+@pytest.mark.parametrize("index", range(len(_CUES)))
+@given(data=st.data())
+def test_every_cue_begins_with_a_word_listed_for_it(index: int, data: st.DataObject) -> None:
+    pattern = _CUES[index][0].replace("(?<!weighted[\\s-])", "")
+    written = data.draw(st.from_regex(rf"\A{pattern}\Z", alphabet="abcdefghijklmnopqrstuvwxyz -("))
+    first = re.match(r"[a-z]+", written)
+    assert first is not None
+    assert index in _CUE_FIRST_WORDS[first.group()]

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from benchmarks.tatqa_cases import _operand_values, _table_spans, bind_operands, caption
+from benchmarks.eval_cases import HALVES, half_of
+from benchmarks.tatqa_cases import (
+    _operand_values,
+    _table_spans,
+    bind_operands,
+    caption,
+    question_claim,
+)
 
 
 def test_spreads_a_single_header_over_every_value_column() -> None:
@@ -107,3 +114,16 @@ def test_without_a_year_in_the_question_binds_the_first_cell_holding_the_figure(
     bound = bind_operands("What is the ratio of finance leases?", [6.0], cells, [])
     assert bound is not None
     assert [s.envelope for s in bound.values()] == ["Table \u2014 2021, Finance leases: $6"]
+
+
+def test_writes_a_question_form_claim_as_the_question_and_its_answer() -> None:
+    question = "What was the average operating expense in 2018 and 2019?"
+    assert question_claim(question, "212.5 million") == (
+        "What was the average operating expense in 2018 and 2019: 212.5 million."
+    )
+
+
+def test_puts_every_case_of_one_table_in_the_half_of_its_uid() -> None:
+    assert half_of("a-table-uid") in HALVES
+    assert half_of("a-table-uid") == half_of("a-table-uid")
+    assert {half_of(f"uid-{n}") for n in range(20)} == set(HALVES)
