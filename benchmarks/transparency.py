@@ -150,7 +150,7 @@ def _bundle(runtime, read_side: ReadSide, backend: str) -> None:  # type: ignore
         None,
     )
     claim_id = result.body["committed"][0]["claim_id"]
-    bundle = build_bundle(claim_id, desk, read_side, runtime)
+    bundle = build_bundle(claim_id, read_side, runtime)
     timings = []
     for _ in range(50):
         started = time.perf_counter()

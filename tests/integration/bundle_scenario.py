@@ -180,7 +180,9 @@ def forge_body(entry: dict[str, Any], change: Callable[[dict[str, Any]], None]) 
     change(entry["stored"]["body"])
 
 
-def resign(entry: dict[str, Any], key: SigningKey, change: Callable[[dict[str, Any]], None]) -> None:
+def resign(
+    entry: dict[str, Any], key: SigningKey, change: Callable[[dict[str, Any]], None]
+) -> None:
     """Edit an event's body and sign it again with ``key``."""
     body = copy.deepcopy(entry["stored"]["body"])
     change(body)
@@ -199,7 +201,10 @@ def resign(entry: dict[str, Any], key: SigningKey, change: Callable[[dict[str, A
 
 
 def as_compromised_ledger(
-    scenario: Scenario, forgery: Forgery, entry: dict[str, Any], change: Callable[[dict[str, Any]], None]
+    scenario: Scenario,
+    forgery: Forgery,
+    entry: dict[str, Any],
+    change: Callable[[dict[str, Any]], None],
 ) -> None:
     """What only a holder of the ledger's own key can forge: edit one event's body, sign it
     and every later event of its aggregate again (so the chain holds), put the new events in

@@ -455,7 +455,11 @@ def _empty(*keys: str) -> Mutation:
 
 # The forged bundles issue 13 reports as VERIFIED before this verifier; reasons may repeat.
 REPORTED: list[tuple[str, Mutation, BundleReason]] = [
-    ("evidence-rewritten-claim-untouched", _evidence_rewritten_claim_untouched, R.BINDING_SPAN_MISSING),
+    (
+        "evidence-rewritten-claim-untouched",
+        _evidence_rewritten_claim_untouched,
+        R.BINDING_SPAN_MISSING,
+    ),
     ("spans-and-sources-emptied", _empty("spans", "sources"), R.BINDING_SPAN_MISSING),
     ("events-and-proofs-emptied", _empty("events", "proofs"), R.RECEIPT_EVENTS_MISSING),
 ]
