@@ -57,7 +57,8 @@ def test_a_well_shaped_bundle_is_read_into_records() -> None:
     bundle = parse_bundle(copy.deepcopy(SHAPE))
     assert bundle.spans[0].end == 1
     assert bundle.proofs == {0: (b"\x00\x00\x00",)}
-    assert bundle.consistency is not None and bundle.consistency.proof == ()
+    assert bundle.consistency is not None
+    assert bundle.consistency.proof == ()
     assert len(bundle.bindings) == 2
 
 
