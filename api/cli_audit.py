@@ -106,7 +106,7 @@ def audit_verify(
         bundle = json.loads(bundle_file.read_bytes())
         keyring = load_public_keys(public_key_file)
         previous = previous_checkpoint.read_text("utf-8") if previous_checkpoint else None
-    except (ValueError, OSError, LedgerError) as exc:
+    except (ValueError, OSError, RecursionError, LedgerError) as exc:
         raise click.ClickException(str(exc)) from exc
     checklist = verify_bundle(bundle, keyring, previous, origin=origin)
     for ok, text in checklist.items:

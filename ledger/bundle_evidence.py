@@ -18,6 +18,7 @@ from typing import Any
 from ledger.bundle_log import EventChains
 from ledger.bundle_reasons import BundleReason, BundleVerificationError
 from ledger.bundle_shape import Bundle
+from ledger.canonical import canonical_json
 from ledger.envelope_verification import verify_receipt_envelope
 from ledger.receipt_document import receipt_document
 from ledger.receipt_replay import ReceiptReplayError, replay_receipt
@@ -54,6 +55,21 @@ def replay(bundle: Bundle, chains: EventChains) -> Receipt:
     return receipt
 
 
+_ABSENT = object()
+
+
+def _same(stated: Any, recorded: Any) -> bool:
+    """Equal as JSON (RFC 8785 bytes): ``true`` is not ``1``, an absent key is not ``null``."""
+    if stated is _ABSENT or recorded is _ABSENT:
+        return stated is recorded
+    return canonical_json(stated) == canonical_json(recorded)
+
+
+def _differing(stated: dict[str, Any], recorded: dict[str, Any], skip: str = "") -> list[str]:
+    keys = {*stated, *recorded} - {skip}
+    return sorted(k for k in keys if not _same(stated.get(k, _ABSENT), recorded.get(k, _ABSENT)))
+
+
 def _binding_text(binding: dict[str, Any] | None) -> str:
     if binding is None:
         return "absent"
@@ -75,7 +91,7 @@ def check_claim(bundle: Bundle, receipt: Receipt) -> dict[str, Any]:
             R.CLAIM_NOT_RECORDED,
             f"claim {claim_id} is not among the claims the receipt's events record",
         )
-    if claim["text"] != recorded["text"]:
+    if not _same(claim["text"], recorded["text"]):
         raise _fail(
             R.CLAIM_TEXT_MISMATCH,
             f"claim {claim_id}: text is {claim['text']!r}, the receipt's events record "
@@ -83,13 +99,13 @@ def check_claim(bundle: Bundle, receipt: Receipt) -> dict[str, Any]:
         )
     pairs = zip_longest(claim["bindings"], recorded["bindings"])
     for index, (stated, signed) in enumerate(pairs):
-        if stated != signed:
+        if stated is None or signed is None or not _same(stated, signed):
             raise _fail(
                 R.CLAIM_BINDING_MISMATCH,
                 f"claim {claim_id}: binding {index} is {_binding_text(stated)}, the receipt's "
                 f"events record {_binding_text(signed)}",
             )
-    differing = sorted(k for k in {*claim, *recorded} if claim.get(k) != recorded.get(k))
+    differing = _differing(claim, recorded)
     if differing:
         raise _fail(
             R.CLAIM_RECORD_MISMATCH,
@@ -145,7 +161,7 @@ def check_evidence(bundle: Bundle, claim: dict[str, Any], chains: EventChains) -
     for source in bundle.sources:
         name = f"{source.source_id} v{source.version}"
         digest = "sha256:" + hashlib.sha256(source.frozen_text.encode("utf-8")).hexdigest()
-        if not hmac.compare_digest(digest, source.version_hash):
+        if not hmac.compare_digest(digest.encode(), source.version_hash.encode()):
             raise _fail(
                 R.SOURCE_TEXT_HASH_MISMATCH,
                 f"{name}: frozen text hashes to {digest}, not to its version hash "
@@ -223,12 +239,10 @@ def check_envelope(bundle: Bundle, keyring: Keyring, receipt: Receipt) -> None:
     replayed = receipt_document(receipt)
     # ``status`` is computed at sealing time from the clock; only its recorded expiries are
     # the receipt's own state.
-    differing = sorted(
-        key
-        for key in {*document, *replayed}
-        if key != "status" and document.get(key) != replayed.get(key)
-    )
-    if (document.get("status") or {}).get("expiries") != replayed["status"]["expiries"]:
+    differing = _differing(document, replayed, skip="status")
+    status = document.get("status")
+    expiries = status.get("expiries", _ABSENT) if isinstance(status, dict) else _ABSENT
+    if not _same(expiries, replayed["status"]["expiries"]):
         differing.append("status.expiries")
     if differing:
         raise _fail(

@@ -112,7 +112,7 @@ def check_bundle(
         _check(bundle, keyring, previous_checkpoint, origin, done.append)
     except BundleVerificationError:
         raise
-    except (LedgerError, KeyError, TypeError, ValueError) as exc:  # fail closed, never crash
+    except (LedgerError, KeyError, TypeError, ValueError, RecursionError) as exc:  # fail closed
         raise BundleVerificationError(
             R.BUNDLE_MALFORMED, f"bundle cannot be read: {exc!r}"
         ) from exc

@@ -35,7 +35,7 @@ TEXT = "Revenue rose 0.2% to $4.5 million in 2023. The board met twice in 2023."
 ORIGINAL, FORGED = "rose 0.2%", "fell 9.2%"  # same length: offsets stay valid
 
 
-@dataclass
+@dataclass(repr=False)
 class Scenario:
     """The untampered bundle and everything an attacker or a test needs around it."""
 
