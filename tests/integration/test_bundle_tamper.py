@@ -17,7 +17,7 @@ import pytest
 
 from ledger.bootstrap import LedgerRuntime, open_ledger
 from ledger.bundle_verify import BundleReason, BundleVerificationError, check_bundle, verify_bundle
-from ledger.checkpoint import parse_note, sign_note
+from ledger.checkpoint import Checkpoint, parse_note, sign_note
 from ledger.settings import Settings
 from ledger.signing import SigningKey
 from tests.integration.bundle_scenario import (
@@ -81,13 +81,13 @@ def _previous_untrusted(s: Scenario, f: Forgery) -> None:
 
 def _previous_newer(s: Scenario, f: Forgery) -> None:
     checkpoint = parse_note(f.bundle["checkpoint"])[0]
-    later = type(checkpoint)(checkpoint.origin, checkpoint.size + 5, checkpoint.root)
+    later = Checkpoint(checkpoint.origin, checkpoint.size + 5, checkpoint.root)
     f.previous = sign_note(later, checkpoint.origin, s.ledger_key)
 
 
 def _previous_forked(s: Scenario, f: Forgery) -> None:
     checkpoint = parse_note(f.bundle["checkpoint"])[0]
-    fork = type(checkpoint)(checkpoint.origin, checkpoint.size, b"\x07" * 32)
+    fork = Checkpoint(checkpoint.origin, checkpoint.size, b"\x07" * 32)
     f.previous = sign_note(fork, checkpoint.origin, s.ledger_key)
 
 
