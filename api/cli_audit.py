@@ -88,12 +88,14 @@ def audit() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="a checkpoint seen earlier: demand and check a consistency proof from it",
 )
+@click.option("--origin", help="the log's origin the checkpoint must name (default: the bundle's)")
 def audit_verify(
-    bundle_file: Path, public_key_file: Path, previous_checkpoint: Path | None
+    bundle_file: Path, public_key_file: Path, previous_checkpoint: Path | None, origin: str | None
 ) -> None:
     """Verify a citation-chain bundle with no server and no database.
 
-    Prints a checklist; exits 0 only if everything holds.
+    Prints each check that held, then the first that failed with its reason code
+    (docs/audit.md); exits 0 only if everything holds.
     """
     import json
 
@@ -104,12 +106,12 @@ def audit_verify(
         bundle = json.loads(bundle_file.read_bytes())
         keyring = load_public_keys(public_key_file)
         previous = previous_checkpoint.read_text("utf-8") if previous_checkpoint else None
-    except (ValueError, OSError, LedgerError) as exc:
+    except (ValueError, OSError, RecursionError, LedgerError) as exc:
         raise click.ClickException(str(exc)) from exc
-    checklist = verify_bundle(bundle, keyring, previous)
+    checklist = verify_bundle(bundle, keyring, previous, origin=origin)
     for ok, text in checklist.items:
         click.echo(f"[{'ok  ' if ok else 'FAIL'}] {text}")
-    click.echo("VERIFIED" if checklist.ok else "NOT VERIFIED")
+    click.echo("VERIFIED" if checklist.ok else f"NOT VERIFIED ({checklist.reason})")
     sys.exit(0 if checklist.ok else 1)
 
 

@@ -32,6 +32,7 @@ from ledger.signing import ALGORITHM, SigningKey
 FORMAT = "provledger.event/v1"
 _HEAD = b'{"body":'
 HASH_PREFIX = "sha256:"
+_HASH_TEXT = len(HASH_PREFIX) + 64
 BODY_FIELDS = frozenset(
     {
         "format",
@@ -57,7 +58,7 @@ def format_hash(digest: bytes) -> str:
 
 def parse_hash(text: str) -> bytes:
     """Parse ``sha256:<hex>`` back to the 32-byte digest."""
-    if not text.startswith(HASH_PREFIX) or len(text) != len(HASH_PREFIX) + 64:
+    if not isinstance(text, str) or len(text) != _HASH_TEXT or not text.startswith(HASH_PREFIX):
         raise MalformedEvent(f"not a sha256 hash: {text!r}")
     try:
         return bytes.fromhex(text[len(HASH_PREFIX) :])

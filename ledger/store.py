@@ -96,20 +96,25 @@ class SignedMapper(Mapper[UUID]):
 
     def from_body(self, topic: str, body: dict[str, Any]) -> DomainEventProtocol[UUID]:
         """Rebuild a domain event from an already parsed signed body."""
-        cls = resolve_topic(topic)
-        event_state: dict[str, Any] = dict(body["payload"])
-        event_state["originator_id"] = UUID(body["originator_id"])
-        event_state["originator_version"] = body["originator_version"]
-        event_state["timestamp"] = parse_time(body["recorded_at"])
-        event_state["actor"] = body["actor"]
-        class_version = getattr(cls, "class_version", 1)
-        from_version = event_state.pop("class_version", 1)
-        while from_version < class_version:
-            getattr(cls, f"upcast_v{from_version}_v{from_version + 1}")(event_state)
-            from_version += 1
-        domain_event = object.__new__(cls)
-        object.__setattr__(domain_event, "__dict__", event_state)
-        return domain_event  # type: ignore[no-any-return]
+        return event_from_body(resolve_topic(topic), body)
+
+
+def event_from_body(cls: type[Any], body: dict[str, Any]) -> DomainEventProtocol[UUID]:
+    """Rebuild a domain event of class ``cls`` from a parsed signed body, upcasting old class
+    versions. Callers that hold untrusted topics pick ``cls`` from a fixed table."""
+    event_state: dict[str, Any] = dict(body["payload"])
+    event_state["originator_id"] = UUID(body["originator_id"])
+    event_state["originator_version"] = body["originator_version"]
+    event_state["timestamp"] = parse_time(body["recorded_at"])
+    event_state["actor"] = body["actor"]
+    class_version = getattr(cls, "class_version", 1)
+    from_version = event_state.pop("class_version", 1)
+    while from_version < class_version:
+        getattr(cls, f"upcast_v{from_version}_v{from_version + 1}")(event_state)
+        from_version += 1
+    domain_event = object.__new__(cls)
+    object.__setattr__(domain_event, "__dict__", event_state)
+    return domain_event  # type: ignore[no-any-return]
 
 
 @dataclass(eq=False)

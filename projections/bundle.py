@@ -14,7 +14,7 @@ import json
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from ledger.bootstrap import LedgerRuntime
 from ledger.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
@@ -26,8 +26,8 @@ from ledger.merkle import (
     proof_node_ids_for_consistency,
     proof_node_ids_for_inclusion,
 )
-from ledger.receipt_commands import ReceiptDesk
 from ledger.receipt_document import receipt_payload
+from ledger.receipt_replay import replay_receipt
 from ledger.receipts import receipt_aggregate_id
 from projections.schema import (
     checkpoints,
@@ -45,12 +45,16 @@ FORMAT = "provledger.bundle/v1"
 
 def build_bundle(
     claim_id: str,
-    desk: ReceiptDesk,
     read_side: ReadSide,
     runtime: LedgerRuntime,
     since_size: int | None = None,
 ) -> dict[str, Any]:
-    """The bundle of ``claim_id`` against the latest checkpoint."""
+    """The bundle of ``claim_id`` against the latest checkpoint.
+
+    The claim and the envelope come from the receipt replayed from the very events the bundle
+    carries (all of them covered by the checkpoint), so an auditor's replay of those events
+    reproduces both exactly.
+    """
     read_side.catch_up()
     engine = read_side.db.sync
     with engine.connect() as conn:
@@ -59,12 +63,26 @@ def build_bundle(
         ).scalar()
         if receipt_id is None:
             raise NotFound(f"no claim {claim_id!r}")
-        receipt = desk.get(str(receipt_id))
-        claim = next(c for c in receipt.claims + receipt.rejected if c["claim_id"] == claim_id)
+        latest = conn.execute(
+            select(checkpoints.c.size, checkpoints.c.note).order_by(checkpoints.c.size.desc())
+        ).first()
+        if latest is None:
+            raise NotFound("the transparency log has no checkpoint yet")
+        size, note = int(latest[0]), str(latest[1])
+        receipt_aggregate = str(receipt_aggregate_id(str(receipt_id)))
+        receipt_events = _events(
+            runtime, [receipt_aggregate], _leaves(conn, [receipt_aggregate]), size
+        )
+        receipt = replay_receipt([event["stored"]["body"] for event in receipt_events])
+        claim = next(
+            (c for c in receipt.claims + receipt.rejected if c["claim_id"] == claim_id), None
+        )
+        if claim is None:
+            raise NotFound(f"claim {claim_id!r} is not in a signed checkpoint yet; retry")
         bound = sorted(
             {(b["source_id"], b["version"]) for b in claim["bindings"] if b["source_id"]}
         )
-        span_rows, source_rows, aggregates = [], [], [str(receipt_aggregate_id(receipt.receipt_id))]
+        span_rows, source_rows, aggregates = [], [], []
         for source_id, version in bound:
             row = conn.execute(
                 select(versions.c.version_hash, versions.c.frozen_text, sources.c.aggregate_id)
@@ -79,7 +97,8 @@ def build_bundle(
                     "frozen_text": row[1],
                 }
             )
-            aggregates.append(str(row[2]))
+            if str(row[2]) not in aggregates:
+                aggregates.append(str(row[2]))
         for binding in claim["bindings"]:
             if not binding["source_id"]:
                 continue
@@ -100,24 +119,8 @@ def build_bundle(
                     "text": span[2],
                 }
             )
-        leaves = {
-            (row[0], row[1]): (int(row[2]), int(row[3]))
-            for row in conn.execute(
-                select(
-                    merkle_leaves.c.originator_id,
-                    merkle_leaves.c.originator_version,
-                    merkle_leaves.c.leaf_index,
-                    merkle_leaves.c.notification_id,
-                ).where(merkle_leaves.c.originator_id.in_(aggregates))
-            )
-        }
-        latest = conn.execute(
-            select(checkpoints.c.size, checkpoints.c.note).order_by(checkpoints.c.size.desc())
-        ).first()
-        if latest is None:
-            raise NotFound("the transparency log has no checkpoint yet")
-        size, note = int(latest[0]), str(latest[1])
-        events = _events(runtime, aggregates, leaves)
+        events = receipt_events + _events(runtime, aggregates, _leaves(conn, aggregates), size)
+        events.sort(key=lambda event: event["leaf_index"])
         indices = [event["leaf_index"] for event in events]
         ids: list[NodeId] = [
             i for index in indices for i in proof_node_ids_for_inclusion(index, size)
@@ -165,15 +168,34 @@ def build_bundle(
     }
 
 
+def _leaves(conn: Connection, aggregates: list[str]) -> dict[tuple[str, int], tuple[int, int]]:
+    """Leaf index and notification id of every logged event of ``aggregates``."""
+    return {
+        (row[0], row[1]): (int(row[2]), int(row[3]))
+        for row in conn.execute(
+            select(
+                merkle_leaves.c.originator_id,
+                merkle_leaves.c.originator_version,
+                merkle_leaves.c.leaf_index,
+                merkle_leaves.c.notification_id,
+            ).where(merkle_leaves.c.originator_id.in_(aggregates))
+        )
+    }
+
+
 def _events(
-    runtime: LedgerRuntime, aggregates: list[str], leaves: dict[tuple[str, int], tuple[int, int]]
+    runtime: LedgerRuntime,
+    aggregates: list[str],
+    leaves: dict[tuple[str, int], tuple[int, int]],
+    size: int,
 ) -> list[dict[str, Any]]:
+    """Every event of ``aggregates`` in the tree of ``size`` leaves, in version order."""
     events = []
     for aggregate in aggregates:
         for stored in runtime.ledger.recorder.select_events(UUID(aggregate)):
             leaf = leaves.get((aggregate, stored.originator_version))
-            if leaf is None:  # written after the checkpoint: not part of this bundle
-                continue
+            if leaf is None or leaf[0] >= size:  # after the checkpoint: not in this bundle
+                break
             events.append(
                 {
                     "notification_id": leaf[1],
@@ -184,5 +206,4 @@ def _events(
                     "stored": json.loads(stored.state),
                 }
             )
-    events.sort(key=lambda event: event["leaf_index"])
     return events

@@ -10,7 +10,6 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import PlainTextResponse
 
 from api.deps import MAX_INT, AuditReader, ReadSideDep, RuntimeDep
-from api.routes.receipts import DeskDep
 from ledger.errors import InvalidInput
 from ledger.store import format_time
 from projections import transparency_queries as tq
@@ -78,7 +77,6 @@ def consistency_proof(
 @router.get("/v1/claims/{claim_id}/bundle")
 def bundle(
     claim_id: str,
-    desk: DeskDep,
     read_side: ReadSideDep,
     runtime: RuntimeDep,
     _: AuditReader,
@@ -88,4 +86,4 @@ def bundle(
     ] = None,
 ) -> dict[str, Any]:
     """One self-contained JSON document an auditor can verify offline."""
-    return build_bundle(claim_id, desk, read_side, runtime, since_size)
+    return build_bundle(claim_id, read_side, runtime, since_size)

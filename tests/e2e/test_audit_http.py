@@ -142,7 +142,7 @@ def test_a_bundle_verifies_offline(saved: dict[str, Any], tmp_path: Path) -> Non
     assert code == 0, output
     assert output.strip().endswith("VERIFIED")
     assert "inclusion proofs verify against the checkpoint root" in output
-    assert "text equals frozen_text[" in output
+    assert "spans are their sources' signed frozen text at their offsets" in output
     events = saved["bundle"]["events"]
     assert {e["topic"] for e in events} >= {
         "provledger.source.version_added",
@@ -173,7 +173,7 @@ def test_a_previous_checkpoint_demands_a_consistency_proof(
         earlier,
     )
     assert code == 1
-    assert "no consistency proof from size" in output
+    assert "[FAIL] consistency-proof-missing: no consistency proof from size" in output
 
     size = saved["bundle"]["checkpoint_size"]
     with_proof = client.get(
@@ -210,21 +210,24 @@ def _edit_envelope(bundle: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("change", "message"),
+    ("change", "reason", "message"),
     [
         (
             lambda b: b["spans"][0].update(text="Revenue rose 22% to $4.5 million in 2023."),
-            "text equals frozen_text",
+            "span-text-mismatch",
+            "text is not s v1's frozen text at [0:",
         ),
-        (_edit_envelope, "receipt envelope verifies"),
-        (_flip_proof_hash, "computed root"),
+        (_edit_envelope, "envelope-invalid", "does not match the payload"),
+        (_flip_proof_hash, "proof-invalid", "computed root"),
         (
             lambda b: b["sources"][0].update(frozen_text=b["sources"][0]["frozen_text"] + " "),
-            "hashes to its version hash",
+            "source-text-hash-mismatch",
+            "not to its version hash",
         ),
         (
             lambda b: b["events"][0]["stored"]["body"].update(actor="someone"),
-            "signature does not verify",
+            "event-signature-invalid",
+            "does not match the event body",
         ),
     ],
     ids=[
@@ -238,15 +241,19 @@ def _edit_envelope(bundle: dict[str, Any]) -> None:
 def test_tampered_bundles_fail_naming_what_broke(
     saved: dict[str, Any],
     tmp_path: Path,
-    change,
-    message: str,  # type: ignore[no-untyped-def]
+    change,  # type: ignore[no-untyped-def]
+    reason: str,
+    message: str,
 ) -> None:
     code, output = _audit(
         _save(tmp_path, "t.json", _tampered(saved["bundle"], change)), "--public-key", saved["keys"]
     )
     assert code == 1
     failed = [line for line in output.splitlines() if line.startswith("[FAIL]")]
-    assert any(message in line for line in failed), output
+    assert len(failed) == 1, output
+    assert failed[0].startswith(f"[FAIL] {reason}: "), output
+    assert message in failed[0], output
+    assert output.strip().endswith(f"NOT VERIFIED ({reason})")
 
 
 def test_two_checkpoints_of_one_size_with_different_roots_are_a_fork(
@@ -264,7 +271,10 @@ def test_two_checkpoints_of_one_size_with_different_roots_are_a_fork(
         _save(tmp_path, "forged.txt", forged),
     )
     assert code == 1
-    assert f"fork: two checkpoints of size {size} with different roots" in output
+    assert (
+        f"[FAIL] checkpoint-fork: fork: two checkpoints of size {size} with different roots"
+        in output
+    )
 
 
 def test_checkpoint_at_a_time_before_anything_is_404(
@@ -274,3 +284,18 @@ def test_checkpoint_at_a_time_before_anything_is_404(
         "/v1/audit/checkpoint", params={"at": "2000-01-01T00:00:00Z"}, headers=headers
     )
     assert response.status_code == 404
+
+
+def test_a_pinned_origin_refuses_a_checkpoint_of_another_log(
+    saved: dict[str, Any], tmp_path: Path
+) -> None:
+    bundle = _save(tmp_path, "b.json", saved["bundle"])
+    code, output = _audit(bundle, "--public-key", saved["keys"], "--origin", ORIGIN)
+    assert code == 0, output
+    code, output = _audit(bundle, "--public-key", saved["keys"], "--origin", "other.example/log")
+    assert code == 1
+    assert (
+        "[FAIL] checkpoint-origin-mismatch: checkpoint origin is 'provledger.local/ledger', "
+        "expected 'other.example/log'"
+    ) in output
+    assert output.strip().endswith("NOT VERIFIED (checkpoint-origin-mismatch)")

@@ -78,3 +78,9 @@ def test_hash_text_round_trips_and_rejects_junk() -> None:
     assert parse_hash(format_hash(digest)) == digest
     with pytest.raises(MalformedEvent, match="not a sha256 hash"):
         parse_hash("md5:abc")
+
+
+@pytest.mark.parametrize("junk", [False, 7, None, ["sha256:"]])
+def test_a_hash_that_is_not_text_is_malformed_not_a_crash(junk: object) -> None:
+    with pytest.raises(MalformedEvent, match="not a sha256 hash"):
+        parse_hash(junk)  # type: ignore[arg-type]
