@@ -7,7 +7,14 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, Repository
-from eventsourcing.persistence import EventStore, IntegrityError, Mapper, Notification, Recording
+from eventsourcing.persistence import (
+    EventStore,
+    IntegrityError,
+    Mapper,
+    Notification,
+    Recording,
+    StoredEvent,
+)
 
 from ledger.api_keys import (
     ApiKey,
@@ -186,6 +193,12 @@ class Ledger(Application[UUID]):
             ) from exc
 
     # The log --------------------------------------------------------------------------------
+
+    def verified_event(self, stored: StoredEvent) -> Any:
+        """Decode one event read from the log, after checking it as every read is checked
+        (:mod:`ledger.verified_reads`)."""
+        assert isinstance(self.events, VerifiedEventStore)
+        return self.events.verified(stored)
 
     def read_log(self, after: int, limit: int) -> list[Notification]:
         """Up to ``limit`` stored events with notification id greater than ``after``."""

@@ -81,7 +81,10 @@ class LedgerIntegrityError(LedgerError):
     """
 
     def __init__(self, reason: str, detail: str, position: dict[str, object]) -> None:
-        super().__init__(f"{reason}: {detail}")
+        where = ", ".join(
+            f"{name} {value}" for name, value in position.items() if value is not None
+        )
+        super().__init__(f"{reason} at {where}: {detail}")
         self.reason = reason
         self.detail = detail
         self.position = position

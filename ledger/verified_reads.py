@@ -158,6 +158,18 @@ class EventChecks:
             while len(self._verified) > self._size:
                 self._verified.popitem(last=False)
 
+    def remember_written(
+        self, stored: Sequence[StoredEvent], links: Sequence[tuple[bytes, bytes | None]]
+    ) -> None:
+        """Remember events this process sealed and stored itself: they need no check when
+        read back unchanged."""
+        for row, (event_hash, prev) in zip(stored, links, strict=True):
+            digest = hashlib.sha256(row.state).digest()
+            originator_id = UUID(str(row.originator_id))
+            self._remember(
+                originator_id, row.originator_version, _Verified(digest, event_hash, prev)
+            )
+
     def forget(self) -> None:
         """Drop everything remembered (the next read of every event checks it again)."""
         with self._lock:
@@ -240,3 +252,16 @@ class VerifiedEventStore(SignedEventStore):
         stored = self.recorder.select_events(originator_id, gt=gt, lte=lte, desc=desc, limit=limit)
         self.checks.check(self.recorder, originator_id, stored, None if desc else (gt or 0) + 1)
         return map(self.mapper.to_domain_event, stored)
+
+    def written(
+        self, stored: Sequence[StoredEvent], links: Sequence[tuple[bytes, bytes | None]]
+    ) -> None:
+        """Remember what was just written as verified."""
+        self.checks.remember_written(stored, links)
+
+    def verified(self, stored: StoredEvent) -> DomainEventProtocol[UUID]:
+        """Decode one event read from the log (a notification) after verifying it and its
+        link to its predecessor."""
+        originator_id = UUID(str(stored.originator_id))
+        self.checks.check(self.recorder, originator_id, [stored], stored.originator_version)
+        return self.mapper.to_domain_event(stored)

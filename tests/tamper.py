@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from typing import Any
 from uuid import UUID
 
 import psycopg
@@ -11,6 +12,8 @@ from psycopg import sql
 
 from ledger.bootstrap import LedgerRuntime
 from ledger.canonical import canonical_json
+from ledger.envelope import SealedEvent, seal
+from ledger.signing import SigningKey
 from projections.database import readmodel_path
 
 
@@ -73,6 +76,30 @@ class Tamperer:
             "VALUES (%s, %s, %s, %s)",
             (stored_id, version, topic, state),
         )
+
+    def forge(
+        self,
+        originator_id: UUID,
+        version: int,
+        topic: str,
+        payload: dict[str, Any],
+        kid: str,
+        prev: bytes | None = None,
+    ) -> None:
+        """Insert an event signed by a stranger's key but naming key id ``kid`` (the ledger's,
+        so that only the signature is wrong), linked to ``prev``."""
+        forged = seal(
+            SigningKey.generate(),
+            originator_id=str(originator_id),
+            originator_version=version,
+            topic=topic,
+            recorded_at="2030-01-01T00:00:00.000000Z",
+            actor="cli:admin",
+            payload=payload,
+            prev=prev,
+        )
+        state = SealedEvent(forged.body, forged.body_bytes, kid, forged.signature).to_state()
+        self.insert(originator_id, version, topic, state)
 
     def read_model(self, query: str, *params: object) -> list[tuple[object, ...]]:
         """Run ``query`` against the read-model tables (``%s`` placeholders)."""

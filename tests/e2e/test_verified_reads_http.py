@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -22,10 +21,9 @@ from api.main import create_app
 from ledger.api_keys import hash_secret, key_aggregate_id, new_secret
 from ledger.bootstrap import LedgerRuntime, open_ledger
 from ledger.canonical import canonical_json
-from ledger.envelope import SealedEvent, seal
+from ledger.envelope import seal
 from ledger.settings import Settings
 from ledger.signing import SigningKey
-from ledger.store import format_time
 from tests.e2e.flows import open_receipt, register
 from tests.tamper import Tamperer
 
@@ -129,26 +127,18 @@ def test_a_key_event_inserted_with_a_bad_signature_does_not_authenticate(
     client: TestClient, runtime: LedgerRuntime
 ) -> None:
     secret = new_secret("intruder")
-    forged = seal(
-        SigningKey.generate(),
-        originator_id=str(key_aggregate_id("intruder")),
-        originator_version=1,
-        topic="provledger.api_key.issued",
-        recorded_at=format_time(datetime.now(UTC)),
-        actor="cli:admin",
-        payload={
+    Tamperer(runtime).forge(
+        key_aggregate_id("intruder"),
+        1,
+        "provledger.api_key.issued",
+        {
             "originator_topic": "provledger.api_key",
             "name": "intruder",
             "scopes": ["admin"],
             "key_hash": hash_secret(secret),
         },
-        prev=None,
+        kid=runtime.ledger.signing_key.kid,
     )
-    # Under the ledger's own key id, so that only the signature itself is wrong.
-    state = SealedEvent(
-        forged.body, forged.body_bytes, runtime.ledger.signing_key.kid, forged.signature
-    ).to_state()
-    Tamperer(runtime).insert(key_aggregate_id("intruder"), 1, "provledger.api_key.issued", state)
 
     with capture_logs() as logs:
         response = client.get("/v1/sources/report", headers={"Authorization": f"Bearer {secret}"})

@@ -6,12 +6,20 @@ import pytest
 
 from ledger.api_keys import key_aggregate_id
 from ledger.bootstrap import LedgerRuntime, open_ledger
+from ledger.envelope import open_state
 from ledger.errors import LedgerIntegrityError
+from ledger.gate import Binding, ClaimDraft, GateConfig
+from ledger.receipt_commands import CommitRequest, ReceiptDesk, ReceiptRequest
 from ledger.settings import Settings
 from ledger.signing import KeyStore
+from ledger.source_commands import SourceDraft
+from ledger.sources import Source, source_aggregate_id
+from projections.expiry_process import ExpiryProcess
+from projections.service import ReadSide
 from tests.tamper import Tamperer, two_key_history
 
 ALPHA = key_aggregate_id("alpha")
+TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice."
 
 
 @pytest.fixture
@@ -53,7 +61,10 @@ def test_an_event_changed_after_it_was_remembered_is_checked_again_and_refused(
         "notification_id": 3,
     }
     kid = populated.ledger.signing_key.kid
-    assert str(failure) == f"bad_signature: signature by key {kid} does not match the event body"
+    assert str(failure) == (
+        f"bad_signature at originator_id {ALPHA}, originator_version 2, notification_id 3: "
+        f"signature by key {kid} does not match the event body"
+    )
 
 
 def test_an_event_deleted_from_the_middle_is_refused_even_when_its_neighbours_are_remembered(
@@ -116,3 +127,64 @@ def test_a_key_rotated_by_another_process_verifies_after_the_keyring_is_read_aga
 
     assert [type(event).__name__ for event in events] == ["Issued", "Revoked"]
     assert rotated.ledger.signing_key.kid in runtime.ledger.checks.keyring
+
+
+def test_an_event_this_process_wrote_is_not_checked_again_when_read_back(
+    runtime: LedgerRuntime,
+) -> None:
+    before = runtime.ledger.checks.checked
+    secret = runtime.ledger.issue_api_key("alpha", ["read"], "test:suite")
+
+    assert runtime.ledger.authenticate(secret) is not None
+    assert runtime.ledger.checks.checked == before
+
+
+def test_a_withdrawal_inserted_with_a_bad_signature_expires_no_receipt(
+    runtime: LedgerRuntime,
+) -> None:
+    read_side = ReadSide(runtime.ledger, runtime.database)
+    try:
+        registered = runtime.ledger.sources.register(
+            "src", SourceDraft(TEXT, "text/plain", "Src"), "derived", "t"
+        )
+        read_side.catch_up()
+        span = registered.spans[0]
+        desk = ReceiptDesk(runtime.ledger, read_side.span_resolver, GateConfig())
+        receipt, _ = desk.open(
+            ReceiptRequest(
+                "q",
+                "u",
+                "p",
+                "policy-1",
+                "long_context",
+                {"name": "m", "version": "1"},
+                [],
+                [span.span_id],
+                [],
+            ),
+            "t",
+        )
+        claim = ClaimDraft(span.text, bindings=(Binding(span.span_id),))
+        desk.commit(receipt.receipt_id, CommitRequest([claim], fingerprint="f"), "t", None)
+        process = ExpiryProcess(read_side)
+        process.run_once()
+        source = source_aggregate_id("src")
+        [head] = runtime.ledger.recorder.select_events(source, desc=True, limit=1)
+        Tamperer(runtime).forge(
+            source,
+            head.originator_version + 1,
+            Source.Withdrawn.TOPIC,
+            {"reason": "forged"},
+            kid=runtime.ledger.signing_key.kid,
+            prev=open_state(head.state).event_hash,
+        )
+
+        with pytest.raises(LedgerIntegrityError) as caught:
+            process.run_once()
+
+        assert caught.value.reason == "bad_signature"
+        assert caught.value.position["originator_version"] == head.originator_version + 1
+        assert process.expired == 0
+        assert desk.get(receipt.receipt_id).expiries == []
+    finally:
+        read_side.close()
