@@ -334,3 +334,19 @@ def test_a_frozen_text_edited_in_its_version_event_refuses_the_commit(
 
     _assert_refused(response, "bad_signature", notification_id=version_position)
     assert last == version_position + 1  # only the receipt's opening
+
+
+def test_a_provenance_export_of_an_edited_source_is_refused(
+    client: TestClient, runtime: LedgerRuntime, headers: dict[str, str]
+) -> None:
+    register(client, headers, "report", TEXT)
+    version_position = runtime.ledger.last_position()
+    _rewrite(runtime, version_position, lambda payload: payload.update(title="Forged"))
+
+    for fmt in ("prov-json", "jsonl"):
+        response = client.get(
+            "/v1/sources/report/provenance", params={"format": fmt}, headers=headers
+        )
+
+        _assert_refused(response, "bad_signature", notification_id=version_position)
+        assert "Forged" not in response.text
