@@ -22,6 +22,7 @@ from ledger.errors import (
     InvalidInput,
     KeyringError,
     LedgerError,
+    LedgerIntegrityError,
     NotFound,
     PayloadTooLarge,
     PermissionDenied,
@@ -41,6 +42,7 @@ _STATUS_OF: list[tuple[type[LedgerError], int, str]] = [
     (Conflict, 409, "conflict"),
     (PayloadTooLarge, 413, "payload-too-large"),
     (KeyringError, 500, "keyring"),
+    (LedgerIntegrityError, 500, "ledger-integrity"),
 ]
 
 
@@ -93,6 +95,17 @@ async def _ledger_error(request: Request, exc: Exception) -> JSONResponse:
     if isinstance(exc, InvalidInput):
         return problem(status, "Invalid request", exc.message, slug, errors=exc.errors)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    if isinstance(exc, LedgerIntegrityError):
+        # The stored ledger failed verification: refuse, name the event, serve none of it.
+        log.error("ledger_integrity", reason=exc.reason, detail=exc.detail, **exc.position)
+        return problem(
+            status,
+            "Ledger integrity failure",
+            "data the ledger read back failed verification; nothing was served or signed",
+            slug,
+            reason=exc.reason,
+            position=exc.position,
+        )
     if status >= 500:
         log.error("ledger_error", error=type(exc).__name__, exc_info=exc)
         return problem(status, "Internal error", "the ledger could not complete the request", slug)

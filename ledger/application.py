@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, Repository
-from eventsourcing.persistence import EventStore, IntegrityError, Mapper, Notification, Recording
+from eventsourcing.persistence import (
+    EventStore,
+    IntegrityError,
+    Mapper,
+    Notification,
+    Recording,
+    StoredEvent,
+)
 
 from ledger.api_keys import (
     ApiKey,
@@ -21,9 +28,10 @@ from ledger.api_keys import (
 )
 from ledger.errors import Conflict, InvalidInput, NotFound
 from ledger.ingestion import Limits
-from ledger.signing import SigningKey
+from ledger.signing import Keyring, PublicKeyRecord, SigningKey
 from ledger.source_commands import SourceRegistry
-from ledger.store import SignedEventStore, SignedMapper
+from ledger.store import SignedMapper
+from ledger.verified_reads import EventChecks, VerifiedEventStore
 
 MAX_PAGE = 1000
 
@@ -63,15 +71,27 @@ class LedgerRepository(Repository[UUID]):
 
 
 class Ledger(Application[UUID]):
-    """Commands and log reads over the signed event store."""
+    """Commands and log reads over the signed event store.
+
+    Every aggregate is rebuilt from verified events (:mod:`ledger.verified_reads`), checked
+    against ``keyring`` (by default the signing key alone); ``reload_keyring`` re-reads the
+    keyring when an event names a key it lacks.
+    """
 
     name = "provledger"
 
     def __init__(
-        self, signing_key: SigningKey, env: Mapping[str, str], limits: Limits | None = None
+        self,
+        signing_key: SigningKey,
+        env: Mapping[str, str],
+        limits: Limits | None = None,
+        keyring: Keyring | None = None,
+        reload_keyring: Callable[[], Keyring] | None = None,
     ) -> None:
         self.signing_key = signing_key
         self.limits = limits or Limits()
+        own = PublicKeyRecord(signing_key.kid, signing_key.public_key, "active", "")
+        self.checks = EventChecks(keyring or Keyring([own]), reload_keyring)
         super().__init__(dict(env))
         self.sources = SourceRegistry(self)
 
@@ -86,9 +106,9 @@ class Ledger(Application[UUID]):
         return self.mapper
 
     def construct_event_store(self) -> EventStore[UUID]:
-        """Store events sealed and chained."""
+        """Store events sealed and chained; read them back verified."""
         assert isinstance(self.mapper, SignedMapper)
-        return SignedEventStore(mapper=self.mapper, recorder=self.recorder)
+        return VerifiedEventStore(mapper=self.mapper, recorder=self.recorder, checks=self.checks)
 
     def construct_repository(self) -> Repository[UUID]:
         """The library's repository, configured the same way, folding with :func:`project`."""
@@ -173,6 +193,12 @@ class Ledger(Application[UUID]):
             ) from exc
 
     # The log --------------------------------------------------------------------------------
+
+    def verified_event(self, stored: StoredEvent) -> Any:
+        """Decode one event read from the log, after checking it as every read is checked
+        (:mod:`ledger.verified_reads`)."""
+        assert isinstance(self.events, VerifiedEventStore)
+        return self.events.verified(stored)
 
     def read_log(self, after: int, limit: int) -> list[Notification]:
         """Up to ``limit`` stored events with notification id greater than ``after``."""

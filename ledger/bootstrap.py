@@ -57,7 +57,9 @@ def open_ledger(settings: Settings) -> LedgerRuntime:
         database.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
     ensure_postgres_schema(database)
     limits = Limits(settings.max_text_bytes, settings.max_sentence_chars)
-    ledger = Ledger(signing_key, database.eventsourcing_env(), limits)
+    ledger = Ledger(
+        signing_key, database.eventsourcing_env(), limits, keyring, keystore.load_keyring
+    )
     return LedgerRuntime(
         ledger=ledger, keyring=keyring, keystore=keystore, database=database, hmac_key=hmac_key
     )

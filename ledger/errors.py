@@ -69,3 +69,22 @@ class PayloadTooLarge(LedgerError):
 
 class ConfigurationError(LedgerError):
     """The service's settings are inconsistent (found at start-up, not on a request)."""
+
+
+class LedgerIntegrityError(LedgerError):
+    """Something the service read back to decide or sign failed verification: an event's
+    signature or chain link, or a read-model row that disagrees with its verified event.
+
+    ``reason`` is a reason code (``ledger.verify.FailureReason`` for events, ``read_model_*``
+    for rows); ``position`` names the event (aggregate, version and, when known, its
+    notification id) so an operator can find it. Never caused by a request's input.
+    """
+
+    def __init__(self, reason: str, detail: str, position: dict[str, object]) -> None:
+        where = ", ".join(
+            f"{name} {value}" for name, value in position.items() if value is not None
+        )
+        super().__init__(f"{reason} at {where}: {detail}")
+        self.reason = reason
+        self.detail = detail
+        self.position = position

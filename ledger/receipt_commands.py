@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
 from eventsourcing.application import AggregateNotFoundError
 
+from ledger.application import project
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import find_repair
 from ledger.canonical import canonical_json
@@ -180,15 +181,15 @@ class ReceiptDesk:
         """The receipt as the ledger knew it at ``known_at`` (ledger time), or now."""
         if known_at is None:
             return self.get(receipt_id)
-        aggregate_id = receipt_aggregate_id(receipt_id)
-        last = None
-        for stored in self.ledger.recorder.select_events(aggregate_id):
-            if json.loads(stored.state)["body"]["recorded_at"] > known_at:
-                break
-            last = stored.originator_version
-        if last is None:
+        known = list(
+            takewhile(
+                lambda event: format_time(event.timestamp) <= known_at,  # type: ignore[attr-defined]
+                self.ledger.events.get(receipt_aggregate_id(receipt_id)),
+            )
+        )
+        if not known:
             raise NotFound(f"receipt {receipt_id!r} did not exist at {known_at}")
-        receipt: Receipt = self.ledger.repository.get(aggregate_id, version=last)
+        receipt: Receipt = project(None, known)
         return receipt
 
     def get(self, receipt_id: str) -> Receipt:

@@ -16,8 +16,9 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate
 
-from ledger.aggregate import LedgerAggregate
+from ledger.aggregate import LedgerAggregate, fork_state
 from ledger.errors import Conflict, InvalidInput
+from ledger.store import format_time
 from ledger.topics import aggregate_topic
 
 SOURCE_ID_PATTERN = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
@@ -59,12 +60,14 @@ def source_aggregate_id(source_id: str) -> UUID:
 
 @dataclass(frozen=True)
 class VersionInfo:
-    """What the aggregate remembers of each version (the text lives in the event)."""
+    """What the aggregate remembers of each version (the text lives in the event, at
+    aggregate version ``event_version``)."""
 
     version: int
     version_hash: str
     effective_from: str
     span_count: int
+    event_version: int = 0
 
 
 @aggregate_topic("provledger.source")
@@ -100,7 +103,13 @@ class Source(LedgerAggregate):
         def apply(self, aggregate: Source) -> None:
             aggregate.title = self.title
             aggregate.versions.append(
-                VersionInfo(self.version, self.version_hash, self.effective_from, len(self.spans))
+                VersionInfo(
+                    self.version,
+                    self.version_hash,
+                    self.effective_from,
+                    len(self.spans),
+                    self.originator_version,
+                )
             )
 
     class Withdrawn(LedgerAggregate.Event):
@@ -112,6 +121,7 @@ class Source(LedgerAggregate):
         def apply(self, aggregate: Source) -> None:
             aggregate.withdrawn = True
             aggregate.withdraw_reason = self.reason
+            aggregate.withdrawn_at = format_time(self.timestamp)
 
     def __init__(
         self,
@@ -129,6 +139,7 @@ class Source(LedgerAggregate):
         self.versions: list[VersionInfo] = []
         self.withdrawn = False
         self.withdraw_reason: str | None = None
+        self.withdrawn_at: str | None = None
 
     @classmethod
     def register(
@@ -151,6 +162,11 @@ class Source(LedgerAggregate):
             metadata=metadata,
             actor=actor,
         )
+
+    def fork(self) -> Source:
+        """A copy a command may change without touching this one (versions are appended,
+        never edited)."""
+        return fork_state(self, ("versions",), ())
 
     @property
     def current(self) -> VersionInfo | None:

@@ -124,6 +124,7 @@ class _Write:
     events: Sequence[DomainEventProtocol[UUID]]
     kwargs: dict[str, Any]
     stored: list[StoredEvent] = field(default_factory=list)
+    links: list[tuple[bytes, bytes | None]] = field(default_factory=list)  # (hash, prev)
     heads: dict[UUID, tuple[int, bytes]] = field(default_factory=dict)
     ids: Sequence[int] | None = None
     error: BaseException | None = None
@@ -228,6 +229,7 @@ class SignedEventStore(EventStore[UUID]):
                 prev = head[1] if head is not None else self._head(originator_id, version - 1)
                 sealed = self.signed_mapper.seal(event, prev, recorded_at)
                 write.heads[originator_id] = (version, sealed.event_hash)
+                write.links.append((sealed.event_hash, prev))
                 write.stored.append(
                     StoredEvent(
                         originator_id=originator_id,
@@ -267,6 +269,12 @@ class SignedEventStore(EventStore[UUID]):
         write.written = True
         for originator_id, head in write.heads.items():
             self._remember(originator_id, head)
+        self.written(write.stored, write.links)
+
+    def written(
+        self, stored: Sequence[StoredEvent], links: Sequence[tuple[bytes, bytes | None]]
+    ) -> None:
+        """Called with the events just stored and their (hash, prev): a hook for subclasses."""
 
     def _next_time(self) -> datetime:
         now = self._clock()

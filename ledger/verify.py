@@ -34,11 +34,9 @@ from ledger.signing import Keyring
 PAGE_SIZE = 2000
 
 
-class StoredRow(Protocol):
-    """What a check reads of a stored event: a library ``Notification`` or a plain row."""
-
-    @property
-    def id(self) -> int: ...
+class StoredEventRow(Protocol):
+    """What a check reads of a stored event: a library ``StoredEvent``, ``Notification`` or a
+    plain row."""
 
     @property
     def originator_id(self) -> UUID | str: ...
@@ -51,6 +49,13 @@ class StoredRow(Protocol):
 
     @property
     def state(self) -> bytes: ...
+
+
+class StoredRow(StoredEventRow, Protocol):
+    """A stored event with its position in the log (notification id)."""
+
+    @property
+    def id(self) -> int: ...
 
 
 class FailureReason(StrEnum):
@@ -137,14 +142,19 @@ class LogVerifier:
         self.keyring = keyring
         self._heads: dict[UUID | str, tuple[int, bytes]] = {}
 
-    def check(self, notification: StoredRow) -> SealedEvent:
+    def prime(self, originator_id: UUID | str, version: int, event_hash: bytes) -> None:
+        """Start checking an aggregate after ``version``, an event verified earlier whose hash
+        is ``event_hash``: the next event checked must be ``version + 1`` and link to it."""
+        self._heads[originator_id] = (version, event_hash)
+
+    def check(self, notification: StoredEventRow) -> SealedEvent:
         """Verify one event given every earlier one; raise :class:`EventCheckFailed`."""
         sealed = self.check_links(notification)
         if not self.keyring.verify(sealed.kid, sealed.body_bytes, sealed.signature):
             raise EventCheckFailed(FailureReason.BAD_SIGNATURE, bad_signature_detail(sealed.kid))
         return sealed
 
-    def check_links(self, notification: StoredRow) -> SealedEvent:
+    def check_links(self, notification: StoredEventRow) -> SealedEvent:
         """Checks 1-5 (everything but the signature itself), then advance the aggregate's
         chain head: for callers that verify signatures in bulk elsewhere (see
         :mod:`ledger.signature_pool`) and must not act on an event before they have."""

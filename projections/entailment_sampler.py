@@ -62,9 +62,9 @@ class EntailmentSampler:
                     inclusive_of_start=False,
                 )
                 for notification in batch:
-                    event = self.ledger.mapper.to_domain_event(notification)
+                    event = self.ledger.verified_event(notification)  # judged and signed
                     receipt_id = self._receipt_id(str(notification.originator_id))
-                    for claim in event.claims:  # type: ignore[attr-defined]
+                    for claim in event.claims:
                         if claim["bindings"] and sampled(claim["claim_id"], self.rate):
                             self._judge(receipt_id, claim)
                     self._save(start, notification.id)

@@ -172,7 +172,8 @@ class ExpiryProcess:
         advance(self.engine, NAME, end)
 
     def _event(self, notification: Notification) -> Any:
-        return self.ledger.mapper.to_domain_event(notification)
+        # An expiry is a signed decision: the event that causes it is verified first.
+        return self.ledger.verified_event(notification)
 
     def _expire(
         self, notification: Notification, targets: list[tuple[str, str, dict[str, Any]]]

@@ -60,7 +60,9 @@ def _agent(graph: ProvGraph, actor: str) -> str:
 
 def _events(ledger: Ledger, aggregate_id: UUID) -> list[tuple[str, dict[str, Any], bytes]]:
     out = []
-    for stored in ledger.recorder.select_events(aggregate_id):
+    stored_events = ledger.recorder.select_events(aggregate_id)
+    ledger.checks.check(ledger.recorder, aggregate_id, stored_events, 1)  # serve only verified
+    for stored in stored_events:
         out.append((stored.topic, json.loads(stored.state)["body"], stored.state))
     return out
 

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from ledger.application import Ledger
 from ledger.settings import DatabaseConfig
+from ledger.verified_spans import VerifiedSpans
 from projections.database import ReadModelDatabase
 from projections.digest import tables_digest
 from projections.receipts import ReceiptsProjection
@@ -42,7 +43,9 @@ class ReadSide:
         )
         self.origin = origin
         self.runners = [self.registry, self.receipts, self.transparency]
-        self.span_resolver = RegistrySpanResolver(self.db.reads, self.registry.catch_up)
+        self.span_resolver = VerifiedSpans(
+            RegistrySpanResolver(self.db.reads, self.registry.catch_up), ledger
+        )
         self._async: AsyncEngine | None = None
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from typing import Any
+from uuid import UUID
 
 import psycopg
 from psycopg import sql
 
 from ledger.bootstrap import LedgerRuntime
 from ledger.canonical import canonical_json
+from ledger.envelope import SealedEvent, seal
+from ledger.signing import SigningKey
+from projections.database import readmodel_path
 
 
 class Tamperer:
@@ -18,9 +23,12 @@ class Tamperer:
     def __init__(self, runtime: LedgerRuntime) -> None:
         self.database = runtime.database
 
-    def _run(self, query: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
+    def _run(
+        self, query: str, params: tuple[object, ...], read_model: bool = False
+    ) -> list[tuple[object, ...]]:
         if self.database.kind == "sqlite":
-            with sqlite3.connect(str(self.database.sqlite_path)) as conn:
+            path = readmodel_path(self.database) if read_model else self.database.sqlite_path
+            with sqlite3.connect(str(path)) as conn:
                 rows = conn.execute(query.replace("%s", "?"), params).fetchall()
                 conn.commit()
                 return rows
@@ -59,6 +67,43 @@ class Tamperer:
 
     def delete(self, notification_id: int) -> None:
         self._run(f"DELETE FROM {self._table} WHERE {self._id} = %s", (notification_id,))
+
+    def insert(self, originator_id: UUID, version: int, topic: str, state: bytes) -> None:
+        """Add an event row the ledger never wrote."""
+        stored_id = originator_id.hex if self.database.kind == "sqlite" else str(originator_id)
+        self._run(
+            f"INSERT INTO {self._table} (originator_id, originator_version, topic, state) "
+            "VALUES (%s, %s, %s, %s)",
+            (stored_id, version, topic, state),
+        )
+
+    def forge(
+        self,
+        originator_id: UUID,
+        version: int,
+        topic: str,
+        payload: dict[str, Any],
+        kid: str,
+        prev: bytes | None = None,
+    ) -> None:
+        """Insert an event signed by a stranger's key but naming key id ``kid`` (the ledger's,
+        so that only the signature is wrong), linked to ``prev``."""
+        forged = seal(
+            SigningKey.generate(),
+            originator_id=str(originator_id),
+            originator_version=version,
+            topic=topic,
+            recorded_at="2030-01-01T00:00:00.000000Z",
+            actor="cli:admin",
+            payload=payload,
+            prev=prev,
+        )
+        state = SealedEvent(forged.body, forged.body_bytes, kid, forged.signature).to_state()
+        self.insert(originator_id, version, topic, state)
+
+    def read_model(self, query: str, *params: object) -> list[tuple[object, ...]]:
+        """Run ``query`` against the read-model tables (``%s`` placeholders)."""
+        return self._run(query, params, read_model=True)
 
     def forge_signature(self, notification_id: int, donor: int = 1) -> None:
         """Give an event the signature of event ``donor``: a well-formed state, under the
