@@ -42,7 +42,9 @@ def ingest(
             sink = LocalSink(runtime.ledger, actor())
             with progress_bar(show_progress, len(documents)) as advance:
                 outcomes, failures = ingest_documents(documents, sink, advance)
-            read_side = ReadSide(runtime.ledger, runtime.database, Settings().log_origin)
+            read_side = ReadSide(
+                runtime.ledger, runtime.database, Settings().log_origin, runtime.keyring
+            )
             try:
                 read_side.catch_up()
             finally:
@@ -65,7 +67,9 @@ def project(interval: float) -> None:
     from projections.service import ReadSide
 
     with open_runtime() as runtime:
-        read_side = ReadSide(runtime.ledger, runtime.database, Settings().log_origin)
+        read_side = ReadSide(
+            runtime.ledger, runtime.database, Settings().log_origin, runtime.keyring
+        )
         signal.signal(signal.SIGTERM, lambda *_: read_side.stop())
         click.echo(f"projecting from position {read_side.registry.position()}")
         try:
@@ -87,7 +91,9 @@ def expire(interval: float, once: bool) -> None:
     from projections.service import ReadSide
 
     with open_runtime() as runtime:
-        read_side = ReadSide(runtime.ledger, runtime.database, Settings().log_origin)
+        read_side = ReadSide(
+            runtime.ledger, runtime.database, Settings().log_origin, runtime.keyring
+        )
         process = ExpiryProcess(read_side)
         signal.signal(signal.SIGTERM, lambda *_: read_side.stop())
         try:
@@ -154,7 +160,9 @@ def projections_rebuild() -> None:
     from projections.service import ReadSide
 
     with open_runtime() as runtime:
-        read_side = ReadSide(runtime.ledger, runtime.database, Settings().log_origin)
+        read_side = ReadSide(
+            runtime.ledger, runtime.database, Settings().log_origin, runtime.keyring
+        )
         try:
             digest = read_side.rebuild()
             position = read_side.registry.position()

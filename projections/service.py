@@ -10,14 +10,16 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from ledger.application import Ledger
 from ledger.settings import DatabaseConfig
+from ledger.signing import Keyring
 from projections.database import ReadModelDatabase
 from projections.digest import tables_digest
+from projections.log_anchor import LogAnchor, ReadModelsAhead
 from projections.receipts import ReceiptsProjection
 from projections.registry import RegistryProjection
 from projections.runner import ProjectionRunner
 from projections.schema import RECEIPT_TABLES, REGISTRY_TABLES
 from projections.span_resolver import RegistrySpanResolver
-from projections.transparency import TransparencyProjection
+from projections.transparency import TransparencyLogTampered, TransparencyProjection
 
 DEFAULT_ORIGIN = "provledger.local/ledger"
 """The checkpoint origin line unless ``PROVLEDGER_LOG_ORIGIN`` names another."""
@@ -29,16 +31,23 @@ class ReadSide:
     """Owns the read models of a ledger and keeps them caught up."""
 
     def __init__(
-        self, ledger: Ledger, database: DatabaseConfig, origin: str = DEFAULT_ORIGIN
+        self,
+        ledger: Ledger,
+        database: DatabaseConfig,
+        origin: str = DEFAULT_ORIGIN,
+        keyring: Keyring | None = None,
     ) -> None:
         self.ledger = ledger
         self.db = ReadModelDatabase.open(database)
-        self.registry = ProjectionRunner(ledger, self.db.sync, RegistryProjection())
-        self.receipts = ProjectionRunner(ledger, self.db.sync, ReceiptsProjection())
+        anchor = LogAnchor(ledger, self.db.sync).check
+        self.registry = ProjectionRunner(ledger, self.db.sync, RegistryProjection(), anchor)
+        self.receipts = ProjectionRunner(ledger, self.db.sync, ReceiptsProjection(), anchor)
+        trusted = [record.public_key for record in keyring.records.values()] if keyring else []
         self.transparency = ProjectionRunner(
             ledger,
             self.db.sync,
-            TransparencyProjection(self.db.sync, ledger.signing_key, origin),
+            TransparencyProjection(self.db.sync, ledger.signing_key, origin, trusted),
+            anchor,
         )
         self.origin = origin
         self.runners = [self.registry, self.receipts, self.transparency]
@@ -46,6 +55,7 @@ class ReadSide:
         self._async: AsyncEngine | None = None
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
+        self.transparency_rebuilt = False
         # Run after each background catch-up (e.g. the expiry process).
         self.followers: list[Callable[[], object]] = []
 
@@ -62,7 +72,19 @@ class ReadSide:
 
     def rebuild(self) -> str:
         """Replay the registry and receipts read models from the first event; return their
-        digest. The transparency log is never rebuilt: its signed checkpoints are kept."""
+        digest.
+
+        The transparency log is kept (its signed checkpoints stand) unless it holds events
+        the store no longer has (a store rolled back or restored from an older backup):
+        then it is rebuilt from the store too, and :attr:`transparency_rebuilt` says so.
+        """
+        self.transparency_rebuilt = False
+        try:
+            self.transparency.catch_up()
+        except (ReadModelsAhead, TransparencyLogTampered) as exc:
+            log.warning("transparency_log_rebuilt", reason=str(exc))
+            self.transparency.rebuild()
+            self.transparency_rebuilt = True
         for runner in (self.registry, self.receipts):
             runner.rebuild()
         return self.digest()
