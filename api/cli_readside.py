@@ -8,9 +8,10 @@ from pathlib import Path
 import click
 
 from api.cli_support import actor, open_runtime, progress_bar
+from ledger.bootstrap import LedgerRuntime
 from ledger.errors import LedgerError
 from ledger.settings import Settings
-from ledger.signing import KeyStore
+from ledger.signing import Keyring, KeyStore
 
 
 @click.command()
@@ -168,5 +169,40 @@ def projections_rebuild() -> None:
             position = read_side.registry.position()
         finally:
             read_side.close()
+    if read_side.transparency_rebuilt:
+        click.echo(
+            "the transparency log held events the store no longer has (or nodes that do not "
+            "give its signed root): rebuilt it from the store; checkpoints signed before "
+            "this rebuild no longer hold beyond the events the store still has"
+        )
     click.echo(f"rebuilt read models to position {position}")
     click.echo(digest)
+
+
+def check_read_models(runtime: LedgerRuntime, keyring: Keyring) -> bool:
+    """``verify --read-models``: compare the stored read models with the verified events;
+    print the outcome and return whether they match."""
+    from projections.database import ReadModelDatabase
+    from projections.read_model_check import check_read_models as run_check
+    from projections.replay import ReplayError
+
+    database = ReadModelDatabase.open(runtime.database)
+    try:
+        report = run_check(
+            runtime.ledger.recorder, runtime.ledger.signed_mapper, keyring, database.sync
+        )
+    except ReplayError as exc:
+        click.echo(f"FAILED read models: the events they are built from: {exc}")
+        return False
+    finally:
+        database.close()
+    if report.difference is not None:
+        click.echo(f"FAILED read models: {report.difference}")
+        return False
+    click.echo(
+        f"OK: read models match the verified events (registry at {report.registry_position}, "
+        f"receipts at {report.receipts_position}; transparency log of {report.leaves} leaves, "
+        f"{report.checkpoints} checkpoints)"
+    )
+    click.echo(report.digest)
+    return True
