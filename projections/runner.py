@@ -114,7 +114,7 @@ class ProjectionRunner:
                         raise ReadModelsAhead(
                             f"read model {self.projection.name!r} at notification "
                             f"{self._started} already holds rows for the events after it "
-                            f"({type(exc.orig).__name__}): {RESTORE_HINT}"
+                            f"(a duplicate key): {RESTORE_HINT}"
                         ) from exc
                     continue  # another process applied this batch first; its rows stand
                 except BaseException:

@@ -17,7 +17,7 @@ from projections.log_anchor import LogAnchor, ReadModelsAhead
 from projections.receipts import ReceiptsProjection
 from projections.registry import RegistryProjection
 from projections.runner import ProjectionRunner
-from projections.schema import RECEIPT_TABLES, REGISTRY_TABLES
+from projections.schema import RECEIPT_TABLES, REGISTRY_TABLES, tracking
 from projections.span_resolver import RegistrySpanResolver
 from projections.transparency import TransparencyLogTampered, TransparencyProjection
 
@@ -76,7 +76,8 @@ class ReadSide:
 
         The transparency log is kept (its signed checkpoints stand) unless it holds events
         the store no longer has (a store rolled back or restored from an older backup):
-        then it is rebuilt from the store too, and :attr:`transparency_rebuilt` says so.
+        then it is rebuilt from the store too, :attr:`transparency_rebuilt` says so, and the
+        log followers start again from the first event.
         """
         self.transparency_rebuilt = False
         try:
@@ -85,9 +86,18 @@ class ReadSide:
             log.warning("transparency_log_rebuilt", reason=str(exc))
             self.transparency.rebuild()
             self.transparency_rebuilt = True
+            self._restart_followers()
         for runner in (self.registry, self.receipts):
             runner.rebuild()
         return self.digest()
+
+    def _restart_followers(self) -> None:
+        """Send the log followers (expiry, entailment sampling) back to the first event: their
+        positions may point past events the store now holds under reused ids, and their
+        effects are idempotent, so a full pass is safe."""
+        projections = [runner.projection.name for runner in self.runners]
+        with self.db.sync.begin() as conn:
+            conn.execute(tracking.delete().where(tracking.c.projection.not_in(projections)))
 
     def digest(self) -> str:
         """Digest of every read-model table."""

@@ -9,6 +9,7 @@ from sqlalchemy import select
 from ledger.bootstrap import LedgerRuntime
 from ledger.merkle import leaf_hash, root_hash
 from ledger.source_commands import SourceDraft
+from projections import tracking
 from projections.log_anchor import ReadModelsAhead
 from projections.schema import checkpoints, sources
 from projections.service import ReadSide
@@ -106,11 +107,14 @@ def test_new_events_written_over_the_lost_ids_are_refused_not_skipped(
 def test_projections_rebuild_recovers_from_a_rolled_back_store(
     runtime: LedgerRuntime, rolled_back: tuple[int, int]
 ) -> None:
+    _, end = rolled_back
     _register(runtime, "new-one")
     read_side = _read_side(runtime)
     try:
+        tracking.advance(read_side.db.sync, "expiry", end)  # a log follower past the restore
         read_side.rebuild()
         assert read_side.transparency_rebuilt
+        assert tracking.position(read_side.db.sync, "expiry") == 0  # it starts again
         read_side.catch_up()
         assert _source_ids(read_side) == ["kept", "new-one"]
         with read_side.db.sync.connect() as conn:
