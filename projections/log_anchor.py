@@ -6,7 +6,10 @@ the log's end. SQLite then hands out the lost notification ids again, so a proje
 skip the new events (new sources 404) and the transparency log would keep serving old
 leaves. Two checks catch it: a position past the log's end (free: the runner reads the end
 anyway), and the event at a position no longer being the one the transparency log recorded
-there (its leaf hash, one indexed read of each side).
+there (its leaf hash, one indexed read of each side). The second runs when a runner reads
+its position back from the table (at start, after a conflict) and before every batch of the
+transparency log, which sees every event; a failure found once is remembered, so every
+read model of the process refuses from then on.
 """
 
 from __future__ import annotations
@@ -60,11 +63,22 @@ class LogAnchor:
     def __init__(self, ledger: Ledger, engine: Engine) -> None:
         self.ledger = ledger
         self.engine = engine
+        self.failure: ReadModelsAhead | None = None
 
-    def check(self, name: str, position: int) -> None:
-        """Raise :class:`ReadModelsAhead` if the event at ``position`` was replaced or lost."""
-        if position <= 0:
+    def check(self, name: str, position: int, full: bool = True) -> None:
+        """Raise :class:`ReadModelsAhead` if the event at ``position`` was replaced or lost
+        (``full``), or if any earlier check of this anchor failed."""
+        if self.failure is not None:
+            raise ReadModelsAhead(str(self.failure))
+        if not full or position <= 0:
             return
+        try:
+            self._check(name, position)
+        except ReadModelsAhead as failure:
+            self.failure = failure
+            raise
+
+    def _check(self, name: str, position: int) -> None:
         with self.engine.connect() as conn:
             row = conn.execute(
                 _LAST_LEAF_AT_OR_BEFORE.where(merkle_leaves.c.notification_id <= position)

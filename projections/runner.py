@@ -39,6 +39,8 @@ class Projection(ABC):
     """False for projections that read only the stored bytes (no domain event is built)."""
     batch_size: int = BATCH_SIZE
     """Events per transaction when catching up."""
+    anchor_each_batch: bool = False
+    """Check the log anchor before every batch, not only when the position is re-read."""
 
     @abstractmethod
     def apply(self, conn: Connection, event: Any, notification: StoredRow) -> None:
@@ -69,9 +71,11 @@ class Projection(ABC):
 class ProjectionRunner:
     """Catches one projection up with the ledger.
 
-    ``anchor(name, position)``, when given, checks that the event store still holds the
-    events the read model was built from; it runs whenever the runner (re-)reads its
-    position from the table and before every batch of new events.
+    ``anchor(name, position, full)``, when given, checks that the event store still holds
+    the events the read model was built from: in full whenever the runner (re-)reads its
+    position from the table, and before every batch of projections that ask for it; on
+    every other step only for a failure already found (the check costs two reads, which the
+    write path's read-your-writes catch-up should not pay on every request).
     """
 
     def __init__(
@@ -79,7 +83,7 @@ class ProjectionRunner:
         ledger: Ledger,
         engine: Engine,
         projection: Projection,
-        anchor: Callable[[str, int], None] | None = None,
+        anchor: Callable[[str, int, bool], None] | None = None,
     ) -> None:
         self.ledger = ledger
         self.engine = engine
@@ -144,8 +148,9 @@ class ProjectionRunner:
         self._started = start
         end = self.ledger.last_position()
         check_end(self.projection.name, start, end)
-        if self.anchor is not None and (reread or end > start):
-            self.anchor(self.projection.name, start)
+        if self.anchor is not None:
+            full = reread or (end > start and self.projection.anchor_each_batch)
+            self.anchor(self.projection.name, start, full)
         if end <= start:
             self._known = start
             return 0

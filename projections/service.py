@@ -39,7 +39,8 @@ class ReadSide:
     ) -> None:
         self.ledger = ledger
         self.db = ReadModelDatabase.open(database)
-        anchor = LogAnchor(ledger, self.db.sync).check
+        self.anchor = LogAnchor(ledger, self.db.sync)
+        anchor = self.anchor.check
         self.registry = ProjectionRunner(ledger, self.db.sync, RegistryProjection(), anchor)
         self.receipts = ProjectionRunner(ledger, self.db.sync, ReceiptsProjection(), anchor)
         trusted = [record.public_key for record in keyring.records.values()] if keyring else []
@@ -84,6 +85,7 @@ class ReadSide:
             self.transparency.catch_up()
         except (ReadModelsAhead, TransparencyLogTampered) as exc:
             log.warning("transparency_log_rebuilt", reason=str(exc))
+            self.anchor.failure = None  # the rebuild replaces what the check found
             self.transparency.rebuild()
             self.transparency_rebuilt = True
             self._restart_followers()

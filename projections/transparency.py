@@ -68,6 +68,7 @@ class TransparencyProjection(Projection):
     topics = ()
     decode = False
     batch_size = 2000  # leaves per transaction and per checkpoint when catching up
+    anchor_each_batch = True  # every event is a leaf: the first to see a store rolled back
 
     def __init__(
         self,

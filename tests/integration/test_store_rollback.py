@@ -126,3 +126,25 @@ def test_projections_rebuild_recovers_from_a_rolled_back_store(
     leaves = [leaf_hash(row.state) for row in runtime.ledger.read_log(0, 1000)]
     assert size == len(leaves)
     assert bytes(root) == root_hash(leaves)
+
+
+def test_a_rollback_the_transparency_log_finds_stops_every_read_model_of_the_process(
+    runtime: LedgerRuntime,
+) -> None:
+    _register(runtime, "kept")
+    kept = runtime.ledger.last_position()
+    _register(runtime, "lost")
+    read_side = _read_side(runtime)
+    try:
+        read_side.catch_up()
+        _roll_back(runtime, kept)
+        for n in range(3):  # past the old end again, over the lost ids on SQLite
+            _register(runtime, f"new-{n}")
+        with pytest.raises(ReadModelsAhead, match="read model 'transparency' is at notification"):
+            read_side.transparency.catch_up()
+        for runner in (read_side.registry, read_side.receipts):
+            with pytest.raises(ReadModelsAhead, match="read model 'transparency'"):
+                runner.catch_up()
+        assert _source_ids(read_side) == ["kept", "lost"]
+    finally:
+        read_side.close()
