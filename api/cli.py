@@ -36,6 +36,7 @@ def serve(host: str, port: int) -> None:
 
     settings = Settings()
     configure_logging(settings.log_level, settings.log_json)
+    cli_readside.check_read_models_start(settings)
     uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)
 
 

@@ -40,13 +40,14 @@ def ingest(
             outcomes, failures = ingest_documents(documents, sink, advance)
     else:
         with open_runtime() as runtime:
-            sink = LocalSink(runtime.ledger, actor())
-            with progress_bar(show_progress, len(documents)) as advance:
-                outcomes, failures = ingest_documents(documents, sink, advance)
             read_side = ReadSide(
                 runtime.ledger, runtime.database, Settings().log_origin, runtime.keyring
             )
             try:
+                read_side.catch_up()  # read models out of step with the store: write nothing
+                sink = LocalSink(runtime.ledger, actor())
+                with progress_bar(show_progress, len(documents)) as advance:
+                    outcomes, failures = ingest_documents(documents, sink, advance)
                 read_side.catch_up()
             finally:
                 read_side.close()
@@ -206,3 +207,17 @@ def check_read_models(runtime: LedgerRuntime, keyring: Keyring) -> bool:
     )
     click.echo(report.digest)
     return True
+
+
+def check_read_models_start(settings: Settings) -> None:
+    """Catch the read models up before serving: read models ahead of the event store (a store
+    restored from an older backup) or a tampered transparency tree stop ``serve`` with the
+    reason on one line, not a stack trace from the server's start-up."""
+    from projections.service import ReadSide
+
+    with open_runtime() as runtime:  # turns the refusal into one line and exit code 1
+        read_side = ReadSide(runtime.ledger, runtime.database, settings.log_origin, runtime.keyring)
+        try:
+            read_side.catch_up()
+        finally:
+            read_side.close()

@@ -3,6 +3,11 @@ models stops the service at start with the positions named; `projections rebuild
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
@@ -47,3 +52,30 @@ def test_service_refuses_to_start_on_a_rolled_back_store_and_rebuild_recovers(
         checkpoint = client.get("/v1/audit/checkpoint", headers=headers)
         assert checkpoint.status_code == 200
     assert CliRunner().invoke(main, ["verify", "--read-models"]).exit_code == 0
+
+
+def test_serve_and_ingest_on_a_rolled_back_store_stop_with_one_line_naming_the_positions(
+    settings_env: Settings, runtime: LedgerRuntime, tmp_path: Path
+) -> None:
+    runtime.ledger.issue_api_key("one", ["read"], "test:suite")
+    kept = runtime.ledger.last_position()
+    runtime.ledger.issue_api_key("two", ["read"], "test:suite")
+    end = runtime.ledger.last_position()
+    assert CliRunner().invoke(main, ["projections", "rebuild"]).exit_code == 0
+    Tamperer(runtime).delete(end)
+    (tmp_path / "a.txt").write_text("Sales rose 3% in 2022.", encoding="utf-8")
+    expected = f"Error: read model 'registry' is at notification {end} but the event store ends at "
+
+    for args in (["serve", "--port", "1"], ["ingest", "--no-progress", str(tmp_path / "a.txt")]):
+        result = subprocess.run(  # the real console script, as an operator runs it
+            [str(Path(sys.executable).parent / "provledger"), *args],
+            env=os.environ.copy(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert result.returncode == 1, (args, result.stderr)
+        assert "Traceback" not in result.stderr
+        assert result.stderr.startswith(expected + str(kept) + ": ")
+        assert runtime.ledger.last_position() == kept  # nothing was written
