@@ -79,3 +79,20 @@ def test_serve_and_ingest_on_a_rolled_back_store_stop_with_one_line_naming_the_p
         assert "Traceback" not in result.stderr
         assert result.stderr.startswith(expected + str(kept) + ": ")
         assert runtime.ledger.last_position() == kept  # nothing was written
+
+
+def test_a_running_service_answers_503_read_models_ahead_after_the_store_rolls_back(
+    settings_env: Settings, runtime: LedgerRuntime
+) -> None:
+    admin = runtime.ledger.issue_api_key("admin", ["admin"], "test:suite")
+    headers = {"Authorization": f"Bearer {admin}"}
+    with TestClient(create_app(settings_env, runtime), raise_server_exceptions=False) as client:
+        register(client, headers, "kept", "Revenue rose 2.2% in 2023.")
+        assert client.get("/v1/audit/checkpoint", headers=headers).status_code == 200
+        Tamperer(runtime).delete(runtime.ledger.last_position())
+
+        response = client.get("/v1/audit/checkpoint", headers=headers)
+
+    assert response.status_code == 503
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["type"] == "https://provledger.dev/problems/read-models-ahead"

@@ -152,3 +152,24 @@ def test_the_stored_edge_verifies_against_a_checkpoint_signed_before_a_key_rotat
         assert _newest_checkpoint(second)[0] == 4
     finally:
         second.close()
+
+
+def test_projections_rebuild_replaces_a_tree_whose_edge_was_flipped(
+    runtime: LedgerRuntime,
+) -> None:
+    _events(runtime, 6)
+    first = _read_side(runtime)
+    first.catch_up()
+    _flip(first, 1, 2)
+    first.close()
+    _events(runtime, 1, prefix="later")
+    second = _read_side(runtime)
+    try:
+        second.rebuild()
+        assert second.transparency_rebuilt
+        second.catch_up()
+        size, root = _newest_checkpoint(second)
+    finally:
+        second.close()
+    assert size == 7
+    assert root == _true_root(runtime)
