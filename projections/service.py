@@ -78,7 +78,7 @@ class ReadSide:
         The transparency log is kept (its signed checkpoints stand) unless it holds events
         the store no longer has (a store rolled back or restored from an older backup):
         then it is rebuilt from the store too, :attr:`transparency_rebuilt` says so, and the
-        log followers start again from the first event.
+        log followers start again from the first event (otherwise only those past the end).
         """
         self.transparency_rebuilt = False
         try:
@@ -88,18 +88,22 @@ class ReadSide:
             self.anchor.failure = None  # the rebuild replaces what the check found
             self.transparency.rebuild()
             self.transparency_rebuilt = True
-            self._restart_followers()
+        self._restart_followers(everyone=self.transparency_rebuilt)
         for runner in (self.registry, self.receipts):
             runner.rebuild()
         return self.digest()
 
-    def _restart_followers(self) -> None:
-        """Send the log followers (expiry, entailment sampling) back to the first event: their
-        positions may point past events the store now holds under reused ids, and their
-        effects are idempotent, so a full pass is safe."""
+    def _restart_followers(self, everyone: bool) -> None:
+        """Send the log followers (expiry, entailment sampling) back to the first event: all
+        of them after the store was rolled back (their positions may point past events it now
+        holds under reused ids), else those past the log's end. Their effects are idempotent,
+        so a full pass is safe."""
         projections = [runner.projection.name for runner in self.runners]
+        stale = tracking.delete().where(tracking.c.projection.not_in(projections))
+        if not everyone:
+            stale = stale.where(tracking.c.position > self.ledger.last_position())
         with self.db.sync.begin() as conn:
-            conn.execute(tracking.delete().where(tracking.c.projection.not_in(projections)))
+            conn.execute(stale)
 
     def digest(self) -> str:
         """Digest of every read-model table."""
