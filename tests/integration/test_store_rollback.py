@@ -148,3 +148,21 @@ def test_a_rollback_the_transparency_log_finds_stops_every_read_model_of_the_pro
         assert _source_ids(read_side) == ["kept", "lost"]
     finally:
         read_side.close()
+
+
+def test_a_rebuild_sends_only_log_followers_past_the_end_back_to_the_start(
+    runtime: LedgerRuntime,
+) -> None:
+    _register(runtime, "kept")
+    end = runtime.ledger.last_position()
+    read_side = _read_side(runtime)
+    try:
+        read_side.catch_up()
+        tracking.advance(read_side.db.sync, "expiry", end + 5)
+        tracking.advance(read_side.db.sync, "entailment", end)
+        read_side.rebuild()
+        assert not read_side.transparency_rebuilt
+        assert tracking.position(read_side.db.sync, "expiry") == 0
+        assert tracking.position(read_side.db.sync, "entailment") == end
+    finally:
+        read_side.close()
