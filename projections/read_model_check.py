@@ -234,9 +234,12 @@ def _check_levels(stored: Engine, size: int) -> RowDifference | None:
             below = _level(conn, level - 1)
             expected = size >> level
             idx = -1
-            for idx, value in _level(conn, level):
-                if idx >= expected:
-                    return _node_difference(level, idx, "node past the tree's size")
+            for found, value in _level(conn, level):
+                if found >= expected:
+                    return _node_difference(level, found, "node past the tree's size")
+                if found != idx + 1:
+                    return _node_difference(level, idx + 1, "node missing")
+                idx = found
                 left, right = next(below, None), next(below, None)
                 if left is None or right is None or left[0] != 2 * idx:
                     return _node_difference(level, idx, "children missing")

@@ -182,3 +182,25 @@ def test_a_checkpoint_root_edited_apart_from_its_note_is_named(
         f"FAILED read models: table checkpoints, row (size={size}): row differs from its "
         "signed note"
     )
+
+
+def test_a_deleted_merkle_node_is_named(populated: dict[str, Any], read_models: Engine) -> None:
+    with read_models.begin() as conn:
+        conn.execute(delete(merkle_nodes).where(merkle_nodes.c.level == 1, merkle_nodes.c.idx == 0))
+
+    code, line = _verify_read_models()
+
+    assert code == 1
+    assert line == "FAILED read models: table merkle_nodes, row (level=1, idx=0): node missing"
+
+
+def test_a_node_past_the_tree_is_named(populated: dict[str, Any], read_models: Engine) -> None:
+    with read_models.begin() as conn:
+        conn.execute(insert(merkle_nodes).values(level=9, idx=0, hash=b"\x03" * 32))
+
+    code, line = _verify_read_models()
+
+    assert code == 1
+    assert line == (
+        "FAILED read models: table merkle_nodes, row (level=9, idx=0): node past the tree's size"
+    )
