@@ -36,6 +36,7 @@ def serve(host: str, port: int) -> None:
 
     settings = Settings()
     configure_logging(settings.log_level, settings.log_json)
+    cli_readside.check_read_models_start(settings)
     uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)
 
 
@@ -132,11 +133,17 @@ def _print_report(report: VerificationReport) -> None:
     help="trusted public keys (keyring.json or a saved GET /v1/keys); default: the data dir's",
 )
 @click.option("--progress/--no-progress", default=None, help="progress bar (default: on a tty)")
-def verify(keyring_file: Path | None, progress: bool | None) -> None:
+@click.option(
+    "--read-models",
+    is_flag=True,
+    help="also recompute the read models from the verified events; name the first bad row",
+)
+def verify(keyring_file: Path | None, progress: bool | None, read_models: bool) -> None:
     """Check every event's signature and chain link, in notification order.
 
     Exits 0 when the whole log is intact, 1 at the first bad event (named with its
-    notification id, aggregate and reason).
+    notification id, aggregate and reason). With --read-models, also 1 at the first
+    read-model row (table and primary key) that the verified events do not give.
     """
     settings = Settings()
     try:
@@ -152,7 +159,9 @@ def verify(keyring_file: Path | None, progress: bool | None) -> None:
         total = runtime.ledger.last_position()
         with progress_bar(show_progress, total) as advance:
             report = verify_log(runtime.ledger.recorder, keyring, progress=advance)
-    _print_report(report)
+        _print_report(report)
+        if report.ok and read_models:
+            sys.exit(0 if cli_readside.check_read_models(runtime, keyring) else 1)
     sys.exit(0 if report.ok else 1)
 
 

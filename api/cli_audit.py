@@ -149,7 +149,7 @@ def audit_log_command(checkpoint_file: Path, keyring_file: Path | None) -> None:
         raise click.ClickException(str(exc)) from exc
     note = checkpoint_file.read_text("utf-8")
     with open_runtime() as runtime:
-        read_side = ReadSide(runtime.ledger, runtime.database, settings.log_origin)
+        read_side = ReadSide(runtime.ledger, runtime.database, settings.log_origin, runtime.keyring)
         try:
             result = audit_log(
                 runtime.ledger.recorder,

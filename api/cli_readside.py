@@ -8,9 +8,10 @@ from pathlib import Path
 import click
 
 from api.cli_support import actor, open_runtime, progress_bar
+from ledger.bootstrap import LedgerRuntime
 from ledger.errors import LedgerError
 from ledger.settings import Settings
-from ledger.signing import KeyStore
+from ledger.signing import Keyring, KeyStore
 
 
 @click.command()
@@ -39,11 +40,14 @@ def ingest(
             outcomes, failures = ingest_documents(documents, sink, advance)
     else:
         with open_runtime() as runtime:
-            sink = LocalSink(runtime.ledger, actor())
-            with progress_bar(show_progress, len(documents)) as advance:
-                outcomes, failures = ingest_documents(documents, sink, advance)
-            read_side = ReadSide(runtime.ledger, runtime.database, Settings().log_origin)
+            read_side = ReadSide(
+                runtime.ledger, runtime.database, Settings().log_origin, runtime.keyring
+            )
             try:
+                read_side.catch_up()  # read models out of step with the store: write nothing
+                sink = LocalSink(runtime.ledger, actor())
+                with progress_bar(show_progress, len(documents)) as advance:
+                    outcomes, failures = ingest_documents(documents, sink, advance)
                 read_side.catch_up()
             finally:
                 read_side.close()
@@ -65,7 +69,9 @@ def project(interval: float) -> None:
     from projections.service import ReadSide
 
     with open_runtime() as runtime:
-        read_side = ReadSide(runtime.ledger, runtime.database, Settings().log_origin)
+        read_side = ReadSide(
+            runtime.ledger, runtime.database, Settings().log_origin, runtime.keyring
+        )
         signal.signal(signal.SIGTERM, lambda *_: read_side.stop())
         click.echo(f"projecting from position {read_side.registry.position()}")
         try:
@@ -87,7 +93,9 @@ def expire(interval: float, once: bool) -> None:
     from projections.service import ReadSide
 
     with open_runtime() as runtime:
-        read_side = ReadSide(runtime.ledger, runtime.database, Settings().log_origin)
+        read_side = ReadSide(
+            runtime.ledger, runtime.database, Settings().log_origin, runtime.keyring
+        )
         process = ExpiryProcess(read_side)
         signal.signal(signal.SIGTERM, lambda *_: read_side.stop())
         try:
@@ -154,11 +162,62 @@ def projections_rebuild() -> None:
     from projections.service import ReadSide
 
     with open_runtime() as runtime:
-        read_side = ReadSide(runtime.ledger, runtime.database, Settings().log_origin)
+        read_side = ReadSide(
+            runtime.ledger, runtime.database, Settings().log_origin, runtime.keyring
+        )
         try:
             digest = read_side.rebuild()
             position = read_side.registry.position()
         finally:
             read_side.close()
+    if read_side.transparency_rebuilt:
+        click.echo(
+            "the transparency log held events the store no longer has (or nodes that do not "
+            "give its signed root): rebuilt it from the store; checkpoints signed before "
+            "this rebuild no longer hold beyond the events the store still has"
+        )
     click.echo(f"rebuilt read models to position {position}")
     click.echo(digest)
+
+
+def check_read_models(runtime: LedgerRuntime, keyring: Keyring) -> bool:
+    """``verify --read-models``: compare the stored read models with the verified events;
+    print the outcome and return whether they match."""
+    from projections.database import ReadModelDatabase
+    from projections.read_model_check import check_read_models as run_check
+    from projections.replay import ReplayError
+
+    database = ReadModelDatabase.open(runtime.database)
+    try:
+        report = run_check(
+            runtime.ledger.recorder, runtime.ledger.signed_mapper, keyring, database.sync
+        )
+    except ReplayError as exc:
+        click.echo(f"FAILED read models: the events they are built from: {exc}")
+        return False
+    finally:
+        database.close()
+    if report.difference is not None:
+        click.echo(f"FAILED read models: {report.difference}")
+        return False
+    click.echo(
+        f"OK: read models match the verified events (registry at {report.registry_position}, "
+        f"receipts at {report.receipts_position}; transparency log of {report.leaves} leaves, "
+        f"{report.checkpoints} checkpoints)"
+    )
+    click.echo(report.digest)
+    return True
+
+
+def check_read_models_start(settings: Settings) -> None:
+    """Catch the read models up before serving: read models ahead of the event store (a store
+    restored from an older backup) or a tampered transparency tree stop ``serve`` with the
+    reason on one line, not a stack trace from the server's start-up."""
+    from projections.service import ReadSide
+
+    with open_runtime() as runtime:  # turns the refusal into one line and exit code 1
+        read_side = ReadSide(runtime.ledger, runtime.database, settings.log_origin, runtime.keyring)
+        try:
+            read_side.catch_up()
+        finally:
+            read_side.close()

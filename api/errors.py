@@ -27,6 +27,8 @@ from ledger.errors import (
     PayloadTooLarge,
     PermissionDenied,
 )
+from projections.log_anchor import ReadModelsAhead
+from projections.transparency import TransparencyLogTampered
 
 PROBLEM_JSON = "application/problem+json"
 _TYPE_BASE = "https://provledger.dev/problems/"
@@ -43,6 +45,8 @@ _STATUS_OF: list[tuple[type[LedgerError], int, str]] = [
     (PayloadTooLarge, 413, "payload-too-large"),
     (KeyringError, 500, "keyring"),
     (LedgerIntegrityError, 500, "ledger-integrity"),
+    (ReadModelsAhead, 503, "read-models-ahead"),
+    (TransparencyLogTampered, 500, "transparency-log-integrity"),
 ]
 
 

@@ -49,7 +49,10 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         app.state.runtime = runtime or open_ledger(settings)
         app.state.settings = settings
         read_side = ReadSide(
-            app.state.runtime.ledger, app.state.runtime.database, settings.log_origin
+            app.state.runtime.ledger,
+            app.state.runtime.database,
+            settings.log_origin,
+            app.state.runtime.keyring,
         )
         read_side.catch_up()
         app.state.expiry = ExpiryProcess(read_side)

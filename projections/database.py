@@ -104,7 +104,8 @@ def bulk_insert(
 
     For high-volume, fixed-shape rows (Merkle nodes and leaves) where SQLAlchemy's per-row
     parameter processing costs more than the insert itself. Values must already be in the
-    driver's types (int, str, bytes).
+    driver's types (int, str, bytes). Driver errors are raised as SQLAlchemy's
+    (``IntegrityError`` for a duplicate key), as every other write's are.
     """
     if not rows:
         return
@@ -118,16 +119,22 @@ def bulk_insert(
         f"INSERT INTO {name} ({', '.join(quote(c) for c in columns)}) "  # noqa: S608
         f"VALUES ({', '.join(marker for _ in columns)})"
     )
+    dbapi = dialect.loaded_dbapi
     cursor = conn.connection.cursor()
     try:
         if dialect.name == "postgresql":
             # COPY streams the rows in one command: several times faster than executemany.
-            copy_sql = f"COPY {name} ({', '.join(quote(c) for c in columns)}) FROM STDIN"
-            with cursor.copy(copy_sql) as copy:
+            statement = f"COPY {name} ({', '.join(quote(c) for c in columns)}) FROM STDIN"
+            with cursor.copy(statement) as copy:
                 for row in rows:
                     copy.write_row(row)
         else:
             cursor.executemany(statement, rows)
+    except dbapi.Error as exc:
+        # The raw cursor bypasses SQLAlchemy's error wrapping; wrap here, so a unique
+        # violation reaches callers as ``sqlalchemy.exc.IntegrityError`` like any other write
+        # (the projection runner treats it as another process having written first).
+        raise DBAPIError.instance(statement, None, exc, dbapi.Error, dialect=dialect) from exc
     finally:
         cursor.close()
 

@@ -4,13 +4,19 @@ A projection consumes events of its topics in notification order. Each batch is 
 transaction that also moves the projection's tracking position, guarded by the position it
 started from: if another runner (a second process) got there first, the batch rolls back and
 the runner re-reads the position. Rows and position therefore never disagree.
+
+Any failed batch discards what the projection holds in memory (the transparency tree's right
+edge, unwritten rows): it was built on a position that may no longer hold. A conflict while
+the position stayed where the batch started is not another runner; it means the read model
+and the event store disagree, and the runner refuses rather than retry forever. So does a
+position past the end of the log (see :mod:`projections.log_anchor`).
 """
 
 from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Engine, insert, select, update
@@ -18,6 +24,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ledger.application import Ledger
 from ledger.verify import StoredRow
+from projections.log_anchor import RESTORE_HINT, ReadModelsAhead, check_end
 from projections.schema import tracking
 
 BATCH_SIZE = 500
@@ -32,6 +39,8 @@ class Projection(ABC):
     """False for projections that read only the stored bytes (no domain event is built)."""
     batch_size: int = BATCH_SIZE
     """Events per transaction when catching up."""
+    anchor_each_batch: bool = False
+    """Check the log anchor before every batch, not only when the position is re-read."""
 
     @abstractmethod
     def apply(self, conn: Connection, event: Any, notification: StoredRow) -> None:
@@ -60,15 +69,30 @@ class Projection(ABC):
 
 
 class ProjectionRunner:
-    """Catches one projection up with the ledger."""
+    """Catches one projection up with the ledger.
 
-    def __init__(self, ledger: Ledger, engine: Engine, projection: Projection) -> None:
+    ``anchor(name, position, full)``, when given, checks that the event store still holds
+    the events the read model was built from: in full whenever the runner (re-)reads its
+    position from the table, and before every batch of projections that ask for it; on
+    every other step only for a failure already found (the check costs two reads, which the
+    write path's read-your-writes catch-up should not pay on every request).
+    """
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        engine: Engine,
+        projection: Projection,
+        anchor: Callable[[str, int, bool], None] | None = None,
+    ) -> None:
         self.ledger = ledger
         self.engine = engine
         self.projection = projection
+        self.anchor = anchor
         self._lock = threading.Lock()
         # Last position this runner committed; None means "read it from the table".
         self._known: int | None = None
+        self._started = 0  # the position the current batch started from
 
     def position(self) -> int:
         """The last notification id this projection has applied."""
@@ -87,14 +111,27 @@ class ProjectionRunner:
             while True:
                 try:
                     applied = self._step()
-                except (ConcurrentProjection, IntegrityError):
-                    # Another process applied this batch first; its rows stand, re-read.
-                    self._known = None
-                    self.projection.forget()
-                    continue
+                except (ConcurrentProjection, IntegrityError) as exc:
+                    self._discard()
+                    if isinstance(exc, IntegrityError) and self.position() == self._started:
+                        # Nobody moved the position: these rows are not another runner's.
+                        raise ReadModelsAhead(
+                            f"read model {self.projection.name!r} at notification "
+                            f"{self._started} already holds rows for the events after it "
+                            f"(a duplicate key): {RESTORE_HINT}"
+                        ) from exc
+                    continue  # another process applied this batch first; its rows stand
+                except BaseException:
+                    self._discard()
+                    raise
                 if applied < self.projection.batch_size:
                     assert self._known is not None
                     return self._known
+
+    def _discard(self) -> None:
+        """Forget the position and the projection's in-memory state; both are re-read."""
+        self._known = None
+        self.projection.forget()
 
     def _step(self) -> int:
         """Apply one batch of events in one transaction; return how many there were.
@@ -106,8 +143,14 @@ class ProjectionRunner:
         Every notification id up to the end is committed when the end is read: the store
         writes them in order (one writer at a time holds the table lock).
         """
+        reread = self._known is None
         start = self._known if self._known is not None else self.position()
+        self._started = start
         end = self.ledger.last_position()
+        check_end(self.projection.name, start, end)
+        if self.anchor is not None:
+            full = reread or (end > start and self.projection.anchor_each_batch)
+            self.anchor(self.projection.name, start, full)
         if end <= start:
             self._known = start
             return 0
@@ -148,8 +191,7 @@ class ProjectionRunner:
         with self._lock, self.engine.begin() as conn:
             self.projection.reset(conn)
             conn.execute(tracking.delete().where(tracking.c.projection == self.projection.name))
-            self._known = None
-            self.projection.forget()
+            self._discard()
         return self.catch_up()
 
 

@@ -10,15 +10,17 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from ledger.application import Ledger
 from ledger.settings import DatabaseConfig
+from ledger.signing import Keyring
 from ledger.verified_spans import VerifiedSpans
 from projections.database import ReadModelDatabase
 from projections.digest import tables_digest
+from projections.log_anchor import LogAnchor, ReadModelsAhead
 from projections.receipts import ReceiptsProjection
 from projections.registry import RegistryProjection
 from projections.runner import ProjectionRunner
-from projections.schema import RECEIPT_TABLES, REGISTRY_TABLES
+from projections.schema import RECEIPT_TABLES, REGISTRY_TABLES, tracking
 from projections.span_resolver import RegistrySpanResolver
-from projections.transparency import TransparencyProjection
+from projections.transparency import TransparencyLogTampered, TransparencyProjection
 
 DEFAULT_ORIGIN = "provledger.local/ledger"
 """The checkpoint origin line unless ``PROVLEDGER_LOG_ORIGIN`` names another."""
@@ -30,16 +32,24 @@ class ReadSide:
     """Owns the read models of a ledger and keeps them caught up."""
 
     def __init__(
-        self, ledger: Ledger, database: DatabaseConfig, origin: str = DEFAULT_ORIGIN
+        self,
+        ledger: Ledger,
+        database: DatabaseConfig,
+        origin: str = DEFAULT_ORIGIN,
+        keyring: Keyring | None = None,
     ) -> None:
         self.ledger = ledger
         self.db = ReadModelDatabase.open(database)
-        self.registry = ProjectionRunner(ledger, self.db.sync, RegistryProjection())
-        self.receipts = ProjectionRunner(ledger, self.db.sync, ReceiptsProjection())
+        self.anchor = LogAnchor(ledger, self.db.sync)
+        anchor = self.anchor.check
+        self.registry = ProjectionRunner(ledger, self.db.sync, RegistryProjection(), anchor)
+        self.receipts = ProjectionRunner(ledger, self.db.sync, ReceiptsProjection(), anchor)
+        trusted = [record.public_key for record in keyring.records.values()] if keyring else []
         self.transparency = ProjectionRunner(
             ledger,
             self.db.sync,
-            TransparencyProjection(self.db.sync, ledger.signing_key, origin),
+            TransparencyProjection(self.db.sync, ledger.signing_key, origin, trusted),
+            anchor,
         )
         self.origin = origin
         self.runners = [self.registry, self.receipts, self.transparency]
@@ -49,6 +59,7 @@ class ReadSide:
         self._async: AsyncEngine | None = None
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
+        self.transparency_rebuilt = False
         # Run after each background catch-up (e.g. the expiry process).
         self.followers: list[Callable[[], object]] = []
 
@@ -65,10 +76,37 @@ class ReadSide:
 
     def rebuild(self) -> str:
         """Replay the registry and receipts read models from the first event; return their
-        digest. The transparency log is never rebuilt: its signed checkpoints are kept."""
+        digest.
+
+        The transparency log is kept (its signed checkpoints stand) unless it holds events
+        the store no longer has (a store rolled back or restored from an older backup):
+        then it is rebuilt from the store too, :attr:`transparency_rebuilt` says so, and the
+        log followers start again from the first event (otherwise only those past the end).
+        """
+        self.transparency_rebuilt = False
+        try:
+            self.transparency.catch_up()
+        except (ReadModelsAhead, TransparencyLogTampered) as exc:
+            log.warning("transparency_log_rebuilt", reason=str(exc))
+            self.anchor.failure = None  # the rebuild replaces what the check found
+            self.transparency.rebuild()
+            self.transparency_rebuilt = True
+        self._restart_followers(everyone=self.transparency_rebuilt)
         for runner in (self.registry, self.receipts):
             runner.rebuild()
         return self.digest()
+
+    def _restart_followers(self, everyone: bool) -> None:
+        """Send the log followers (expiry, entailment sampling) back to the first event: all
+        of them after the store was rolled back (their positions may point past events it now
+        holds under reused ids), else those past the log's end. Their effects are idempotent,
+        so a full pass is safe."""
+        projections = [runner.projection.name for runner in self.runners]
+        stale = tracking.delete().where(tracking.c.projection.not_in(projections))
+        if not everyone:
+            stale = stale.where(tracking.c.position > self.ledger.last_position())
+        with self.db.sync.begin() as conn:
+            conn.execute(stale)
 
     def digest(self) -> str:
         """Digest of every read-model table."""

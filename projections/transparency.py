@@ -5,18 +5,26 @@ SHA-256(0x00 || state). The projection stores every perfect-subtree hash (``merk
 level 0 are the leaves), maps leaves to notification ids, and after each batch signs a C2SP
 ``tlog-checkpoint`` note for the new size with the ledger's Ed25519 key (``checkpoints``; all
 kept). Any root, inclusion or consistency proof is then O(log n) node reads.
+
+New roots are computed from the tree's right edge held in memory plus the leaf hashes of the
+events read from the store; no stored node is trusted to sign. When the edge is read back from
+the database (at start, or after another process moved the log on), its root must equal the
+root of the newest checkpoint, whose note signature is verified first: an edited node on the
+edge is refused (:class:`TransparencyLogTampered`), never signed into a checkpoint.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import hmac
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, func, insert, select
 
 from ledger.application import Ledger
-from ledger.checkpoint import Checkpoint, sign_note
+from ledger.checkpoint import Checkpoint, CheckpointError, parse_note, sign_note, verify_note
+from ledger.errors import LedgerError
 from ledger.merkle import MerkleLog, leaf_hash
 from ledger.signing import SigningKey
 from ledger.store import format_time
@@ -26,6 +34,16 @@ from projections.runner import Projection
 from projections.schema import TRANSPARENCY_TABLES, checkpoints, merkle_leaves, merkle_nodes
 
 _INSERT_CHECKPOINT = insert(checkpoints)
+# Leaf count and the newest checkpoint's note in one statement: one snapshot on both backends.
+_SIZE_AND_NOTE = select(
+    select(func.count()).select_from(merkle_leaves).scalar_subquery(),
+    select(checkpoints.c.note).order_by(checkpoints.c.size.desc()).limit(1).scalar_subquery(),
+)
+
+
+class TransparencyLogTampered(LedgerError):
+    """The stored tree does not give the root of the newest signed checkpoint (or that
+    checkpoint is missing or not signed by a trusted key); nothing is signed over it."""
 
 
 def node_reader(engine: Engine) -> Callable[[int, int], bytes]:
@@ -50,11 +68,20 @@ class TransparencyProjection(Projection):
     topics = ()
     decode = False
     batch_size = 2000  # leaves per transaction and per checkpoint when catching up
+    anchor_each_batch = True  # every event is a leaf: the first to see a store rolled back
 
-    def __init__(self, engine: Engine, signing_key: SigningKey, origin: str) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        signing_key: SigningKey,
+        origin: str,
+        trusted_keys: Iterable[bytes] = (),
+    ) -> None:
         self.engine = engine
         self.signing_key = signing_key
         self.origin = origin
+        # Keys whose checkpoints the stored tree is checked against (earlier signing keys too).
+        self.trusted_keys = [signing_key.public_key, *trusted_keys]
         self._log: MerkleLog | None = None
         self._nodes: list[tuple[int, int, bytes]] = []
         self._leaves: list[tuple[int, int, str, int]] = []
@@ -63,9 +90,45 @@ class TransparencyProjection(Projection):
     def _open_log(self) -> MerkleLog:
         if self._log is None:
             with self.engine.connect() as conn:
-                size = conn.execute(select(func.count()).select_from(merkle_leaves)).scalar_one()
-            self._log = MerkleLog(node_reader(self.engine), int(size))
+                size, note = conn.execute(_SIZE_AND_NOTE).one()
+            log = MerkleLog(node_reader(self.engine), int(size))
+            if log.size:
+                self._check_edge(log, note)
+            self._log = log
         return self._log
+
+    def _check_edge(self, log: MerkleLog, note: str | None) -> None:
+        """The stored right edge must give the root the newest checkpoint signed."""
+        if note is None:
+            raise TransparencyLogTampered(
+                f"the transparency log holds {log.size} leaves but no checkpoint"
+            )
+        checkpoint = self._verified(note)
+        if checkpoint.size != log.size:
+            raise TransparencyLogTampered(
+                f"the transparency log holds {log.size} leaves but its newest checkpoint "
+                f"is for {checkpoint.size}"
+            )
+        if not hmac.compare_digest(log.root(), checkpoint.root):
+            raise TransparencyLogTampered(
+                f"the stored Merkle nodes on the right edge of the tree of {log.size} leaves "
+                "do not give the root signed in its checkpoint; refusing to sign over them "
+                "(`provledger verify --read-models` names the node)"
+            )
+
+    def _verified(self, note: str) -> Checkpoint:
+        try:
+            checkpoint, _ = parse_note(note)
+        except CheckpointError as exc:
+            raise TransparencyLogTampered(f"the newest checkpoint is malformed: {exc}") from exc
+        for public_key in self.trusted_keys:
+            try:
+                return verify_note(note, checkpoint.origin, public_key)
+            except CheckpointError:
+                continue
+        raise TransparencyLogTampered(
+            f"the newest checkpoint (size {checkpoint.size}) is not signed by a trusted key"
+        )
 
     def select(self, ledger: Ledger, start: int, stop: int) -> Sequence[Any]:
         """Every event after ``start``, as plain rows (no domain event, no ``UUID``); every
