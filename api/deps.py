@@ -12,8 +12,8 @@ from fastapi.concurrency import run_in_threadpool
 from ledger.api_keys import Principal, Scope
 from ledger.application import Ledger
 from ledger.bootstrap import LedgerRuntime
-from ledger.errors import AuthenticationFailed, InvalidInput, PermissionDenied
-from ledger.store import format_time
+from ledger.clock import ledger_time
+from ledger.errors import AuthenticationFailed, PermissionDenied
 from projections.registry_queries import AsOf
 from projections.service import ReadSide
 
@@ -82,12 +82,9 @@ async def as_of(
     ] = None,
 ) -> AsOf:
     """Bitemporal read coordinates from ``?known_at=&valid_at=`` (422 when malformed)."""
-    for name, value in (("known_at", known_at), ("valid_at", valid_at)):
-        if value is not None and value.tzinfo is None:
-            raise InvalidInput(name, "timezone", f"{name} must carry a UTC offset (RFC 3339)")
     return AsOf(
-        known_at=None if known_at is None else format_time(known_at),
-        valid_at=None if valid_at is None else format_time(valid_at),
+        known_at=None if known_at is None else ledger_time("known_at", known_at),
+        valid_at=None if valid_at is None else ledger_time("valid_at", valid_at),
     )
 
 
