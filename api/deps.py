@@ -59,10 +59,23 @@ async def authenticate(request: Request, ledger: LedgerDep) -> Principal:
     return principal
 
 
+PRINCIPAL = "provledger.principal"
+"""Where in ``scope["state"]`` the body guard leaves the caller it authenticated."""
+
+
+async def caller(request: Request, ledger: LedgerDep) -> Principal:
+    """The authenticated caller: the one :class:`api.body_guard.RequestBodyGuard` found before
+    reading the body, or :func:`authenticate` now (routes without a body)."""
+    principal = request.scope.get("state", {}).get(PRINCIPAL)
+    if isinstance(principal, Principal):
+        return principal
+    return await authenticate(request, ledger)
+
+
 def require(scope: Scope) -> Callable[..., object]:
     """A dependency that demands ``scope`` of the caller (403 if it is missing)."""
 
-    async def check(principal: Annotated[Principal, Depends(authenticate)]) -> Principal:
+    async def check(principal: Annotated[Principal, Depends(caller)]) -> Principal:
         if not principal.allows(scope.value):
             raise PermissionDenied(f"this API key lacks the {scope.value!r} scope")
         return principal

@@ -1,0 +1,137 @@
+"""Strict JSON request bodies: UTF-8 only, one value per key, bounded nesting.
+
+RFC 8259 leaves several things to the receiver: what to do with a duplicated member name
+(section 4: "the names within an object SHOULD be unique"), how deep to nest (section 9), and
+whether to accept encodings other than UTF-8 (section 8.1: text exchanged between systems "MUST
+be encoded using UTF-8"). A signed ledger must not guess, so this parser refuses each of them,
+and the non-JSON constants (``NaN``, ``Infinity``) and out-of-range numbers Python's own parser
+lets through. Every refusal is a :class:`MalformedBody` naming its rule; a string that JSON can
+carry but UTF-8 cannot (a lone surrogate escape such as ``"\\ud800"``) is a field error
+(:class:`~ledger.errors.InvalidInput`, rule ``utf-8``) naming where it sits.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from ledger.errors import InvalidInput
+
+MAX_DEPTH = 64
+"""The deepest nesting of arrays and objects a body may have."""
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class MalformedBody(InvalidInput):
+    """The body is not one strict UTF-8 JSON value (400 ``malformed-body``)."""
+
+
+class _DuplicateKeys(dict[str, Any]):
+    """An object that named a member more than once (reported with its path after parsing)."""
+
+    duplicates: list[str]
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    members = dict(pairs)
+    if len(members) == len(pairs):
+        return members
+    flagged = _DuplicateKeys(members)
+    seen: set[str] = set()
+    flagged.duplicates = []
+    for key, _ in pairs:
+        if key in seen:
+            flagged.duplicates.append(key)
+        seen.add(key)
+    return flagged
+
+
+def _constant(name: str) -> Any:
+    raise MalformedBody("body", "json", f"{name} is not a JSON value (RFC 8259 section 6)")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise MalformedBody("body", "json", f"the number {text[:40]} is out of range")
+    return value
+
+
+def _readable(key: str) -> str:
+    return key.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def parse_json_body(body: bytes) -> Any:
+    """Parse ``body`` as one strict JSON value, or raise naming the first rule it breaks."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MalformedBody(
+            "body", "utf-8", f"the request body is not valid UTF-8 (byte {exc.start})"
+        ) from None
+    if text.startswith("\ufeff"):
+        raise MalformedBody("body", "utf-8", "the request body starts with a byte order mark")
+    try:
+        value = json.loads(
+            text, object_pairs_hook=_object, parse_constant=_constant, parse_float=_float
+        )
+    except RecursionError:
+        raise _too_deep() from None
+    except json.JSONDecodeError as exc:
+        raise MalformedBody(
+            "body", "json", f"the request body is not JSON: {exc.msg} at byte {exc.pos}"
+        ) from None
+    except ValueError as exc:  # e.g. an integer past Python's digit limit
+        if isinstance(exc, MalformedBody):
+            raise
+        raise MalformedBody("body", "json", f"the request body is not JSON: {exc}") from None
+    _check_tree(value)
+    return value
+
+
+def _too_deep() -> MalformedBody:
+    return MalformedBody(
+        "body", "depth", f"the request body nests arrays and objects deeper than {MAX_DEPTH} levels"
+    )
+
+
+def _check_tree(root: Any) -> None:
+    """Walk the parsed value once (iteratively): depth, duplicate keys, lone surrogates."""
+    stack: list[tuple[Any, tuple[str, ...], int]] = [(root, (), 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        if isinstance(value, str):
+            if _LONE_SURROGATE.search(value):
+                _surrogate(path)
+            continue
+        if isinstance(value, dict):
+            items: list[tuple[str, Any]] = list(value.items())
+            if isinstance(value, _DuplicateKeys):
+                where = _field((*path, _readable(value.duplicates[0])))
+                raise MalformedBody(
+                    where,
+                    "duplicate-key",
+                    f"{where} is given more than once; each member must appear once",
+                )
+            for key, _ in items:
+                if _LONE_SURROGATE.search(key):
+                    _surrogate((*path, _readable(key)))
+        elif isinstance(value, list):
+            items = [(str(index), item) for index, item in enumerate(value)]
+        else:
+            continue
+        if depth >= MAX_DEPTH:
+            raise _too_deep()
+        stack.extend((item, (*path, key), depth + 1) for key, item in items)
+
+
+def _field(path: tuple[str, ...]) -> str:
+    return ".".join(path) or "body"
+
+
+def _surrogate(path: tuple[str, ...]) -> None:
+    where = _field(path)
+    raise InvalidInput(where, "utf-8", f"{where} contains a lone surrogate")
