@@ -13,6 +13,9 @@ routes which take a body. For such a route it
 3. parses the body with :func:`api.json_body.parse_json_body` (400 ``malformed-body``, or 422
    for a lone surrogate) and hands the same bytes on to the route.
 
+A request whose path or query carries U+0000 is refused (422, rule ``nul``) whatever its
+route: PostgreSQL text cannot hold it, so no id or value in the ledger contains it.
+
 Limits come from the settings: ``max_body_bytes`` for every route, ``source_body_limit`` for the
 routes marked with the :func:`source_body` dependency, whose bodies carry a whole document.
 """
@@ -32,7 +35,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from api.deps import PRINCIPAL, authenticate, caller
 from api.errors import ledger_problem
 from api.json_body import MalformedBody, parse_json_body
-from ledger.errors import LedgerError, PayloadTooLarge
+from ledger.errors import InvalidInput, LedgerError, PayloadTooLarge
 from ledger.settings import Settings
 
 
@@ -109,6 +112,10 @@ class RequestBodyGuard:
         self._routes: list[tuple[APIRoute, _BodyPolicy]] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and (where := _nul_in_target(scope)):
+            message = f"the {where} contains U+0000 (%00), which no ledger id or value holds"
+            await ledger_problem(InvalidInput(where, "nul", message))(scope, receive, send)
+            return
         found = self._route(scope) if scope["type"] == "http" else None
         if found is None:
             await self.app(scope, receive, send)
@@ -145,6 +152,16 @@ class RequestBodyGuard:
             if match is Match.FULL:
                 return route, policy
         return None
+
+
+def _nul_in_target(scope: Scope) -> str | None:
+    """``path`` or ``query`` if the request target carries U+0000 (PostgreSQL text cannot)."""
+    if "\x00" in scope["path"]:
+        return "path"
+    query: bytes = scope.get("query_string", b"")
+    if b"%00" in query or b"\x00" in query:
+        return "query"
+    return None
 
 
 def _check_charset(content_type: str | None) -> None:

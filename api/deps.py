@@ -20,6 +20,9 @@ from projections.service import ReadSide
 MAX_INT = 2**63 - 1
 """The largest value a 64-bit database integer holds: the bound of every position, size,
 index and offset a request may name (larger ones are 422, not a database error)."""
+MAX_INT32 = 2**31 - 1
+"""The bound of a source version number and of a character offset in a text: the read models
+keep both in 32-bit columns (texts are far shorter, versions far fewer)."""
 
 
 async def get_runtime(request: Request) -> LedgerRuntime:

@@ -7,7 +7,8 @@ be encoded using UTF-8"). A signed ledger must not guess, so this parser refuses
 and the non-JSON constants (``NaN``, ``Infinity``) and out-of-range numbers Python's own parser
 lets through. Every refusal is a :class:`MalformedBody` naming its rule; a string that JSON can
 carry but UTF-8 cannot (a lone surrogate escape such as ``"\\ud800"``) is a field error
-(:class:`~ledger.errors.InvalidInput`, rule ``utf-8``) naming where it sits.
+(:class:`~ledger.errors.InvalidInput`, rule ``utf-8``) naming where it sits, and so is a
+``"\\u0000"`` (rule ``nul``), which PostgreSQL text cannot hold.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from ledger.errors import InvalidInput
 MAX_DEPTH = 64
 """The deepest nesting of arrays and objects a body may have."""
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# A lone surrogate (UTF-8 cannot carry it) or U+0000 (PostgreSQL text cannot hold it).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 class MalformedBody(InvalidInput):
@@ -61,7 +63,8 @@ def _float(text: str) -> float:
 
 
 def _readable(key: str) -> str:
-    return key.encode("utf-8", "backslashreplace").decode("utf-8")
+    """A member name fit to quote in a problem (surrogates and NUL escaped)."""
+    return key.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
 
 
 def parse_json_body(body: bytes) -> Any:
@@ -104,8 +107,8 @@ def _check_tree(root: Any) -> None:
     while stack:
         value, path, depth = stack.pop()
         if isinstance(value, str):
-            if _LONE_SURROGATE.search(value):
-                _surrogate(path)
+            if _UNSTORABLE.search(value):
+                _unstorable(path, value)
             continue
         if isinstance(value, dict):
             items: list[tuple[str, Any]] = list(value.items())
@@ -117,8 +120,8 @@ def _check_tree(root: Any) -> None:
                     f"{where} is given more than once; each member must appear once",
                 )
             for key, _ in items:
-                if _LONE_SURROGATE.search(key):
-                    _surrogate((*path, _readable(key)))
+                if _UNSTORABLE.search(key):
+                    _unstorable((*path, _readable(key)), key)
         elif isinstance(value, list):
             items = [(str(index), item) for index, item in enumerate(value)]
         else:
@@ -132,6 +135,8 @@ def _field(path: tuple[str, ...]) -> str:
     return ".".join(path) or "body"
 
 
-def _surrogate(path: tuple[str, ...]) -> None:
+def _unstorable(path: tuple[str, ...], text: str) -> None:
     where = _field(path)
+    if "\x00" in text:
+        raise InvalidInput(where, "nul", f"{where} contains U+0000, which no ledger text may hold")
     raise InvalidInput(where, "utf-8", f"{where} contains a lone surrogate")

@@ -10,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.body_guard import source_body
-from api.deps import MAX_INT, AsOfDep, LedgerDep, ReadSideDep, require
+from api.deps import MAX_INT, MAX_INT32, AsOfDep, LedgerDep, ReadSideDep, require
 from ledger.api_keys import Principal, Scope
 from ledger.source_commands import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
@@ -149,7 +149,7 @@ async def get_source(
 @router.get("/v1/sources/{source_id}/versions/{version}")
 async def get_version(
     source_id: str,
-    version: Annotated[int, Field(ge=1, le=MAX_INT)],
+    version: Annotated[int, Field(ge=1, le=MAX_INT32)],
     read_side: ReadSideDep,
     _: Reader,
     as_of: AsOfDep,

@@ -283,3 +283,57 @@ def test_every_operation_that_takes_a_body_is_guarded(client: TestClient) -> Non
     }
 
     assert with_body == guarded
+
+
+def test_a_nul_character_in_a_body_is_422_naming_the_field_and_writes_nothing(
+    client: TestClient, admin: dict[str, str], runtime: LedgerRuntime
+) -> None:
+    position = runtime.ledger.last_position()
+    source = {**SOURCE, "metadata": {"owner": "fin\x00ance"}}
+
+    response = client.post("/v1/sources", json=source, headers=admin)
+
+    assert response.status_code == 422
+    assert response.json()["errors"] == [
+        {
+            "field": "metadata.owner",
+            "rule": "nul",
+            "message": "metadata.owner contains U+0000, which no ledger text may hold",
+        }
+    ]
+    assert runtime.ledger.last_position() == position
+
+
+@pytest.mark.parametrize(
+    ("target", "where"),
+    [
+        ("/v1/spans/sp_a%00b", "path"),
+        ("/v1/sources/a%00b/versions/1", "path"),
+        ("/v1/review?status=a%00", "query"),
+    ],
+)
+def test_a_nul_character_in_the_request_target_is_422(
+    client: TestClient, admin: dict[str, str], target: str, where: str
+) -> None:
+    response = client.get(target, headers=admin)
+
+    assert response.status_code == 422
+    [error] = response.json()["errors"]
+    assert (error["field"], error["rule"]) == (where, "nul")
+    assert error["message"] == (
+        f"the {where} contains U+0000 (%00), which no ledger id or value holds"
+    )
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["/v1/sources/s1/versions/2147483648", "/v1/sources/s1/versions/2147483648/affected"],
+)
+def test_a_version_past_32_bits_is_422_not_a_database_error(
+    client: TestClient, admin: dict[str, str], target: str
+) -> None:
+    response = client.get(target, headers=admin)
+
+    assert response.status_code == 422
+    [error] = response.json()["errors"]
+    assert (error["field"], error["rule"]) == ("path.version", "less_than_equal")

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from api.json_body import MAX_DEPTH, MalformedBody, parse_json_body
 from ledger.errors import InvalidInput
 
-# Text without surrogates: what UTF-8 can carry.
-texts = st.text(st.characters(exclude_categories=("Cs",)), max_size=20)
+# Text without surrogates (UTF-8 cannot carry them) or U+0000 (PostgreSQL text cannot).
+texts = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=20)
 json_values = st.recursive(
     st.none()
     | st.booleans()
@@ -141,3 +141,24 @@ def test_a_lone_surrogate_is_a_field_error_naming_where_it_is(body: bytes, field
 
 def test_an_escaped_surrogate_pair_is_one_character() -> None:
     assert parse_json_body(b'{"text": "\\ud83d\\ude00"}') == {"text": "\U0001f600"}
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (b'{"actor": "u\\u0000"}', "actor"),
+        (b'{"evidence": ["sp_1", "sp_\\u0000"]}', "evidence.1"),
+        (b'{"budget": {"a\\u0000": 1}}', "budget.a\\x00"),
+    ],
+)
+def test_a_nul_character_is_a_field_error_naming_where_it_is(body: bytes, field: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        parse_json_body(body)
+
+    assert caught.value.errors == [
+        {
+            "field": field,
+            "rule": "nul",
+            "message": f"{field} contains U+0000, which no ledger text may hold",
+        }
+    ]
