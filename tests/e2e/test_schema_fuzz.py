@@ -25,7 +25,6 @@ from tests.e2e.flows import open_receipt, register
 EXAMPLES = 25
 """Examples per operation and generation mode; each is sent with and without a key."""
 BASE_URL = "http://testserver"
-STATS: list = []
 
 
 def _operations(client: TestClient) -> list[Any]:
@@ -63,6 +62,7 @@ def test_no_operation_answers_5xx_with_or_without_a_key(
     client: TestClient, runtime: LedgerRuntime, seeded: dict[str, str]
 ) -> None:
     failures: list[str] = []
+    statuses: list[int] = []
     for operation in _operations(client):
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
 
@@ -77,7 +77,7 @@ def test_no_operation_answers_5xx_with_or_without_a_key(
             def run(case: Case) -> None:
                 for headers in (seeded, {}):
                     sent = _send(client, case, headers)
-                    STATS.append(None if sent is None else sent[0])
+                    statuses.append(0 if sent is None else sent[0])
                     if sent is not None and sent[0] >= 500:
                         failures.append(
                             f"{sent[0]} {case.as_curl_command(headers=headers)}\n{sent[1][:300]}"
@@ -88,9 +88,6 @@ def test_no_operation_answers_5xx_with_or_without_a_key(
             except Unsatisfiable:
                 assert mode is GenerationMode.NEGATIVE  # nothing to break, e.g. GET /healthz
     assert not failures, "\n\n".join(failures[:10])
+    assert sum(1 for status in statuses if status) > 2_000  # the run really sent its requests
+    assert {200, 201, 401, 404, 422} <= set(statuses)
 
-
-def test_zz_stats() -> None:
-    import collections
-
-    print("STATS", collections.Counter(STATS))
