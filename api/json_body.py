@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from ledger.errors import InvalidInput
@@ -25,6 +26,9 @@ MAX_DEPTH = 64
 
 # A lone surrogate (UTF-8 cannot carry it) or U+0000 (PostgreSQL text cannot hold it).
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+# The only way either can reach a string of valid UTF-8 JSON: an escape (raw control
+# characters are not JSON). A match may be a valid surrogate pair, or an escaped backslash.
+_UNSTORABLE_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
 
 
 class MalformedBody(InvalidInput):
@@ -84,14 +88,16 @@ def parse_json_body(body: bytes) -> Any:
     except RecursionError:
         raise _too_deep() from None
     except json.JSONDecodeError as exc:
+        offset = len(text[: exc.pos].encode("utf-8"))
         raise MalformedBody(
-            "body", "json", f"the request body is not JSON: {exc.msg} at byte {exc.pos}"
+            "body", "json", f"the request body is not JSON: {exc.msg} at byte {offset}"
         ) from None
     except ValueError as exc:  # e.g. an integer past Python's digit limit
         if isinstance(exc, MalformedBody):
             raise
         raise MalformedBody("body", "json", f"the request body is not JSON: {exc}") from None
-    _check_tree(value)
+    if _suspect(value, strings=_UNSTORABLE_ESCAPE.search(text) is not None):
+        _locate(value)
     return value
 
 
@@ -101,8 +107,38 @@ def _too_deep() -> MalformedBody:
     )
 
 
-def _check_tree(root: Any) -> None:
-    """Walk the parsed value once (iteratively): depth, duplicate keys, lone surrogates."""
+def _suspect(root: Any, *, strings: bool) -> bool:
+    """Whether the value breaks a rule: a fast walk without paths (iterative, containers only
+    unless the raw text has a suspicious ``\\u`` escape, which strings then need checking for)."""
+    stack: list[tuple[Any, int]] = [(root, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            if depth >= MAX_DEPTH or isinstance(value, _DuplicateKeys):
+                return True
+            if strings and any(_UNSTORABLE.search(key) for key in value):
+                return True
+            children: Iterable[Any] = value.values()
+        elif isinstance(value, list):
+            if depth >= MAX_DEPTH:
+                return True
+            children = value
+        elif isinstance(value, str):
+            if _UNSTORABLE.search(value):
+                return True
+            continue
+        else:
+            continue
+        stack.extend(
+            (child, depth + 1)
+            for child in children
+            if isinstance(child, (dict, list)) or (strings and isinstance(child, str))
+        )
+    return False
+
+
+def _locate(root: Any) -> None:
+    """Walk the value again, with paths, and raise for the first rule it breaks."""
     stack: list[tuple[Any, tuple[str, ...], int]] = [(root, (), 0)]
     while stack:
         value, path, depth = stack.pop()

@@ -90,4 +90,3 @@ def test_no_operation_answers_5xx_with_or_without_a_key(
     assert not failures, "\n\n".join(failures[:10])
     assert sum(1 for status in statuses if status) > 2_000  # the run really sent its requests
     assert {200, 201, 401, 404, 422} <= set(statuses)
-

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -162,3 +163,41 @@ def test_a_nul_character_is_a_field_error_naming_where_it_is(body: bytes, field:
             "message": f"{field} contains U+0000, which no ledger text may hold",
         }
     ]
+
+
+any_texts = st.text(max_size=8)  # surrogates and U+0000 included
+any_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | any_texts,
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(any_texts, children, max_size=3)
+    ),
+    max_leaves=20,
+)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+
+
+@given(any_values)
+def test_a_body_is_refused_exactly_when_a_string_holds_a_surrogate_or_nul(value: Any) -> None:
+    unstorable = any(
+        "\x00" in text or any("\ud800" <= char <= "\udfff" for char in text)
+        for text in _strings(value)
+    )
+    body = json.dumps(value).encode("ascii")  # every non-ASCII character as a \u escape
+
+    if unstorable:
+        with pytest.raises(InvalidInput) as caught:
+            parse_json_body(body)
+        assert caught.value.rule in {"nul", "utf-8"}
+    else:
+        assert parse_json_body(body) == value
