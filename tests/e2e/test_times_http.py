@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ledger.bootstrap import LedgerRuntime
 from tests.e2e.flows import register
@@ -124,3 +127,27 @@ def test_the_earliest_and_latest_utc_times_are_accepted(
     assert response.status_code == 200, response.text
     assert before.status_code == 200, before.text
     assert before.json()["in_force_version"] == 1
+
+
+@settings(
+    max_examples=60,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    moment=st.datetimes(min_value=datetime.min, max_value=datetime.max),
+    minutes=st.integers(min_value=-(24 * 60 - 1), max_value=24 * 60 - 1),
+)
+def test_any_offset_time_in_a_query_is_answered_never_a_5xx(
+    client: TestClient, admin: dict[str, str], moment: datetime, minutes: int
+) -> None:
+    aware = moment.replace(tzinfo=timezone(timedelta(minutes=minutes)))
+
+    response = client.get(
+        "/v1/sources/anything", params={"valid_at": aware.isoformat()}, headers=admin
+    )
+
+    offset = timedelta(minutes=minutes)
+    in_range = moment - datetime.min >= offset and datetime.max - moment >= -offset
+    assert response.status_code == (404 if in_range else 422), response.text
