@@ -15,6 +15,7 @@ from api.body_guard import body_routes
 from api.main import create_app
 from ledger.bootstrap import LedgerRuntime
 from ledger.settings import Settings
+from tests.e2e.flows import register
 
 PROBLEM = "application/problem+json"
 CHUNK = 64 * 1024
@@ -337,3 +338,28 @@ def test_a_version_past_32_bits_is_422_not_a_database_error(
     assert response.status_code == 422
     [error] = response.json()["errors"]
     assert (error["field"], error["rule"]) == ("path.version", "less_than_equal")
+
+
+def test_a_value_with_no_canonical_form_is_422_with_errors(
+    client: TestClient, admin: dict[str, str], runtime: LedgerRuntime
+) -> None:
+    [span] = register(client, admin, "s1", "Revenue rose 2.2%.")
+    position = runtime.ledger.last_position()
+    receipt = {
+        "request": "q",
+        "actor": "u",
+        "purpose": "p",
+        "policy_version": "1",
+        "route": "long_context",
+        "model": {"name": "m", "version": "1"},
+        "evidence": [span["span_id"]],
+        "budget": {"tokens": 2**60},
+    }
+
+    response = client.post("/v1/receipts", json=receipt, headers=admin)
+
+    assert response.status_code == 422
+    [error] = response.json()["errors"]
+    assert (error["field"], error["rule"]) == ("body", "rfc8785")
+    assert "exceeds safe integer domain" in error["message"]
+    assert runtime.ledger.last_position() == position
