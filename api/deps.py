@@ -12,14 +12,17 @@ from fastapi.concurrency import run_in_threadpool
 from ledger.api_keys import Principal, Scope
 from ledger.application import Ledger
 from ledger.bootstrap import LedgerRuntime
-from ledger.errors import AuthenticationFailed, InvalidInput, PermissionDenied
-from ledger.store import format_time
+from ledger.clock import ledger_time
+from ledger.errors import AuthenticationFailed, PermissionDenied
 from projections.registry_queries import AsOf
 from projections.service import ReadSide
 
 MAX_INT = 2**63 - 1
 """The largest value a 64-bit database integer holds: the bound of every position, size,
 index and offset a request may name (larger ones are 422, not a database error)."""
+MAX_INT32 = 2**31 - 1
+"""The bound of a source version number and of a character offset in a text: the read models
+keep both in 32-bit columns (texts are far shorter, versions far fewer)."""
 
 
 async def get_runtime(request: Request) -> LedgerRuntime:
@@ -59,10 +62,23 @@ async def authenticate(request: Request, ledger: LedgerDep) -> Principal:
     return principal
 
 
+PRINCIPAL = "provledger.principal"
+"""Where in ``scope["state"]`` the body guard leaves the caller it authenticated."""
+
+
+async def caller(request: Request, ledger: LedgerDep) -> Principal:
+    """The authenticated caller: the one :class:`api.body_guard.RequestBodyGuard` found before
+    reading the body, or :func:`authenticate` now (routes without a body)."""
+    principal = request.scope.get("state", {}).get(PRINCIPAL)
+    if isinstance(principal, Principal):
+        return principal
+    return await authenticate(request, ledger)
+
+
 def require(scope: Scope) -> Callable[..., object]:
     """A dependency that demands ``scope`` of the caller (403 if it is missing)."""
 
-    async def check(principal: Annotated[Principal, Depends(authenticate)]) -> Principal:
+    async def check(principal: Annotated[Principal, Depends(caller)]) -> Principal:
         if not principal.allows(scope.value):
             raise PermissionDenied(f"this API key lacks the {scope.value!r} scope")
         return principal
@@ -82,12 +98,9 @@ async def as_of(
     ] = None,
 ) -> AsOf:
     """Bitemporal read coordinates from ``?known_at=&valid_at=`` (422 when malformed)."""
-    for name, value in (("known_at", known_at), ("valid_at", valid_at)):
-        if value is not None and value.tzinfo is None:
-            raise InvalidInput(name, "timezone", f"{name} must carry a UTC offset (RFC 3339)")
     return AsOf(
-        known_at=None if known_at is None else format_time(known_at),
-        valid_at=None if valid_at is None else format_time(valid_at),
+        known_at=None if known_at is None else ledger_time("known_at", known_at),
+        valid_at=None if valid_at is None else ledger_time("valid_at", valid_at),
     )
 
 

@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from api.json_body import MalformedBody
 from ledger.errors import (
     AuthenticationFailed,
     CanonicalisationError,
@@ -36,6 +37,7 @@ _TYPE_BASE = "https://provledger.dev/problems/"
 log = structlog.get_logger("provledger.api")
 
 _STATUS_OF: list[tuple[type[LedgerError], int, str]] = [
+    (MalformedBody, 400, "malformed-body"),
     (InvalidInput, 422, "invalid-input"),
     (CanonicalisationError, 422, "invalid-input"),
     (AuthenticationFailed, 401, "unauthenticated"),
@@ -92,12 +94,21 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def _ledger_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, LedgerError)
+    return ledger_problem(exc)
+
+
+def ledger_problem(exc: LedgerError) -> JSONResponse:
+    """The problem+json response for a domain error (also used by ASGI middleware)."""
     status, slug = next(
         ((status, slug) for kind, status, slug in _STATUS_OF if isinstance(exc, kind)),
         (500, "internal"),
     )
     if isinstance(exc, InvalidInput):
-        return problem(status, "Invalid request", exc.message, slug, errors=exc.errors)
+        title = "Malformed body" if status == 400 else "Invalid request"
+        return problem(status, title, exc.message, slug, errors=exc.errors)
+    if isinstance(exc, CanonicalisationError):
+        errors = [{"field": "body", "rule": "rfc8785", "message": str(exc)}]
+        return problem(status, "Invalid request", str(exc), slug, errors=errors)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     if isinstance(exc, LedgerIntegrityError):
         # The stored ledger failed verification: refuse, name the event, serve none of it.

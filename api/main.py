@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 import structlog
 from fastapi import FastAPI
 
+from api.body_guard import RequestBodyGuard
 from api.errors import install_error_handlers
 from api.observability import RequestContextMiddleware, configure_logging
 from api.routes import (
@@ -90,6 +91,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         lifespan=lifespan,
     )
     install_error_handlers(app)
+    app.add_middleware(RequestBodyGuard)  # inside the request context: its refusals are logged
     app.add_middleware(RequestContextMiddleware)
     app.include_router(health.router)
     app.include_router(keys.router)

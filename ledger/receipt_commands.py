@@ -16,6 +16,7 @@ from ledger.application import project
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import find_repair
 from ledger.canonical import canonical_json
+from ledger.clock import format_time, ledger_time
 from ledger.errors import Conflict, InvalidInput, NotFound
 from ledger.evidence import ResolvedSpan, SpanResolver, pick_version
 from ledger.expiry import ExpiryDesk
@@ -42,7 +43,6 @@ from ledger.receipts import opening_content as _opening
 from ledger.render_check import check_render
 from ledger.repair_records import binding_to_repair, repair_record
 from ledger.snapshots import Snapshots
-from ledger.store import format_time
 
 if TYPE_CHECKING:
     from ledger.application import Ledger
@@ -73,9 +73,7 @@ def request_fingerprint(payload: Any) -> str:
 def _time(field_name: str, moment: datetime | None, default: datetime | None) -> str | None:
     if moment is None:
         return None if default is None else format_time(default)
-    if moment.tzinfo is None:
-        raise InvalidInput(field_name, "timezone", f"{field_name} must carry a UTC offset")
-    return format_time(moment)
+    return ledger_time(field_name, moment)
 
 
 class ReceiptDesk:

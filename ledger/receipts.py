@@ -9,7 +9,6 @@ rejected ones in ``ClaimsRejected``, so auditors can count both.
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -17,6 +16,7 @@ from eventsourcing.domain import Aggregate
 
 from ledger.aggregate import LedgerAggregate, fork_state
 from ledger.canonical import canonical_json
+from ledger.clock import format_time
 from ledger.topics import aggregate_topic
 
 _NAMESPACE = uuid5(NAMESPACE_URL, "https://provledger.dev/ns/receipt")
@@ -100,7 +100,7 @@ class Receipt(LedgerAggregate):
                     "reason": self.reason,
                     "cause": self.cause,
                     "detail": self.detail,
-                    "at": self.timestamp.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                    "at": format_time(self.timestamp),
                 }
             )
 

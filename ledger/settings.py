@@ -28,6 +28,11 @@ class Settings(BaseSettings):
     hmac_key_file: Path | None = None
     support_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     max_text_bytes: int = Field(default=10 * 1024 * 1024, ge=1)
+    max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1)
+    """The largest request body a route takes (``413`` beyond it), counted while it streams."""
+    max_source_body_bytes: int | None = Field(default=None, ge=1)
+    """The same for the routes that carry a source text; default ``3 * max_text_bytes + 1 MiB``
+    (JSON escapes can triple a text's size)."""
     max_sentence_chars: int = Field(default=400, ge=40)
     entailment: str = Field(default="none", pattern="^(none|http)$")
     entailment_url: str | None = None
@@ -40,6 +45,13 @@ class Settings(BaseSettings):
     """Run the projections and the expiry process in the API process (off when a separate
     ``provledger expire`` process does it for one or more API processes)."""
     log_json: bool = True
+
+    @property
+    def source_body_limit(self) -> int:
+        """The body limit of ``POST /v1/sources`` and ``POST /v1/sources/{id}/versions``."""
+        if self.max_source_body_bytes is not None:
+            return self.max_source_body_bytes
+        return self.max_text_bytes * 3 + 1024 * 1024
 
     @property
     def keys_dir(self) -> Path:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from eventsourcing.application import AggregateNotFoundError
 
+from ledger.clock import format_time, ledger_time
 from ledger.errors import Conflict, InvalidInput, LedgerError, NotFound
 from ledger.ingestion import (
     Limits,
@@ -19,7 +20,6 @@ from ledger.ingestion import (
     prepare_version,
 )
 from ledger.sources import Authority, Source, check_source_id, source_aggregate_id
-from ledger.store import format_time
 from ledger.text.spans import Span
 
 if TYPE_CHECKING:
@@ -75,11 +75,7 @@ class VersionReceipt:
 def _effective(moment: datetime | None) -> str:
     if moment is None:
         return format_time(datetime.now(UTC))
-    if moment.tzinfo is None:
-        raise InvalidInput(
-            "effective_from", "timezone", "effective_from must carry a UTC offset (RFC 3339)"
-        )
-    return format_time(moment)
+    return ledger_time("effective_from", moment)
 
 
 def _authority(value: str) -> str:

@@ -30,21 +30,14 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import resolve_topic
 
+# Re-exported: ledger time lived here before ledger.clock.
+from ledger.clock import format_time as format_time  # noqa: PLC0414
+from ledger.clock import parse_time as parse_time  # noqa: PLC0414
 from ledger.envelope import SealedEvent, open_state, seal
 from ledger.signing import SigningKey
 from ledger.topics import event_topic, stable_aggregate_topic
 
 _RESERVED = ("originator_id", "originator_version", "timestamp", "actor")
-
-
-def format_time(moment: datetime) -> str:
-    """RFC 3339 in UTC with exactly six fractional digits, so strings sort like times."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def parse_time(text: str) -> datetime:
-    """Parse a time written by :func:`format_time` (or any RFC 3339 time)."""
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 class SignedMapper(Mapper[UUID]):

@@ -66,7 +66,7 @@ def parse_until(text: str) -> tuple[int | None, str | None]:
         return int(text), None
     from datetime import datetime
 
-    from ledger.store import format_time
+    from ledger.clock import ledger_time
 
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -74,9 +74,7 @@ def parse_until(text: str) -> tuple[int | None, str | None]:
         raise InvalidInput(
             "until", "rfc3339", f"not a position or RFC 3339 time: {text!r}"
         ) from None
-    if moment.tzinfo is None:
-        raise InvalidInput("until", "timezone", "--until time must carry a UTC offset")
-    return None, format_time(moment)
+    return None, ledger_time("until", moment)
 
 
 def _recorded_at(notification: StoredRow) -> str:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from api.deps import MAX_INT, ReadSideDep, require
+from api.deps import MAX_INT32, ReadSideDep, require
 from ledger.api_keys import Principal, Scope
 from ledger.attribution.locate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, Chunk, locate
 from ledger.attribution.ranker import Candidate
@@ -45,9 +45,9 @@ class ChunkIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     span_ids: list[str] | None = Field(default=None, max_length=MAX_CHUNK_SPANS)
     source_id: str | None = None
-    version: int | None = Field(default=None, ge=1, le=MAX_INT)
-    start: int | None = Field(default=None, ge=0, le=MAX_INT)
-    end: int | None = Field(default=None, ge=0, le=MAX_INT)
+    version: int | None = Field(default=None, ge=1, le=MAX_INT32)
+    start: int | None = Field(default=None, ge=0, le=MAX_INT32)
+    end: int | None = Field(default=None, ge=0, le=MAX_INT32)
 
     @model_validator(mode="after")
     def _one_form(self) -> ChunkIn:

@@ -10,8 +10,8 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import PlainTextResponse
 
 from api.deps import MAX_INT, AuditReader, ReadSideDep, RuntimeDep
+from ledger.clock import ledger_time
 from ledger.errors import InvalidInput
-from ledger.store import format_time
 from projections import transparency_queries as tq
 from projections.bundle import build_bundle
 from projections.service import ReadSide
@@ -28,11 +28,10 @@ async def checkpoint(
     ] = None,
 ) -> PlainTextResponse:
     """The latest signed checkpoint (C2SP tlog-checkpoint note), or the latest at ``at``."""
-    if at is not None and at.tzinfo is None:
-        raise InvalidInput("at", "timezone", "at must carry a UTC offset")
+    moment = None if at is None else ledger_time("at", at)
     await run_in_threadpool(read_side.transparency.catch_up)
     async with read_side.async_engine.connect() as conn:
-        row = await tq.latest_checkpoint(conn, None if at is None else format_time(at))
+        row = await tq.latest_checkpoint(conn, moment)
     return PlainTextResponse(row["note"], headers={"X-Tree-Size": str(row["size"])})
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Request
 from pydantic import BaseModel, ConfigDict
 
-from api.deps import MAX_INT, LedgerDep, ReadSideDep, require
+from api.deps import MAX_INT32, LedgerDep, ReadSideDep, require
 from ledger.api_keys import Principal, Scope
 from ledger.expiry import ExpiryDesk
 from projections.claim_queries import affected_by_version
@@ -34,7 +34,7 @@ async def get_expiry(request: Request) -> ExpiryProcess:
 @router.get("/v1/sources/{source_id}/versions/{version}/affected")
 async def affected(
     source_id: str,
-    version: Annotated[int, Path(ge=1, le=MAX_INT)],
+    version: Annotated[int, Path(ge=1, le=MAX_INT32)],
     read_side: ReadSideDep,
     _: Reader,
 ) -> dict[str, Any]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Response
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import MAX_INT, AsOfDep, LedgerDep, ReadSideDep, require
+from api.body_guard import source_body
+from api.deps import MAX_INT, MAX_INT32, AsOfDep, LedgerDep, ReadSideDep, require
 from ledger.api_keys import Principal, Scope
-from ledger.errors import PayloadTooLarge
 from ledger.source_commands import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
 from projections import registry_queries as queries
@@ -21,8 +21,6 @@ router = APIRouter(tags=["sources"])
 
 Ingester = Annotated[Principal, Depends(require(Scope.INGEST))]
 Reader = Annotated[Principal, Depends(require(Scope.READ))]
-# JSON escapes can triple a text's size; anything beyond this cannot be under the text limit.
-_BODY_OVERHEAD = 1024 * 1024
 
 
 class TextIn(BaseModel):
@@ -63,14 +61,6 @@ class WithdrawIn(BaseModel):
     reason: str
 
 
-async def check_body_size(request: Request) -> None:
-    """Refuse oversized bodies before reading them (413)."""
-    limit = request.app.state.runtime.ledger.limits.max_text_bytes * 3 + _BODY_OVERHEAD
-    length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
-        raise PayloadTooLarge(f"request body is {length} bytes; the limit is {limit} bytes")
-
-
 def span_out(span: Span) -> dict[str, Any]:
     """A span as returned on ingestion: the same shape as ``GET /v1/spans``."""
     return queries.span_json(span_row(span))
@@ -91,7 +81,7 @@ def _receipt(receipt: VersionReceipt, include_spans: bool, response: Response) -
     return body
 
 
-@router.post("/v1/sources", status_code=201, dependencies=[Depends(check_body_size)])
+@router.post("/v1/sources", status_code=201, dependencies=[Depends(source_body)])
 def register_source(
     body: SourceIn,
     ledger: LedgerDep,
@@ -110,7 +100,7 @@ def register_source(
 
 
 @router.post(
-    "/v1/sources/{source_id}/versions", status_code=201, dependencies=[Depends(check_body_size)]
+    "/v1/sources/{source_id}/versions", status_code=201, dependencies=[Depends(source_body)]
 )
 def add_version(
     source_id: str,
@@ -159,7 +149,7 @@ async def get_source(
 @router.get("/v1/sources/{source_id}/versions/{version}")
 async def get_version(
     source_id: str,
-    version: Annotated[int, Field(ge=1, le=MAX_INT)],
+    version: Annotated[int, Field(ge=1, le=MAX_INT32)],
     read_side: ReadSideDep,
     _: Reader,
     as_of: AsOfDep,

@@ -213,8 +213,8 @@ def test_invalid_utf8_is_a_4xx(client: TestClient, ingest: dict[str, str]) -> No
     assert response.headers["content-type"] == "application/problem+json"
     assert response.json()["errors"][0] == {
         "field": "body",
-        "rule": "utf-8-json",
-        "message": "the request body is not valid UTF-8 JSON",
+        "rule": "utf-8",
+        "message": "the request body is not valid UTF-8 (byte 59)",
     }
 
 
