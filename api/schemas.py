@@ -12,6 +12,10 @@ class Health(BaseModel):
 
     status: str
     position: int | None = Field(default=None, description="highest notification id")
+    witness: dict[str, Any] | None = Field(
+        default=None,
+        description="the witness's state: pending, cosigned, unavailable or refused",
+    )
 
 
 class PublicKey(BaseModel):

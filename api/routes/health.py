@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import structlog
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
@@ -22,11 +22,23 @@ def healthz() -> Health:
 
 
 @router.get("/readyz", response_model=Health, responses={503: {"description": "not ready"}})
-async def readyz(ledger: LedgerDep) -> Health | JSONResponse:
-    """The database answers."""
+async def readyz(ledger: LedgerDep, request: Request) -> Health | JSONResponse:
+    """The database answers, and no witness refused the log (its state is reported)."""
     try:
         position = await run_in_threadpool(ledger.last_position)
     except Exception as exc:  # any database failure means "not ready"
         log.warning("not_ready", error=type(exc).__name__)
         return problem(503, "Not ready", "the event store does not answer", "not-ready")
-    return Health(status="ready", position=position)
+    submitter = getattr(request.app.state, "witness", None)
+    if submitter is None:
+        return Health(status="ready", position=position)
+    witness = submitter.status.as_json()
+    if submitter.status.state == "refused":
+        return problem(
+            503,
+            "Not ready",
+            f"the witness refused the log: {submitter.status.detail}",
+            "witness-refused",
+            witness=witness,
+        )
+    return Health(status="ready", position=position, witness=witness)
