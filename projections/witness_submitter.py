@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hmac
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import structlog
 from sqlalchemy import Engine, select
@@ -22,7 +24,6 @@ from ledger.merkle import consistency_proof_from_nodes, proof_node_ids_for_consi
 from ledger.witness import WitnessError, WitnessRefusal
 from projections.schema import checkpoints
 from projections.transparency_queries import read_nodes
-from projections.witness_client import WitnessClient
 
 log = structlog.get_logger("provledger.witness")
 
@@ -30,6 +31,16 @@ _ATTEMPTS = 3
 _LATEST = select(checkpoints.c.size, checkpoints.c.root, checkpoints.c.note).order_by(
     checkpoints.c.size.desc()
 )
+
+
+class CheckpointWitness(Protocol):
+    """What the submitter needs of a witness: :class:`~projections.witness_client.WitnessClient`."""
+
+    def add_checkpoint(self, old_size: int, proof: Sequence[bytes], note: str) -> str:
+        """Submit; return the cosignature line(s) or raise :class:`WitnessError`."""
+
+    def close(self) -> None:
+        """Release connections."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +68,7 @@ class WitnessSubmitter:
     """Keeps one witness's cosignature of the newest checkpoint."""
 
     def __init__(
-        self, engine: Engine, client: WitnessClient, witness: WitnessKey, origin: str
+        self, engine: Engine, client: CheckpointWitness, witness: WitnessKey, origin: str
     ) -> None:
         self.engine = engine
         self.client = client
