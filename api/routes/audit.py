@@ -42,7 +42,11 @@ async def checkpoint(
     note, headers = row["note"], {"X-Tree-Size": str(row["size"])}
     if submitter is not None:
         line = submitter.cosignature_for(row["size"], bytes(row["root"]))
-        headers["X-Witness-State"] = "cosigned" if line else submitter.status.state
+        state = submitter.status.state
+        # an older checkpoint (``at``) than the one the witness cosigned carries no line
+        headers["X-Witness-State"] = (
+            "cosigned" if line else "none" if state == "cosigned" else state
+        )
         note += line or ""
     return PlainTextResponse(note, headers=headers)
 
