@@ -12,6 +12,11 @@ class Health(BaseModel):
 
     status: str
     position: int | None = Field(default=None, description="highest notification id")
+
+
+class Readiness(Health):
+    """Readiness, with the witness's state when one is configured."""
+
     witness: dict[str, Any] | None = Field(
         default=None,
         description="the witness's state: pending, cosigned, unavailable or refused",

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 
 from api.deps import LedgerDep
 from api.errors import problem
-from api.schemas import Health
+from api.schemas import Health, Readiness
 
 router = APIRouter(tags=["health"])
 log = structlog.get_logger("provledger.health")
@@ -21,8 +21,13 @@ def healthz() -> Health:
     return Health(status="ok")
 
 
-@router.get("/readyz", response_model=Health, responses={503: {"description": "not ready"}})
-async def readyz(ledger: LedgerDep, request: Request) -> Health | JSONResponse:
+@router.get(
+    "/readyz",
+    response_model=Readiness,
+    response_model_exclude_none=True,
+    responses={503: {"description": "not ready"}},
+)
+async def readyz(ledger: LedgerDep, request: Request) -> Readiness | JSONResponse:
     """The database answers, and no witness refused the log (its state is reported)."""
     try:
         position = await run_in_threadpool(ledger.last_position)
@@ -31,7 +36,7 @@ async def readyz(ledger: LedgerDep, request: Request) -> Health | JSONResponse:
         return problem(503, "Not ready", "the event store does not answer", "not-ready")
     submitter = getattr(request.app.state, "witness", None)
     if submitter is None:
-        return Health(status="ready", position=position)
+        return Readiness(status="ready", position=position)
     witness = submitter.status.as_json()
     if submitter.status.state == "refused":
         return problem(
@@ -41,4 +46,4 @@ async def readyz(ledger: LedgerDep, request: Request) -> Health | JSONResponse:
             "witness-refused",
             witness=witness,
         )
-    return Health(status="ready", position=position, witness=witness)
+    return Readiness(status="ready", position=position, witness=witness)
