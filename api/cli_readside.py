@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from api.cli_support import actor, open_runtime, progress_bar
+from api.cli_witness import follow_witness
 from ledger.errors import LedgerError
 from ledger.settings import Settings
 from ledger.signing import KeyStore
@@ -66,6 +67,7 @@ def project(interval: float) -> None:
 
     with open_runtime() as runtime:
         read_side = ReadSide(runtime.ledger, runtime.database, Settings().log_origin)
+        follow_witness(read_side)
         signal.signal(signal.SIGTERM, lambda *_: read_side.stop())
         click.echo(f"projecting from position {read_side.registry.position()}")
         try:
@@ -95,6 +97,7 @@ def expire(interval: float, once: bool) -> None:
                 process.run_once()
             else:
                 read_side.followers.append(process.run_once)
+                follow_witness(read_side)
                 read_side.run_forever(interval)
         except KeyboardInterrupt:
             pass

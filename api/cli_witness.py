@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -14,6 +14,9 @@ from ledger.errors import LedgerError
 from ledger.settings import Settings
 from ledger.signing import Keyring
 from ledger.witness import WitnessError
+
+if TYPE_CHECKING:
+    from projections.service import ReadSide
 from ledger.witness_store import DEFAULT_NAME, WitnessDataDir
 
 _DATA_DIR = click.option(
@@ -188,3 +191,16 @@ def check_bundle(
         f"the checkpoint is, or extends, the one of size {cosigned.checkpoint.size} that "
         f"witness {key.name} cosigned at {cosigned.timestamp}"
     )
+
+
+def follow_witness(read_side: ReadSide) -> None:
+    """Submit each new checkpoint to the configured witness, if any, after every catch-up
+    (for worker processes: ``provledger project`` and ``provledger expire``)."""
+    from api.main import witness_submitter
+
+    try:
+        submitter = witness_submitter(Settings(), read_side)
+    except LedgerError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if submitter is not None:
+        read_side.followers.append(submitter.run_once)

@@ -17,13 +17,16 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from api.cli import main
+from api.cli_witness import follow_witness
 from api.main import create_app
 from ledger.bootstrap import LedgerRuntime
 from ledger.checkpoint import verify_note, vkey
-from ledger.cosignature import parse_witness_vkey, verify_cosignature
+from ledger.cosignature import parse_witness_vkey, verify_cosignature, witness_vkey
 from ledger.settings import Settings
+from ledger.signing import SigningKey
+from projections.service import ReadSide
 from tests.e2e.flows import commit_verbatim, open_receipt, register
-from tests.e2e.witness_server import RunningWitness, running_witness
+from tests.e2e.witness_server import RunningWitness, free_port, running_witness
 from tests.tamper import Tamperer
 
 TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice in 2023."
@@ -63,6 +66,8 @@ def _checkpoint(client: TestClient, headers: dict[str, str]) -> str:
 
 def _cli(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(main, list(args))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
     return result.exit_code, result.output
 
 
@@ -225,3 +230,52 @@ def test_audit_verify_checks_the_bundle_against_the_witness(
     assert code == 1, output
     assert "log_shorter_than_witnessed: the bundle's checkpoint has size" in output
     assert output.rstrip().endswith("NOT VERIFIED")
+
+
+def test_a_worker_process_submits_checkpoints_to_the_witness(
+    settings_env: Settings,
+    runtime: LedgerRuntime,
+    witness: RunningWitness,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PROVLEDGER_WITNESS_URL", witness.url)
+    monkeypatch.setenv("PROVLEDGER_WITNESS_VKEY", witness.vkey)
+    runtime.ledger.issue_api_key("alpha", ["read"], "t")
+    read_side = ReadSide(runtime.ledger, runtime.database, settings_env.log_origin)
+    try:
+        follow_witness(read_side)  # what `provledger project` and `provledger expire` do
+        read_side.catch_up()
+        for follower in read_side.followers:
+            follower()
+    finally:
+        read_side.close()
+    monkeypatch.delenv("PROVLEDGER_WITNESS_URL")
+    monkeypatch.delenv("PROVLEDGER_WITNESS_VKEY")
+
+    code, output = _cli("verify", "--no-progress", *_witness_args(witness))
+    assert code == 0, output
+    assert "OK: the log extends the checkpoint of size 1 that witness" in output
+
+
+def test_witness_options_must_come_together_and_be_valid(settings_env: Settings) -> None:
+    code, output = _cli("verify", "--no-progress", "--witness-url", "http://127.0.0.1:9")
+    assert code == 2
+    assert "give --witness-url and --witness-vkey together" in output
+    code, output = _cli(
+        "verify", "--no-progress", "--witness-url", "http://127.0.0.1:9", "--witness-vkey", "x+1+AA"
+    )
+    assert code == 2
+    assert "--witness-vkey: witness key 'x+1+AA'" in output
+    code, output = _cli("audit", "log")
+    assert code == 2
+    assert "give --checkpoint, --witness-url/--witness-vkey, or both" in output
+
+
+def test_an_unreachable_witness_fails_verify_rather_than_passing_it(
+    settings_env: Settings, runtime: LedgerRuntime, tmp_path: Path
+) -> None:
+    key = witness_vkey("w.example", SigningKey.generate().public_key)
+    url = f"http://127.0.0.1:{free_port()}"
+    code, output = _cli("verify", "--no-progress", "--witness-url", url, "--witness-vkey", key)
+    assert code == 1
+    assert f"Error: witness: witness_unavailable: {url} does not answer: ConnectError" in output
