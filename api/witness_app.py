@@ -19,7 +19,7 @@ from fastapi import FastAPI, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
-from api.errors import problem
+from api.errors import install_error_handlers, problem
 from ledger.witness import MAX_BODY_BYTES, Witness, WitnessError, WitnessRefusal
 
 log = structlog.get_logger("provledger.witness")
@@ -59,6 +59,7 @@ async def _read_body(request: Request) -> bytes | None:
 def create_witness_app(witness: Witness) -> FastAPI:
     """The witness's ASGI app around an opened :class:`~ledger.witness.Witness`."""
     app = FastAPI(title="provledger witness", version="0.1.0")
+    install_error_handlers(app)
 
     @app.post("/add-checkpoint")
     async def add_checkpoint(request: Request) -> Response:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -27,7 +28,9 @@ from projections.transparency_queries import read_nodes
 
 log = structlog.get_logger("provledger.witness")
 
-_ATTEMPTS = 3
+_ATTEMPTS = 4
+RETRY_SECONDS = 5.0
+"""After a witness did not answer or refused, wait this long before submitting again."""
 _LATEST = select(checkpoints.c.size, checkpoints.c.root, checkpoints.c.note).order_by(
     checkpoints.c.size.desc()
 )
@@ -77,19 +80,24 @@ class WitnessSubmitter:
         self._lock = threading.Lock()
         self._witness_size = 0
         self._cosigned: Cosigned | None = None
+        self._next_attempt = 0.0
         self.status = WitnessStatus("pending", None, "no checkpoint submitted yet")
 
     def run_once(self) -> None:
-        """Submit the newest checkpoint unless the witness has already cosigned it."""
+        """Submit the newest checkpoint unless the witness has already cosigned it (or did
+        not answer less than :data:`RETRY_SECONDS` ago)."""
         with self._lock:
-            with self.engine.connect() as conn:
-                row = conn.execute(_LATEST.limit(1)).first()
-            if row is None:
+            latest = self._latest()
+            if latest is None or time.monotonic() < self._next_attempt:
                 return
-            size, root, note = int(row.size), bytes(row.root), str(row.note)
-            if self.cosignature_for(size, root) is not None:
+            if self.cosignature_for(latest[0], latest[1]) is not None:
                 return
-            self._submit(size, root, note)
+            self._submit(latest[0], latest[2])
+
+    def _latest(self) -> tuple[int, bytes, str] | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(_LATEST.limit(1)).first()
+        return None if row is None else (int(row.size), bytes(row.root), str(row.note))
 
     def cosignature_for(self, size: int, root: bytes) -> str | None:
         """The witness's cosignature line of the checkpoint ``(size, root)``, if it has one."""
@@ -115,16 +123,21 @@ class WitnessSubmitter:
 
     def _refused(self, reason: WitnessRefusal, detail: str) -> None:
         state = "unavailable" if reason is WitnessRefusal.UNAVAILABLE else "refused"
+        self._next_attempt = time.monotonic() + RETRY_SECONDS
         if state == "refused":
             log.error("witness_refused", reason=reason.value, detail=detail)
         else:
             log.warning("witness_unavailable", detail=detail)
         self.status = WitnessStatus(state, self.status.witnessed_size, detail, reason.value)
 
-    def _submit(self, size: int, root: bytes, note: str) -> None:
+    def _submit(self, size: int, note: str) -> None:
         for _ in range(_ATTEMPTS):
             old = self._witness_size
             if old > size:
+                newer = self._latest()  # another process may have signed and submitted it
+                if newer is not None and newer[0] >= old:
+                    size, _, note = newer
+                    continue
                 self._refused(
                     WitnessRefusal.ROLLBACK,
                     f"the witness cosigned size {old} but the log's newest checkpoint has "
@@ -151,6 +164,7 @@ class WitnessSubmitter:
                 return
             self._cosigned = cosigned
             self._witness_size = size
+            self._next_attempt = 0.0
             self.status = WitnessStatus("cosigned", size, f"cosigned at {cosigned.timestamp}")
             return
         self._refused(

@@ -7,7 +7,7 @@ hop is left out (the e2e tests run it as a process).
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -30,12 +30,16 @@ from projections.witness_submitter import WitnessSubmitter
 class InProcessWitness:
     """The submitter's view of a witness, calling it directly."""
 
-    def __init__(self, witness: Witness) -> None:
+    def __init__(self, witness: Witness, before: Callable[[], None] | None = None) -> None:
         self.witness = witness
         self.requests: list[int] = []
+        self.before = before
 
     def add_checkpoint(self, old_size: int, proof: Sequence[bytes], note: str) -> str:
         self.requests.append(old_size)
+        if self.before is not None:
+            before, self.before = self.before, None
+            before()
         return self.witness.add_checkpoint(format_add_checkpoint(old_size, proof, note))
 
     def close(self) -> None:
@@ -92,6 +96,26 @@ def test_the_submitter_learns_the_witness_size_and_sends_a_consistency_proof(
     assert submitter.status.state == "cosigned"
     assert submitter.status.witnessed_size == 4
     assert witness_dir.open().store.load(settings.log_origin).size == 4  # type: ignore[union-attr]
+
+
+def test_a_newer_checkpoint_submitted_by_another_process_is_not_taken_for_a_rollback(
+    runtime: LedgerRuntime, settings: Settings, read_side: ReadSide, witness_dir: WitnessDataDir
+) -> None:
+    witness = witness_dir.open()
+    key = witness_dir.public_key()
+
+    def another_process_goes_first() -> None:
+        runtime.ledger.issue_api_key("e", ["read"], "t")
+        read_side.catch_up()
+        _submitter(read_side, InProcessWitness(witness), key, settings).run_once()
+
+    client = InProcessWitness(witness, before=another_process_goes_first)
+    submitter = _submitter(read_side, client, key, settings)
+
+    submitter.run_once()  # it read size 4; the witness is at 5 by the time it asks
+
+    assert client.requests == [0, 5]
+    assert (submitter.status.state, submitter.status.witnessed_size) == ("cosigned", 5)
 
 
 def test_a_witness_that_cosigned_a_longer_log_refuses_the_rolled_back_one(

@@ -187,3 +187,10 @@ def test_the_newest_cosigned_checkpoint_is_served_with_its_cosignature(
     assert response.status_code == 200
     assert response.text == _note(9) + line
     assert verify_cosignature(response.text, data_dir.public_key()).checkpoint.size == 9
+
+
+def test_a_missing_origin_gets_a_problem_naming_the_field(http: TestClient) -> None:
+    response = http.get("/checkpoint")
+    assert response.status_code == 422
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["errors"][0]["field"] == "query.origin"
