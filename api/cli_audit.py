@@ -112,7 +112,8 @@ def audit_verify(
         previous = previous_checkpoint.read_text("utf-8") if previous_checkpoint else None
     except (ValueError, OSError, LedgerError) as exc:
         raise click.ClickException(str(exc)) from exc
-    witnessed = fetch_witnessed(witness_url, witness_vkey, str(bundle.get("origin", "")))
+    origin = bundle.get("origin") if isinstance(bundle, dict) else None
+    witnessed = fetch_witnessed(witness_url, witness_vkey, str(origin or ""))
     checklist = verify_bundle(bundle, keyring, previous)
     for ok, text in checklist.items:
         click.echo(f"[{'ok  ' if ok else 'FAIL'}] {text}")

@@ -131,6 +131,8 @@ def fetch_witnessed(
         return None
     if not url or not vkey:
         raise click.UsageError("give --witness-url and --witness-vkey together")
+    if not origin:
+        raise click.ClickException("witness: the bundle names no log origin to ask about")
     from projections.witness_client import WitnessClient
 
     try:
