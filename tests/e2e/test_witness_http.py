@@ -279,3 +279,33 @@ def test_an_unreachable_witness_fails_verify_rather_than_passing_it(
     code, output = _cli("verify", "--no-progress", "--witness-url", url, "--witness-vkey", key)
     assert code == 1
     assert f"Error: witness: witness_unavailable: {url} does not answer: ConnectError" in output
+
+
+def test_deleting_a_withdrawal_brings_the_source_back_but_fails_against_the_witness(
+    witnessed: TestClient,
+    headers: dict[str, str],
+    runtime: LedgerRuntime,
+    witness: RunningWitness,
+) -> None:
+    register(witnessed, headers, "policy-7", TEXT)
+    response = witnessed.post(
+        "/v1/sources/policy-7/withdraw", json={"reason": "retracted"}, headers=headers
+    )
+    assert response.status_code == 200, response.text
+    _checkpoint(witnessed, headers)  # the witness cosigns the withdrawal
+    withdrawal = runtime.ledger.read_log(0, 100)[-1]
+    assert withdrawal.topic.endswith("withdrawn")
+
+    Tamperer(runtime).delete(withdrawal.id)
+
+    assert runtime.ledger.sources.get("policy-7").withdrawn is False  # the attack
+
+    code, output = _cli("verify", "--no-progress")
+    assert code == 0, output
+    code, output = _cli("verify", "--no-progress", *_witness_args(witness))
+    assert code == 1, output
+    assert "FAILED: witness: log_shorter_than_witnessed" in output
+    assert (
+        f"notification {withdrawal.id} (leaf {withdrawal.id - 1}) is in the log but was deleted"
+        in output
+    )
