@@ -101,12 +101,12 @@ def witness_serve(data_dir: Path, host: str, port: int) -> None:
     from api.observability import configure_logging
     from api.witness_app import create_witness_app
 
-    settings = Settings()
-    configure_logging(settings.log_level, settings.log_json)
     try:
         opened = WitnessDataDir(data_dir).open()
     except LedgerError as exc:
         raise click.ClickException(str(exc)) from exc
+    settings = Settings()
+    configure_logging(settings.log_level, settings.log_json)
     app = create_witness_app(opened)
     uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
 
