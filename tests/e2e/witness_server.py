@@ -49,17 +49,18 @@ def running_witness(data_dir: Path, log_vkeys: list[str]) -> Iterator[RunningWit
     vkey = init_witness(data_dir, log_vkeys)
     port = free_port()
     cli = Path(sys.executable).parent / "provledger"
-    process = subprocess.Popen(
-        [str(cli), "witness", "serve", "--data-dir", str(data_dir), "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    log_file = data_dir.parent / "witness.log"  # a file, so a chatty witness never blocks
+    with log_file.open("w") as log:
+        process = subprocess.Popen(
+            [str(cli), "witness", "serve", "--data-dir", str(data_dir), "--port", str(port)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(400):  # bounded wait for start-up
             if process.poll() is not None:
-                raise AssertionError(f"witness exited: {process.communicate()[0]}")
+                raise AssertionError(f"witness exited: {log_file.read_text()}")
             try:
                 if httpx.get(f"{url}/healthz").status_code == 200:
                     break
@@ -70,4 +71,4 @@ def running_witness(data_dir: Path, log_vkeys: list[str]) -> Iterator[RunningWit
         yield RunningWitness(url, vkey, data_dir)
     finally:
         process.terminate()
-        process.communicate(timeout=20)
+        process.wait(timeout=20)
