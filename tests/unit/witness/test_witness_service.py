@@ -194,3 +194,27 @@ def test_a_missing_origin_gets_a_problem_naming_the_field(http: TestClient) -> N
     assert response.status_code == 422
     assert response.headers["content-type"] == "application/problem+json"
     assert response.json()["errors"][0]["field"] == "query.origin"
+
+
+def test_a_rotated_log_key_is_refused_until_the_witness_is_told_of_it(
+    data_dir: WitnessDataDir,
+) -> None:
+    data_dir.open().add_checkpoint(_body(0, 5))
+    rotated = SigningKey.generate()
+    checkpoint = Checkpoint(ORIGIN, 9, root_hash(LEAVES))
+    body = format_add_checkpoint(
+        5, consistency_proof(LEAVES, 5), sign_note(checkpoint, ORIGIN, rotated)
+    )
+    with pytest.raises(WitnessError) as refused:
+        data_dir.open().add_checkpoint(body)
+    assert refused.value.reason is WitnessRefusal.NOT_SIGNED_BY_LOG
+
+    data_dir.add_log(vkey(ORIGIN, rotated.public_key))
+
+    line = data_dir.open().add_checkpoint(body)
+    assert (
+        verify_cosignature(
+            add_signature_lines(sign_note(checkpoint, ORIGIN, rotated), line), data_dir.public_key()
+        ).checkpoint
+        == checkpoint
+    )
