@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from api import cli_audit, cli_readside
+from api import cli_audit, cli_readside, cli_witness
 from api.cli_support import actor, open_runtime, progress_bar
 from ledger.errors import LedgerError
 from ledger.settings import Settings
@@ -138,14 +138,24 @@ def _print_report(report: VerificationReport) -> None:
     is_flag=True,
     help="also recompute the read models from the verified events; name the first bad row",
 )
-def verify(keyring_file: Path | None, progress: bool | None, read_models: bool) -> None:
+@cli_witness.witness_options
+def verify(
+    keyring_file: Path | None,
+    progress: bool | None,
+    read_models: bool,
+    witness_url: str | None,
+    witness_vkey: str | None,
+) -> None:
     """Check every event's signature and chain link, in notification order.
 
     Exits 0 when the whole log is intact, 1 at the first bad event (named with its
     notification id, aggregate and reason). With --read-models, also 1 at the first
-    read-model row (table and primary key) that the verified events do not give.
+    read-model row (table and primary key) that the verified events do not give. With a
+    witness, also 1 when the log is shorter than, or inconsistent with, the newest checkpoint
+    the witness cosigned.
     """
     settings = Settings()
+    witnessed = cli_witness.fetch_witnessed(witness_url, witness_vkey, settings.log_origin)
     try:
         keyring = (
             Keyring.load(keyring_file)
@@ -159,10 +169,15 @@ def verify(keyring_file: Path | None, progress: bool | None, read_models: bool) 
         total = runtime.ledger.last_position()
         with progress_bar(show_progress, total) as advance:
             report = verify_log(runtime.ledger.recorder, keyring, progress=advance)
+        witness_ok, witness_line = (
+            cli_witness.check_store(runtime, keyring, witnessed) if witnessed else (True, "")
+        )
         _print_report(report)
-        if report.ok and read_models:
+        if witness_line:
+            click.echo(witness_line)
+        if report.ok and witness_ok and read_models:
             sys.exit(0 if cli_readside.check_read_models(runtime, keyring) else 1)
-    sys.exit(0 if report.ok else 1)
+    sys.exit(0 if report.ok and witness_ok else 1)
 
 
 for command in (
@@ -173,5 +188,6 @@ for command in (
     cli_readside.projections,
     cli_audit.envelope,
     cli_audit.audit,
+    cli_witness.witness,
 ):
     main.add_command(command)

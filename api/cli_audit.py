@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from api.cli_support import open_runtime
+from api.cli_witness import check_bundle, check_store, fetch_witnessed, witness_options
 from ledger.errors import LedgerError
 from ledger.settings import Settings
 from ledger.signing import KeyStore, load_public_keys
@@ -89,8 +90,14 @@ def audit() -> None:
     help="a checkpoint seen earlier: demand and check a consistency proof from it",
 )
 @click.option("--origin", help="the log's origin the checkpoint must name (default: the bundle's)")
+@witness_options
 def audit_verify(
-    bundle_file: Path, public_key_file: Path, previous_checkpoint: Path | None, origin: str | None
+    bundle_file: Path,
+    public_key_file: Path,
+    previous_checkpoint: Path | None,
+    origin: str | None,
+    witness_url: str | None,
+    witness_vkey: str | None,
 ) -> None:
     """Verify a citation-chain bundle with no server and no database.
 
@@ -108,18 +115,26 @@ def audit_verify(
         previous = previous_checkpoint.read_text("utf-8") if previous_checkpoint else None
     except (ValueError, OSError, RecursionError, LedgerError) as exc:
         raise click.ClickException(str(exc)) from exc
+    bundle_origin = bundle.get("origin") if isinstance(bundle, dict) else None
+    witnessed = fetch_witnessed(witness_url, witness_vkey, str(origin or bundle_origin or ""))
     checklist = verify_bundle(bundle, keyring, previous, origin=origin)
     for ok, text in checklist.items:
         click.echo(f"[{'ok  ' if ok else 'FAIL'}] {text}")
-    click.echo("VERIFIED" if checklist.ok else f"NOT VERIFIED ({checklist.reason})")
-    sys.exit(0 if checklist.ok else 1)
+    witness_ok = True
+    if witnessed is not None:
+        witness_ok, text = check_bundle(bundle, keyring, witnessed)
+        click.echo(f"[{'ok  ' if witness_ok else 'FAIL'}] {text}")
+    if checklist.ok and witness_ok:
+        click.echo("VERIFIED")
+    else:
+        click.echo(f"NOT VERIFIED ({checklist.reason or 'witness'})")
+    sys.exit(0 if checklist.ok and witness_ok else 1)
 
 
 @audit.command("log")
 @click.option(
     "--checkpoint",
     "checkpoint_file",
-    required=True,
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="a signed checkpoint saved earlier (GET /v1/audit/checkpoint)",
 )
@@ -129,11 +144,20 @@ def audit_verify(
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="trusted public keys; default: the data dir's keyring",
 )
-def audit_log_command(checkpoint_file: Path, keyring_file: Path | None) -> None:
-    """Check that the event store still reproduces a signed checkpoint.
+@witness_options
+def audit_log_command(
+    checkpoint_file: Path | None,
+    keyring_file: Path | None,
+    witness_url: str | None,
+    witness_vkey: str | None,
+) -> None:
+    """Check that the event store still reproduces a signed checkpoint (a saved one, the
+    newest a witness cosigned, or both).
 
     Detects edited, deleted and truncated events, naming the first one that differs.
     """
+    if checkpoint_file is None and witness_url is None:
+        raise click.UsageError("give --checkpoint, --witness-url/--witness-vkey, or both")
     from ledger.log_audit import audit_log
     from projections.service import ReadSide
     from projections.transparency_queries import logged_leaves
@@ -147,6 +171,13 @@ def audit_log_command(checkpoint_file: Path, keyring_file: Path | None) -> None:
         )
     except LedgerError as exc:
         raise click.ClickException(str(exc)) from exc
+    witnessed = fetch_witnessed(witness_url, witness_vkey, settings.log_origin)
+    if checkpoint_file is None:
+        assert witnessed is not None
+        with open_runtime() as runtime:
+            ok, line = check_store(runtime, keyring, witnessed)
+        click.echo(line)
+        sys.exit(0 if ok else 1)
     note = checkpoint_file.read_text("utf-8")
     with open_runtime() as runtime:
         read_side = ReadSide(runtime.ledger, runtime.database, settings.log_origin, runtime.keyring)
@@ -160,13 +191,15 @@ def audit_log_command(checkpoint_file: Path, keyring_file: Path | None) -> None:
             )
         finally:
             read_side.close()
+        ok, line = check_store(runtime, keyring, witnessed) if witnessed else (True, "")
     if result.ok:
         assert result.checkpoint is not None
         click.echo(
             f"OK: {result.events} stored events reproduce the checkpoint of size "
             f"{result.checkpoint.size}"
         )
-        return
     for problem in result.problems:
         click.echo(f"FAILED: {problem}")
-    sys.exit(1)
+    if line:
+        click.echo(line)
+    sys.exit(0 if result.ok and ok else 1)

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from api.cli_support import actor, open_runtime, progress_bar
+from api.cli_witness import follow_witness
 from ledger.bootstrap import LedgerRuntime
 from ledger.errors import LedgerError
 from ledger.settings import Settings
@@ -72,6 +73,7 @@ def project(interval: float) -> None:
         read_side = ReadSide(
             runtime.ledger, runtime.database, Settings().log_origin, runtime.keyring
         )
+        follow_witness(read_side)
         signal.signal(signal.SIGTERM, lambda *_: read_side.stop())
         click.echo(f"projecting from position {read_side.registry.position()}")
         try:
@@ -103,6 +105,7 @@ def expire(interval: float, once: bool) -> None:
                 process.run_once()
             else:
                 read_side.followers.append(process.run_once)
+                follow_witness(read_side)
                 read_side.run_forever(interval)
         except KeyboardInterrupt:
             pass

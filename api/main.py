@@ -26,8 +26,9 @@ from api.routes import (
     sources,
 )
 from ledger.bootstrap import LedgerRuntime, open_ledger
+from ledger.cosignature import parse_witness_vkey
 from ledger.entailment import HttpEntailmentVerifier
-from ledger.errors import ConfigurationError
+from ledger.errors import ConfigurationError, LedgerError
 from ledger.gate import GateConfig
 from ledger.receipt_commands import ReceiptDesk
 from ledger.repair_desk import RepairDesk
@@ -35,6 +36,8 @@ from ledger.settings import Settings
 from projections.entailment_sampler import EntailmentSampler
 from projections.expiry_process import ExpiryProcess
 from projections.service import ReadSide
+from projections.witness_client import WitnessClient
+from projections.witness_submitter import WitnessSubmitter
 
 log = structlog.get_logger("provledger.app")
 
@@ -65,6 +68,9 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
                 read_side, verifier, settings.entailment_sample_rate
             )
             read_side.followers.append(app.state.entailment.run_once)
+        app.state.witness = witness_submitter(settings, read_side)
+        if app.state.witness is not None:
+            read_side.followers.append(app.state.witness.run_once)
         if settings.background:
             read_side.start_polling()
         app.state.read_side = read_side
@@ -81,6 +87,8 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
             yield
         finally:
             await read_side.aclose()
+            if app.state.witness is not None:
+                app.state.witness.close()
             if owned:
                 app.state.runtime.close()
 
@@ -123,6 +131,21 @@ def entailment_verifier(settings: Settings) -> HttpEntailmentVerifier | None:
         raise ConfigurationError("PROVLEDGER_ENTAILMENT=http needs PROVLEDGER_ENTAILMENT_URL")
     return HttpEntailmentVerifier(
         settings.entailment_url, settings.entailment_model, settings.entailment_api_key
+    )
+
+
+def witness_submitter(settings: Settings, read_side: ReadSide) -> WitnessSubmitter | None:
+    """The witness submitter when ``PROVLEDGER_WITNESS_URL`` is set (it needs the vkey too)."""
+    if not settings.witness_url:
+        return None
+    if not settings.witness_vkey:
+        raise ConfigurationError("PROVLEDGER_WITNESS_URL needs PROVLEDGER_WITNESS_VKEY")
+    try:
+        key = parse_witness_vkey(settings.witness_vkey)
+    except LedgerError as exc:
+        raise ConfigurationError(f"PROVLEDGER_WITNESS_VKEY: {exc}") from exc
+    return WitnessSubmitter(
+        read_side.db.sync, WitnessClient(settings.witness_url), key, settings.log_origin
     )
 
 

@@ -14,6 +14,15 @@ class Health(BaseModel):
     position: int | None = Field(default=None, description="highest notification id")
 
 
+class Readiness(Health):
+    """Readiness, with the witness's state when one is configured."""
+
+    witness: dict[str, Any] | None = Field(
+        default=None,
+        description="the witness's state: pending, cosigned, unavailable or refused",
+    )
+
+
 class PublicKey(BaseModel):
     """One Ed25519 public key that verifies ledger events."""
 

@@ -40,6 +40,10 @@ class Settings(BaseSettings):
     entailment_api_key: str | None = Field(default=None, repr=False)
     entailment_sample_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     log_origin: str = Field(default="provledger.local/ledger", pattern=r"^[!-~]{1,255}$")
+    witness_url: str | None = None
+    """A C2SP tlog-witness that cosigns each new checkpoint (docs/audit.md)."""
+    witness_vkey: str | None = None
+    """The witness's verifier key; its cosignatures are checked before they are served."""
     log_level: str = "INFO"
     background: bool = True
     """Run the projections and the expiry process in the API process (off when a separate

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import PlainTextResponse
 
@@ -21,18 +21,32 @@ router = APIRouter(tags=["audit"])
 
 @router.get("/v1/audit/checkpoint", response_class=PlainTextResponse)
 async def checkpoint(
+    request: Request,
     read_side: ReadSideDep,
     _: AuditReader,
     at: Annotated[
         datetime | None, Query(description="latest checkpoint at or before (RFC 3339)")
     ] = None,
 ) -> PlainTextResponse:
-    """The latest signed checkpoint (C2SP tlog-checkpoint note), or the latest at ``at``."""
+    """The latest signed checkpoint (C2SP tlog-checkpoint note), or the latest at ``at``;
+    with a witness configured, its verified cosignature line is appended once it has one."""
     moment = None if at is None else ledger_time("at", at)
     await run_in_threadpool(read_side.transparency.catch_up)
+    submitter = getattr(request.app.state, "witness", None)
+    if submitter is not None:
+        await run_in_threadpool(submitter.run_once)
     async with read_side.async_engine.connect() as conn:
         row = await tq.latest_checkpoint(conn, moment)
-    return PlainTextResponse(row["note"], headers={"X-Tree-Size": str(row["size"])})
+    note, headers = row["note"], {"X-Tree-Size": str(row["size"])}
+    if submitter is not None:
+        line = submitter.cosignature_for(row["size"], bytes(row["root"]))
+        state = submitter.status.state
+        # an older checkpoint (``at``) than the one the witness cosigned carries no line
+        headers["X-Witness-State"] = (
+            "cosigned" if line else "none" if state == "cosigned" else state
+        )
+        note += line or ""
+    return PlainTextResponse(note, headers=headers)
 
 
 def _consistency(read_side: ReadSide, first: int, second: int) -> dict[str, Any]:
