@@ -120,14 +120,14 @@ def audit_verify(
     checklist = verify_bundle(bundle, keyring, previous, origin=origin)
     for ok, text in checklist.items:
         click.echo(f"[{'ok  ' if ok else 'FAIL'}] {text}")
-    witness_ok = True
+    witness_ok, witness_reason = True, ""
     if witnessed is not None:
-        witness_ok, text = check_bundle(bundle, keyring, witnessed)
+        witness_ok, text, witness_reason = check_bundle(bundle, keyring, witnessed)
         click.echo(f"[{'ok  ' if witness_ok else 'FAIL'}] {text}")
     if checklist.ok and witness_ok:
         click.echo("VERIFIED")
     else:
-        click.echo(f"NOT VERIFIED ({checklist.reason or 'witness'})")
+        click.echo(f"NOT VERIFIED ({checklist.reason or witness_reason})")
     sys.exit(0 if checklist.ok and witness_ok else 1)
 
 

@@ -180,19 +180,21 @@ def check_store(
 
 def check_bundle(
     bundle: dict[str, Any], keyring: Keyring, witnessed: tuple[WitnessKey, str]
-) -> tuple[bool, str]:
-    """Compare a bundle's checkpoint with the witnessed one: ``(ok, the checklist text)``."""
+) -> tuple[bool, str, str]:
+    """Compare a bundle's checkpoint with the witnessed one: ``(ok, the checklist text, the
+    reason code of a refusal or "")``."""
     from ledger.witness_check import check_bundle_against_witness
 
     key, note = witnessed
     try:
         cosigned = check_bundle_against_witness(bundle, note, key, keyring)
     except WitnessError as exc:
-        return False, f"witness {key.name}: {exc}"
-    return True, (
+        return False, f"witness {key.name}: {exc}", exc.reason.value
+    text = (
         f"the checkpoint is, or extends, the one of size {cosigned.checkpoint.size} that "
         f"witness {key.name} cosigned at {cosigned.timestamp}"
     )
+    return True, text, ""
 
 
 def follow_witness(read_side: ReadSide) -> None:

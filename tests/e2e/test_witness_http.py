@@ -229,7 +229,7 @@ def test_audit_verify_checks_the_bundle_against_the_witness(
     )
     assert code == 1, output
     assert "log_shorter_than_witnessed: the bundle's checkpoint has size" in output
-    assert output.rstrip().endswith("NOT VERIFIED")
+    assert output.rstrip().endswith("NOT VERIFIED (log_shorter_than_witnessed)")
 
 
 def test_a_worker_process_submits_checkpoints_to_the_witness(
