@@ -145,6 +145,59 @@ class VerifiedSpans:
             end=span.end,
         )
 
+    def check_served(
+        self,
+        source_id: str,
+        version: int,
+        spans: Sequence[Mapping[str, Any]] = (),
+        version_hash: str | None = None,
+        frozen_text: str | None = None,
+    ) -> None:
+        """Refuse what a read is about to serve unless the verified events hold it.
+
+        ``spans`` are span bodies as the API shows them (id, offsets, text, heading path and,
+        for a cell, its envelope); ``version_hash`` and ``frozen_text`` the version's, when
+        served. Anything that differs raises ``read_model_mismatch``, so an edited read-model
+        row is never served: the same rule the gate's reads follow.
+        """
+        try:
+            source = self.sources.get(source_aggregate_id(source_id))
+        except AggregateNotFoundError:
+            _served_mismatch(source_id, version, None, "the ledger has no such source")
+        info = next((v for v in source.versions if v.version == version), None)
+        if source.source_id != source_id or info is None:
+            _served_mismatch(source_id, version, None, "the ledger has no such version")
+        frozen = self._frozen_version(source, info)
+        if version_hash is not None and version_hash != info.version_hash:
+            _served_mismatch(source_id, version, None, "the row's version_hash differs")
+        if frozen_text is not None and not hmac.compare_digest(
+            frozen_text.encode(), frozen.text.encode()
+        ):
+            _served_mismatch(source_id, version, None, "the row's frozen_text differs")
+        for served in spans:
+            span = frozen.spans.get(served["span_id"])
+            if span is None:
+                _served_mismatch(source_id, version, served["span_id"], "no such span")
+            differences = [
+                name
+                for name, stored, verified in (
+                    ("start", served["start"], span.start),
+                    ("end", served["end"], span.end),
+                    ("heading_path", tuple(served["heading_path"]), span.heading_path),
+                    ("envelope", served.get("envelope", span.envelope), span.envelope),
+                )
+                if stored != verified
+            ]
+            if not hmac.compare_digest(str(served["text"]).encode(), span.text.encode()):
+                differences.append("text")
+            if differences:
+                _served_mismatch(
+                    source_id,
+                    version,
+                    served["span_id"],
+                    f"the row's {', '.join(differences)} differ from the signed events",
+                )
+
     def _frozen_version(self, source: Source, info: VersionInfo) -> FrozenVersion:
         key = (source.id, info.event_version)
         with self._lock:
@@ -195,3 +248,17 @@ def _mismatch(row: ResolvedSpan, detail: str) -> NoReturn:
         f"registry span {row.span_id} ({row.source_id} version {row.version}): {detail}",
         {"table": "registry_spans", "span_id": row.span_id, "source_id": row.source_id},
     )
+
+
+def _served_mismatch(source_id: str, version: int, span_id: str | None, detail: str) -> NoReturn:
+    where = f"registry version {source_id} version {version}"
+    if span_id is not None:
+        where += f", span {span_id}"
+    position: dict[str, object] = {
+        "table": "registry_spans" if span_id is not None else "registry_versions",
+        "source_id": source_id,
+        "version": version,
+    }
+    if span_id is not None:
+        position["span_id"] = span_id
+    raise LedgerIntegrityError(MISMATCH, f"{where}: {detail}", position)

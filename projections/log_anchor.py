@@ -97,5 +97,5 @@ class LogAnchor:
             raise ReadModelsAhead(
                 f"read model {name!r} is at notification {position}, but event "
                 f"{notification_id} in the event store is not the one the transparency log "
-                f"holds (another event now has its id): {RESTORE_HINT}"
+                f"holds (it was edited, or another event now has its id): {RESTORE_HINT}"
             )

@@ -158,7 +158,16 @@ async def get_version(
 ) -> dict[str, Any]:
     """One version's frozen text, hash and a page of its spans (as of)."""
     async with read_side.async_engine.connect() as conn:
-        return await queries.get_version(conn, source_id, version, offset, limit, as_of)
+        body = await queries.get_version(conn, source_id, version, offset, limit, as_of)
+    await run_in_threadpool(
+        read_side.span_resolver.check_served,
+        source_id,
+        version,
+        body["spans"],
+        body["version_hash"],
+        body["frozen_text"],
+    )
+    return body
 
 
 @router.get("/v1/spans/{span_id}")
@@ -167,7 +176,15 @@ async def get_span(
 ) -> dict[str, Any]:
     """A span with its source, version, hash, breadcrumb, page and status (as of)."""
     async with read_side.async_engine.connect() as conn:
-        return await queries.get_span(conn, span_id, as_of)
+        body = await queries.get_span(conn, span_id, as_of)
+    await run_in_threadpool(
+        read_side.span_resolver.check_served,
+        body["source_id"],
+        body["version"],
+        [body],
+        body["version_hash"],
+    )
+    return body
 
 
 @router.get("/v1/spans/{span_id}/context")
@@ -179,4 +196,9 @@ async def get_span_context(
 ) -> dict[str, Any]:
     """The span and its neighbouring sentences."""
     async with read_side.async_engine.connect() as conn:
-        return await queries.get_span_context(conn, span_id, window)
+        body = await queries.get_span_context(conn, span_id, window)
+    served = [body["span"], *body["before"], *body["after"]]
+    await run_in_threadpool(
+        read_side.span_resolver.check_served, body["source_id"], body["version"], served
+    )
+    return body

@@ -39,13 +39,19 @@ def headers(auth) -> dict[str, str]:  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def restart(settings: Settings) -> Restart:
-    """The service started again on the same database: nothing it verified is remembered."""
+    """The service started again on the same database: nothing it verified is remembered.
+
+    It runs no background poller, so its transparency log moves only when asked; a test that
+    edits an event the transparency log already holds is refused at start instead (the log
+    anchor, see ``tests/integration/test_store_rollback.py``)."""
+
+    quiet = settings.model_copy(update={"background": False})
 
     @contextmanager
     def started() -> Iterator[tuple[TestClient, LedgerRuntime]]:
-        runtime = open_ledger(settings)
+        runtime = open_ledger(quiet)
         try:
-            app = create_app(settings, runtime)
+            app = create_app(quiet, runtime)
             with TestClient(app, raise_server_exceptions=False) as client:
                 yield client, runtime
         finally:
@@ -187,22 +193,17 @@ def test_a_key_event_inserted_under_an_unknown_key_does_not_authenticate(
 
 
 def test_a_claim_edited_in_the_database_is_neither_served_nor_signed(
-    client: TestClient,
-    runtime: LedgerRuntime,
-    headers: dict[str, str],
     restart: Restart,
 ) -> None:
-    spans = register(client, headers, "report", TEXT)
-    receipt = open_receipt(client, headers, [spans[0]["span_id"]])
-    response = _commit_verbatim(client, headers, receipt, spans[0])
-    assert response.status_code == 201, response.text
-    claim_id = response.json()["committed"][0]["claim_id"]
-    position = runtime.ledger.last_position()
+    with restart() as (client, runtime):
+        secret = runtime.ledger.issue_api_key("app", ["ingest", "read", "claims:write"], "t")
+        headers = {"Authorization": f"Bearer {secret}"}
+        spans, receipt, claim_id, position = _commit_one(client, runtime, headers)
 
-    def falsify(payload: dict[str, Any]) -> None:
-        payload["claims"][0]["text"] = "Revenue fell 9.2% to $4.5 million in fiscal 2023."
+        def falsify(payload: dict[str, Any]) -> None:
+            payload["claims"][0]["text"] = "Revenue fell 9.2% to $4.5 million in fiscal 2023."
 
-    _rewrite(runtime, position, falsify)
+        _rewrite(runtime, position, falsify)
 
     with restart() as (again, restarted), capture_logs() as logs:
         served = again.get(f"/v1/claims/{claim_id}", headers=headers)
@@ -220,6 +221,19 @@ def test_a_claim_edited_in_the_database_is_neither_served_nor_signed(
         assert "fell 9.2%" not in refused.text
     assert last == position  # the refused commit wrote nothing
     assert len(_integrity_logs(logs)) == 4
+
+
+def _commit_one(
+    client: TestClient, runtime: LedgerRuntime, headers: dict[str, str]
+) -> tuple[list[dict[str, Any]], str, str, int]:
+    """Register a source, open a receipt and commit one verbatim claim: the spans, receipt id,
+    claim id and the commit's notification id."""
+    spans = register(client, headers, "report", TEXT)
+    receipt = open_receipt(client, headers, [spans[0]["span_id"]])
+    response = _commit_verbatim(client, headers, receipt, spans[0])
+    assert response.status_code == 201, response.text
+    claim_id = response.json()["committed"][0]["claim_id"]
+    return spans, receipt, claim_id, runtime.ledger.last_position()
 
 
 def test_a_claim_edited_after_the_service_verified_it_is_served_as_signed(
@@ -350,3 +364,58 @@ def test_a_provenance_export_of_an_edited_source_is_refused(
 
         _assert_refused(response, "bad_signature", notification_id=version_position)
         assert "Forged" not in response.text
+
+
+# Spans and versions served as they are read ----------------------------------------------
+
+
+def test_a_span_text_edited_in_the_read_model_is_not_served(
+    client: TestClient, runtime: LedgerRuntime, headers: dict[str, str]
+) -> None:
+    spans = register(client, headers, "report", TEXT)
+    span_id = spans[0]["span_id"]
+    assert client.get(f"/v1/spans/{span_id}", headers=headers).status_code == 200
+    Tamperer(runtime).read_model(
+        "UPDATE registry_spans SET text = %s WHERE span_id = %s",
+        "Revenue fell 9.2% to $4.5 million in fiscal 2023.",
+        span_id,
+    )
+
+    with capture_logs() as logs:
+        response = client.get(f"/v1/spans/{span_id}", headers=headers)
+
+    _assert_refused(response, "read_model_mismatch", span_id=span_id)
+    assert "fell 9.2%" not in response.text
+    [entry] = _integrity_logs(logs)
+    assert "text" in entry["detail"]
+
+
+def test_a_span_moved_in_the_read_model_is_not_served_with_its_context(
+    client: TestClient, runtime: LedgerRuntime, headers: dict[str, str]
+) -> None:
+    spans = register(client, headers, "report", TEXT)
+    span_id = spans[1]["span_id"]
+    Tamperer(runtime).read_model(
+        "UPDATE registry_spans SET start = start + 1 WHERE span_id = %s", span_id
+    )
+
+    response = client.get(f"/v1/spans/{span_id}/context", headers=headers)
+
+    _assert_refused(response, "read_model_mismatch", span_id=span_id)
+
+
+def test_a_frozen_text_edited_in_the_read_model_is_not_served(
+    client: TestClient, runtime: LedgerRuntime, headers: dict[str, str]
+) -> None:
+    register(client, headers, "report", TEXT)
+    assert client.get("/v1/sources/report/versions/1", headers=headers).status_code == 200
+    Tamperer(runtime).read_model(
+        "UPDATE registry_versions SET frozen_text = %s WHERE source_id = %s",
+        TEXT.replace("rose 2.2%", "fell 9.2%"),
+        "report",
+    )
+
+    response = client.get("/v1/sources/report/versions/1", headers=headers)
+
+    _assert_refused(response, "read_model_mismatch", source_id="report")
+    assert "fell 9.2%" not in response.text
