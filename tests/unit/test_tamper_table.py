@@ -1,0 +1,35 @@
+"""The tamper coverage table of docs/verification.md names only tests that exist."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PAGE = (REPO / "docs" / "verification.md").read_text(encoding="utf-8")
+TESTS = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "tests").rglob("test_*.py"))
+SCENARIO = (REPO / "tests" / "integration" / "bundle_scenario.py").read_text(encoding="utf-8")
+
+
+def _coverage_rows() -> list[str]:
+    section = PAGE.split("## Tamper coverage", 1)[1].split("\n## ", 1)[0]
+    return [line for line in section.splitlines() if line.startswith("| ") and "---" not in line]
+
+
+def test_every_test_the_tamper_table_names_is_defined() -> None:
+    names = {n for row in _coverage_rows() for n in re.findall(r"\btest_[a-z0-9_]+", row)}
+    assert len(names) >= 40
+    missing = sorted(n for n in names if f"def {n}(" not in TESTS)
+    assert missing == []
+
+
+def test_every_bundle_vector_the_tamper_table_names_is_in_the_corpus() -> None:
+    vectors = {
+        v
+        for row in _coverage_rows()
+        if "| B `" in row
+        for v in re.findall(r"\[([a-z0-9-]+)\]", row)
+    }
+    assert len(vectors) >= 15
+    missing = sorted(v for v in vectors if f'"{v}"' not in SCENARIO + TESTS)
+    assert missing == []
