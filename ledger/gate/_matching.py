@@ -59,12 +59,11 @@ def span_clauses(text: str) -> tuple[SpanClause, ...]:
     return tuple(out)
 
 
-def claim_clauses(text: str, *, commas: bool = False) -> list[list[Word]]:
-    """The clauses of a claim, each as its words (``sentence``: the claim sentence); with
-    ``commas``, cut at every comma too (the parts of an appositive or a fronted phrase)."""
+def claim_clauses(text: str) -> list[list[Word]]:
+    """The clauses of a claim, each as its words (``sentence``: the claim sentence)."""
     out: list[list[Word]] = []
     for n, sentence in enumerate(sentences(mask_cues(text))):
-        out += cut_clauses(words(sentence, n), claim=True, commas=commas)
+        out += cut_clauses(words(sentence, n), claim=True)
     return out
 
 

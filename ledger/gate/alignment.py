@@ -44,7 +44,6 @@ from ledger.gate._matching import (
     moved,
     span_clauses,
 )
-from ledger.gate._paraphrase import paraphrase_pairs
 from ledger.gate._polarity_cues import DIRECTIONS
 from ledger.gate._reading import SPAN_CACHE_SIZE
 from ledger.gate._words import stem
@@ -218,7 +217,6 @@ class _Match:
     pairs: list[tuple[int, int]]
     moved: list[tuple[int, int]]
     piece: SpanClause
-    paraphrased: list[str]
 
 
 def _best_match(
@@ -243,21 +241,9 @@ def _best_match(
         score = sum(clause[c].must for c, _ in pairs)
         shifted = moved(clause, piece, pairs) if score < must and timed else []
         score += sum(clause[c].must for c, _ in shifted)
-        paraphrased: list[str] = []
-        if score < must:
-            # Another form of a word, or a synonym, in place (see ledger.gate._paraphrase).
-            taken = {c for c, _ in shifted} | {-s - 1 for _, s in shifted}
-            lead = lead_start(piece, pairs[0][1])
-            extra = paraphrase_pairs(clause, piece.words, piece.positions, pairs, lead, taken)
-            if extra:
-                pairs = sorted(pairs + [(c, s) for c, s, _ in extra])
-                score += len(extra)
-                paraphrased = [
-                    f"{clause[c].text}~{piece.words[s].text} ({how})" for c, s, how in extra
-                ]
         spread = pairs[-1][1] - pairs[0][1]
         if best is None or (score, -spread) > (best.score, -best.spread):
-            best = _Match(score, spread, pairs, shifted, piece, paraphrased)
+            best = _Match(score, spread, pairs, shifted, piece)
     return best
 
 
@@ -298,58 +284,18 @@ def align_claim(
     ``cells`` are the evidence texts of table cells (text and envelope): a clause that no
     text span takes whole is matched against each cell as a set of words
     (:func:`_cell_match`).
-
-    A claim whose support fails is aligned once more with its clauses cut at every comma
-    too (``A keen tennis player, he lives in Leicestershire`` over ``I am a keen tennis
-    player.`` and ``I live in Leicestershire ...``): each part then needs its own span
-    clause. The parts' support, ``support_aligned_parts``, replaces the first; a rejection
-    found either way stands.
     """
     pieces = [piece for text in evidence for piece in span_clauses(text)]
     cell_keys = [_cell_keys(text) for text in cells]
-    whole = _align(claim, pieces, cell_keys, cells, threshold, commas=False)
-    if (
-        whole.support is None
-        or whole.support.outcome is Outcome.PASS
-        or "," not in claim
-        or whole.polarity.outcome is Outcome.FAIL
-        or whole.anchor is not None
-    ):
-        return whole
-    parts = _align(claim, pieces, cell_keys, cells, threshold, commas=True)
-    if parts.support is None or parts.support.outcome is not Outcome.PASS:
-        return whole
-    if parts.polarity.outcome is Outcome.FAIL or parts.anchor is not None:
-        return parts
-    support = CheckResult(
-        "support",
-        Outcome.PASS,
-        "support_aligned_parts",
-        parts.support.detail + " (parts cut at commas)",
-    )
-    return ClaimAlignment(parts.polarity, support, None)
-
-
-def _align(
-    claim: str,
-    pieces: list[SpanClause],
-    cell_keys: list[frozenset[str]],
-    cells: Sequence[str],
-    threshold: float,
-    *,
-    commas: bool,
-) -> ClaimAlignment:
-    """:func:`align_claim` with the claim's clauses cut as ``commas`` says."""
     polarity: CheckResult | None = None
     anchor: CheckResult | None = None
     wanted = aligned = 0
     worst = 1.0
     missing: list[str] = []
-    paraphrased: list[str] = []
     shown: _Shown | None = None
     floors: dict[int, int] = {}
     sentence = -1
-    for clause in claim_clauses(claim, commas=commas):
+    for clause in claim_clauses(claim):
         if clause[0].sentence != sentence:
             # Clauses of one claim sentence follow each other in a span clause they share.
             sentence, floors = clause[0].sentence, {}
@@ -369,7 +315,6 @@ def _align(
             continue
         floors[id(best.piece)] = best.pairs[-1][1]
         aligned += best.score
-        paraphrased += best.paraphrased
         if must:
             worst = min(worst, best.score / must)
         matched = {c for c, _ in best.pairs} | {c for c, _ in best.moved}
@@ -383,7 +328,7 @@ def _align(
             polarity = polarity or conflict
     return ClaimAlignment(
         polarity or _agrees(shown),
-        _support(wanted, aligned, worst, missing, threshold, paraphrased) if wanted else None,
+        _support(wanted, aligned, worst, missing, threshold) if wanted else None,
         anchor,
     )
 
@@ -406,24 +351,16 @@ def _agrees(shown: _Shown | None) -> CheckResult:
 
 
 def _support(
-    wanted: int,
-    aligned: int,
-    worst: float,
-    missing: list[str],
-    threshold: float,
-    paraphrased: list[str],
+    wanted: int, aligned: int, worst: float, missing: list[str], threshold: float
 ) -> CheckResult:
-    """Pass ``support_aligned`` (``support_paraphrased`` when a word aligned as another form
-    or a synonym of its span word) or fail ``support_unaligned`` (see :func:`align_claim`)."""
+    """Pass ``support_aligned`` or fail ``support_unaligned`` (see :func:`align_claim`)."""
     listed = ", ".join(missing[:_MAX_LISTED]) + (" ..." if len(missing) > _MAX_LISTED else "")
     if worst >= threshold:
         detail = f"{aligned} of {wanted} claim words align in order to the spans"
-        if paraphrased:
-            detail += f"; in other words: {', '.join(paraphrased[:_MAX_LISTED])}"
         return CheckResult(
             "support",
             Outcome.PASS,
-            "support_paraphrased" if paraphrased else "support_aligned",
+            "support_aligned",
             detail + (f"; not aligned: {listed}" if missing else ""),
         )
     return CheckResult(

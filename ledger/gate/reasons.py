@@ -74,11 +74,6 @@ REASONS: dict[tuple[str, str], Reason] = {
         Reason("support_insufficient", "support", _F, "too few content words are in the spans"),
         Reason("support_aligned", "support", _P, "in each clause, the claim's words align in "
                "order to one support span"),
-        Reason("support_paraphrased", "support", _P, "in each clause, the claim's words align "
-               "in order to one support span, some as another form of the span's word or a "
-               "WordNet synonym in its place"),
-        Reason("support_aligned_parts", "support", _P, "cut at its commas, each part of the "
-               "claim aligns in order to one support span"),
         Reason("support_unaligned", "support", _F, "a word of the claim aligns to nothing, or "
                "only out of order, in the span its clause aligns to"),
         Reason("no_content_words", "support", _S, "the claim has no content words"),
