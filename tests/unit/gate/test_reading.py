@@ -53,7 +53,7 @@ def _sentences_by_full_split(text: str) -> list[str]:
     "text",
     [
         "Automotive-segment revenue declined 2.2% quarter-on-quarter in Q3 2023.",
-        "Revenue rose. Margins held; costs fell!  Why? 2023 was \"good.\" Then\nnothing",
+        'Revenue rose. Margins held; costs fell!  Why? 2023 was "good." Then\nnothing',
         "One sentence, no cut: Q3 2023 and 4.5 million.",
         "   ",
     ],
