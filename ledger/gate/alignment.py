@@ -147,6 +147,8 @@ def _stretch_conflict(
 ) -> CheckResult | None:
     """The first disagreement between the claim's and the span's words of one stretch, as
     the module docstring lists them; ``next_word`` is the matched claim word after it."""
+    if not claim_part and not span_part:
+        return None
     if next_word is not None and span_part:
         skipped = _skips_anchor(claim_part, span_part, next_word)
         if skipped is not None:
@@ -220,16 +222,17 @@ class _Match:
 
 
 def _best_match(
-    clause: list[Word], pieces: list[SpanClause], floors: dict[int, int]
+    clause: list[Word], pieces: list[SpanClause], floors: dict[int, int], must: int
 ) -> _Match | None:
-    """The span clause that matches most of the clause's words, and how (fewest skipped span
-    words among equals)."""
-    keys = [w.key for w in clause if w.must or w.hedge]
-    must = sum(w.must for w in clause)
+    """The span clause that matches most of the clause's words (``must`` of which must
+    align), and how (fewest skipped span words among equals)."""
+    keys = [w.key for w in clause if w.item]
     timed = any(w.kind in TIME for w in clause)
     # A span clause can match no more of the clause's words than it holds: those holding most
     # are tried first (the earlier of equals), and one that cannot beat the best so far is not.
-    bounds = sorted((-sum(k in piece.positions for k in keys), n) for n, piece in enumerate(pieces))
+    bounds = sorted(
+        (-sum(map(piece.positions.__contains__, keys)), n) for n, piece in enumerate(pieces)
+    )
     best: _Match | None = None
     for bound, n in bounds:
         if bound == 0 or (best is not None and -bound < best.score):
@@ -301,7 +304,7 @@ def align_claim(
             sentence, floors = clause[0].sentence, {}
         must = sum(w.must for w in clause)
         wanted += must
-        best = _best_match(clause, pieces, floors)
+        best = _best_match(clause, pieces, floors, must)
         if cell_keys and (best is None or best.score < must):
             _, absent = _cell_match(clause, cell_keys)
             if not absent:

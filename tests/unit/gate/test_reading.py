@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ledger.gate._reading import _IDENTIFIERS, _NOT_CUES, _identifier_matches, cue_tokens
-from ledger.gate._words import tokens
+from ledger.gate._words import _SENTENCE_END, sentences, tokens
 
 
 def _identifiers_by_full_scan(text: str) -> list[tuple[int, int]]:
@@ -43,3 +43,25 @@ def test_finds_the_identifiers_a_full_scan_finds_in_any_text(text: str) -> None:
 )
 def test_cue_tokens_are_the_tokens_left_by_the_not_cue_pattern(text: str) -> None:
     assert cue_tokens(text) == tokens(_NOT_CUES.sub(" ", text))
+
+
+def _sentences_by_full_split(text: str) -> list[str]:
+    return [piece for piece in _SENTENCE_END.split(text) if piece.strip()]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Automotive-segment revenue declined 2.2% quarter-on-quarter in Q3 2023.",
+        'Revenue rose. Margins held; costs fell!  Why? 2023 was "good." Then\nnothing',
+        "One sentence, no cut: Q3 2023 and 4.5 million.",
+        "   ",
+    ],
+)
+def test_cuts_the_sentences_a_full_split_cuts(text: str) -> None:
+    assert sentences(text) == _sentences_by_full_split(text)
+
+
+@given(st.text(alphabet="Aa1 .;!?\"')\n", max_size=40))
+def test_cuts_the_sentences_a_full_split_cuts_in_any_text(text: str) -> None:
+    assert sentences(text) == _sentences_by_full_split(text)
