@@ -85,8 +85,8 @@ class _Walk:
             token = self.tokens[index]
             if token.map is not None and token.type in _LEAVES:
                 # A gap in the source between two blocks is a blank line in the text.
-                if token.map[0] > self.last_line and self.out:
-                    self.out.append(MarkedLine(""))
+                if token.map[0] > self.last_line:
+                    self._blank()
                 self.last_line = token.map[1]
             index = self._block(token, index) + 1
 
@@ -111,20 +111,25 @@ class _Walk:
                 self.item_prefix = None
             self.out.extend(MarkedLine(line) for line in lines)
         elif kind in ("fence", "code_block"):
-            self.out.append(MarkedLine(""))
+            self._blank()
             self.out.extend(MarkedLine(line) for line in token.content.rstrip("\n").split("\n"))
-            self.out.append(MarkedLine(""))
+            self._blank()
         elif kind == "html_block":
-            lines, found = html_document(token.content, self.heading)
-            self.out.extend(lines)
+            reduced, found = html_document(token.content, self.heading)
+            self.out.extend(reduced)
             self.tables.extend(found)
-            self.out.append(MarkedLine(""))
+            self._blank()
         elif kind == "table_open":
             index = _table(self.tokens, index, self.heading, self.tables)
-            self.out.append(MarkedLine(""))
+            self._blank()
         elif kind == "hr":
-            self.out.append(MarkedLine(""))
+            self._blank()
         return index
+
+    def _blank(self) -> None:
+        """End the paragraph with one blank line (none at the start, none twice)."""
+        if self.out and self.out[-1].text:
+            self.out.append(MarkedLine(""))
 
     def _item(self, token: Token) -> None:
         depth = "  " * (len(self.markers) - 1)
