@@ -1,6 +1,7 @@
 """TAT-QA dev over REST: tables sent as they come, arithmetic claims citing their gold cells.
 
 Usage: python -m benchmarks.tatqa_rest [--data DIR] [--caption] [--perturbed] [--limit N]
+       [--mismatches N]
 
 Reads ``../shared/data`` relative to the repository (or ``PROVLEDGER_SHARED_DATA``) and exits
 with status 2 when it is missing; only the dev file is read. For every TAT-QA dev context it
@@ -32,6 +33,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from api.main import create_app
+from api.observability import configure_logging
 from benchmarks.eval_cases import HALVES, Case, data_dir
 from benchmarks.tatqa_cases import (
     QUESTION_FORM,
@@ -133,8 +135,17 @@ def commit(client: TestClient, headers: dict[str, str], case: Case, bound: list[
     return f"http-{response.status_code}"
 
 
-def run(root: Path, with_caption: bool, categories: tuple[str, ...], limit: int | None) -> int:
-    """Register every context, commit its claims, and print the report."""
+def run(
+    root: Path,
+    with_caption: bool,
+    categories: tuple[str, ...],
+    limit: int | None,
+    mismatches: int = 0,
+) -> int:
+    """Register every context, commit its claims, and print the report (and up to
+    ``mismatches`` claims whose REST status differs from the in-process one)."""
+    shown = 0
+    configure_logging("WARNING", json=False)
     config = GateConfig()
     rest: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     local: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
@@ -142,7 +153,7 @@ def run(root: Path, with_caption: bool, categories: tuple[str, ...], limit: int 
     unmapped = 0
     contexts = tatqa(root)[:limit]
     with tempfile.TemporaryDirectory() as scratch:
-        settings = Settings(data_dir=Path(scratch) / "data")
+        settings = Settings(data_dir=Path(scratch) / "data", log_level="WARNING")
         runtime = open_ledger(settings)
         try:
             secret = runtime.ledger.issue_api_key(
@@ -176,6 +187,15 @@ def run(root: Path, with_caption: bool, categories: tuple[str, ...], limit: int 
                             continue
                         status = commit(client, headers, case, [s for s in bound if s])
                         rest[case.category, half][status] += 1
+                        if shown < mismatches and status != verdict.status.value:
+                            shown += 1
+                            print(
+                                f"{verdict.status.value} in-process, {status} over REST: "
+                                f"{case.claim.text}"
+                            )
+                            for span in spans:
+                                if span["span_id"] in bound:
+                                    print(f"    {span.get('envelope') or span['text']}")
         finally:
             runtime.close()
     _report(categories, local, rest, refused, unmapped, len(contexts), with_caption)
@@ -219,13 +239,16 @@ def main() -> int:
     parser.add_argument("--caption", action="store_true", help="send the introducing sentence")
     parser.add_argument("--perturbed", action="store_true", help="also the must-not-verify ones")
     parser.add_argument("--limit", type=int, default=None, help="only the first N contexts")
+    parser.add_argument(
+        "--mismatches", type=int, default=0, help="show N claims REST and in-process disagree on"
+    )
     args = parser.parse_args()
     root = data_dir(args.data)
     if root is None:
         print("shared data not found (../shared/data or PROVLEDGER_SHARED_DATA)", file=sys.stderr)
         return 2
     categories = ARITHMETIC + (PERTURBED if args.perturbed else ())
-    return run(root, args.caption, categories, args.limit)
+    return run(root, args.caption, categories, args.limit, args.mismatches)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@ Header cells may be blank. A blank header cell over a value column takes the tex
 nearest non-blank cell to its left in the same header row, as a merged cell spanning right
 would (``Year Ended December 31,`` over three year columns), as long as both sit under the
 same (filled) header cell of the row above; otherwise the header above spans down into it
-and it adds nothing (a blank under ``Change`` beside ``2018`` stays ``Change``). A column's
+and it adds nothing (a blank under ``Change`` beside ``2018`` stays ``Change``). A header row
+with a single non-blank cell over the value columns spans all of them (``$ in thousands``
+under the years). A column's
 *header path* is its header cells from the top down, repeated texts dropped, joined with
 spaces (``Year Ended December 31, 2019``). Header cells over the label columns in every
 header row but the last (the stub head, e.g. ``($ in millions)``) describe the whole table and
@@ -251,6 +253,10 @@ def _fill_right(row: Sequence[str], label_columns: int, above: list[str] | None)
     """A header row with each blank cell over a value column taking the text to its left,
     within the span of the (filled) header row ``above``."""
     filled = list(row)
+    labels = [cell for cell in filled[label_columns:] if cell]
+    if len(labels) == 1 and len(filled) - label_columns > 1:
+        # One label over the value columns is a cell merged across all of them.
+        return [*filled[:label_columns], *[labels[0]] * (len(filled) - label_columns)]
     for col in range(label_columns + 1, len(filled)):
         same_group = above is None or above[col] == above[col - 1]
         if not filled[col] and same_group:
