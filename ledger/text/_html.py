@@ -5,9 +5,10 @@
 ``li``, ``blockquote``, ``section`` ...) end a paragraph with a blank line; ``br``, ``dt`` and
 ``dd`` end a line. A ``table`` is taken out of the text and returned as a table (see
 :mod:`ledger.text._table_builder`): its ``caption``, its leading rows of ``th`` cells as header
-rows, ``colspan``/``rowspan`` honoured, the last heading before it as its title; a table nested
-in a cell reads as that cell's text. Runs of whitespace collapse to one space as a browser
-would, except inside ``pre``. Character references are unescaped by the parser.
+rows, ``colspan``/``rowspan`` honoured, the last heading before it as its title. A table whose
+cells hold block elements (paragraphs, lists, headings) or another table lays out a page rather
+than data: it stays text, each cell a paragraph. Runs of whitespace collapse to one space as a
+browser would, except inside ``pre``. Character references are unescaped by the parser.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ _PARAGRAPH_BLOCKS = frozenset(
 )  # fmt: skip
 _LINE_BREAKS = frozenset({"br", "dt", "dd"})
 _CELLS = frozenset({"td", "th"})
+_LAYOUT_BLOCKS = _PARAGRAPH_BLOCKS - {"table", "thead", "tbody", "tfoot", "caption", "br"}
+"""Block elements that make a table a page layout rather than data when a cell holds one."""
 _VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "area", "base", "col", "wbr"})
 _SPACES = re.compile(r"[ \t\n\r]+")  # HTML white space; \f is kept as a page break
 
@@ -118,8 +121,13 @@ class _TextExtractor(HTMLParser):
                 self._end_block()
                 self._table = TableBuilder(title=self._last_heading)
                 return
+        if self._cell is not None and self._table is not None and tag not in _CELLS:
+            if tag == "table" or tag in _HEADINGS or tag in _LAYOUT_BLOCKS:
+                self._table.layout = True
+            if tag in _PARAGRAPH_BLOCKS or tag in _HEADINGS or tag in ("tr", "br", "table"):
+                self._cell.append(" ")
         if self._table_depth > 1 or self._table is None:
-            if self._cell is not None and tag in (*_CELLS, "tr", "br", "table"):
+            if self._cell is not None and tag in _CELLS:
                 self._cell.append(" ")
             return
         if tag == "caption":
@@ -145,9 +153,13 @@ class _TextExtractor(HTMLParser):
             self._table_depth -= 1
             if self._table_depth == 0 and self._table is not None:
                 self._end_cell()
-                built = self._table.build()
-                if built is not None:
-                    self.tables.append(built)
+                if self._table.layout:
+                    self.lines.extend(MarkedLine(line) for line in self._table.text_lines())
+                    self._end_block()
+                else:
+                    built = self._table.build()
+                    if built is not None:
+                        self.tables.append(built)
                 self._table = None
                 self._in_caption = False
             return

@@ -24,6 +24,8 @@ class TableBuilder:
     title: str = ""
     caption: list[str] = field(default_factory=list)
     rows: list[list[tuple[str, bool, int, int]]] = field(default_factory=list)
+    layout: bool = False
+    """Set when a cell holds a block element or a table: the table lays out a page."""
 
     def start_row(self) -> None:
         """Begin a row."""
@@ -35,6 +37,15 @@ class TableBuilder:
             self.start_row()
         span = (max(1, min(colspan, MAX_SPAN)), max(1, min(rowspan, MAX_SPAN)))
         self.rows[-1].append((clean_cell(text), header, *span))
+
+    def text_lines(self) -> list[str]:
+        """The caption and each non-blank cell as a paragraph, for a table that stays text."""
+        texts = [" ".join(self.caption).strip(), *(cell[0] for row in self.rows for cell in row)]
+        lines: list[str] = []
+        for text in texts:
+            if text:
+                lines.extend([text, ""])
+        return lines
 
     def build(self) -> Table | None:
         """The table (id ``doc``, renamed by the caller), or ``None`` when it has no cells."""

@@ -135,3 +135,22 @@ def test_every_span_and_cell_points_into_the_frozen_text_exactly(raw: str, media
             assert f": {span.text}" in span.envelope
     again, _ = normalise(prepared.text, "text/plain")
     assert again == prepared.text
+
+
+def test_an_html_layout_table_stays_text() -> None:
+    html = (
+        "<table><tr><td><h1>Shop</h1><p>We sell tea. We ship fast.</p></td>"
+        "<td><ul><li>Home</li></ul></td></tr></table>"
+    )
+    prepared = _prepared(html, "text/html")
+    assert prepared.tables == ()
+    texts = [span.text for span in prepared.spans]
+    assert "We ship fast." in texts
+    assert "Home" in texts
+
+
+def test_paragraphs_inside_a_data_cell_are_separated_by_a_space() -> None:
+    _, structure = normalise(
+        "<table><tr><th>A</th></tr><tr><td>one<br>two</td></tr></table>", "text/html"
+    )
+    assert structure.tables[0].rows == (("one two",),)
