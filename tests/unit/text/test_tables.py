@@ -5,8 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ledger.errors import InvalidInput
+from ledger.ingestion import Limits, prepare_version
+from ledger.text.normalize import normalise
+from ledger.text.spans import check_spans
 from ledger.text.tables import MAX_CELLS, Table, parse_tables, render_tables
 
 
@@ -225,3 +230,48 @@ def test_two_label_columns_both_label_a_value_cell() -> None:
     assert _envelope_of(table, 0, 2).startswith(
         "Revenue by segment \u2014 EMEA, Services, FY2023: 4.5"
     )
+
+
+_CELL = st.lists(
+    st.sampled_from(
+        ["a", "B", "7", " ", "\n", "\r\n", "\t", "\u2028", "|", ":", "\u00e9", "e\u0301"]
+    ),
+    max_size=6,
+).map("".join)
+
+
+@st.composite
+def _raw_tables(draw: st.DrawFn) -> list[dict[str, Any]]:
+    width = draw(st.integers(1, 4))
+    row = st.lists(_CELL, min_size=width, max_size=width)
+    return [
+        {
+            "table_id": f"t{index}",
+            "title": draw(_CELL),
+            "caption": draw(_CELL),
+            "units": draw(_CELL),
+            "header_rows": draw(st.lists(row, min_size=1, max_size=3)),
+            "rows": draw(st.lists(row, max_size=4)),
+            "footnotes": draw(st.lists(_CELL, max_size=2)),
+            "label_columns": draw(st.integers(0, width)),
+        }
+        for index in range(draw(st.integers(1, 2)))
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(_raw_tables())
+def test_every_cell_span_points_at_its_value_in_the_frozen_text(raw: list[dict[str, Any]]) -> None:
+    prepared = prepare_version("s", "Body text.", "text/plain", "T", raw, Limits())
+    check_spans(prepared.text, prepared.spans)
+    cells = [span for span in prepared.spans if span.table_ref is not None]
+    tables = {table.table_id: table for table in prepared.tables}
+    for span in cells:
+        ref = span.table_ref
+        assert ref is not None
+        assert tables[ref.table_id].rows[ref.row][ref.col] == span.text
+        assert span.envelope is not None
+        assert f": {span.text}" in span.envelope
+        assert "\n" not in span.envelope
+    again, _ = normalise(prepared.text, "text/plain")
+    assert again == prepared.text
