@@ -247,39 +247,57 @@ def tatqa_cases(root: Path) -> Iterator[Case]:
     """Arithmetic answers as claims citing their gold cells, and three perturbations of each,
     each written declaratively and in question form, with the half of its table."""
     for context in tatqa(root):
-        table = context["table"]["table"]  # type: ignore[index]
-        paragraphs = [
-            sentence
-            for p in context["paragraphs"]  # type: ignore[attr-defined]
-            for sentence in sentences_of(p["text"])
-        ]
-        cells = _table_spans(table, caption(table, paragraphs))
-        half = half_of(str(context["table"]["uid"]))  # type: ignore[index]
-        for q in context["questions"]:  # type: ignore[attr-defined]
-            if q["answer_type"] != "arithmetic" or not isinstance(q["answer"], int | float):
-                continue
-            values = _operand_values(q["derivation"])
-            bound = bind_operands(q["question"], values, cells, paragraphs)
-            if not bound:
-                yield Case("tatqa_unbuilt", ClaimDraft(q["question"]), {}, half)
-                continue
-            answer = float(q["answer"])
-            decimals = _decimals(answer)
-            variants = [("tatqa_arithmetic", answer, decimals)]
-            if answer:
-                # Zero has no sign, and ten times or 3% more of it is still zero.
-                variants.append(("tatqa_sign_flip", -answer, decimals))
-                variants.append(("tatqa_x10", answer * 10, decimals))
-                variants.append(("tatqa_plus3pct", answer * 1.03, decimals + 2))
-            for category, value, places in variants:
-                answer_text = _format(value, q["scale"], places)
-                for suffix, text in (
-                    ("", claim_sentence(q["question"], answer_text)),
-                    (QUESTION_FORM, question_claim(q["question"], answer_text)),
-                ):
-                    claim = ClaimDraft(
-                        text,
-                        type=ClaimType.COMPUTATIONAL,
-                        bindings=tuple(Binding(k) for k in bound),
-                    )
-                    yield Case(category + suffix, claim, bound, half)
+        yield from context_cases(context)
+
+
+def paragraph_sentences(context: dict[str, object]) -> list[str]:
+    """The sentences of a TAT-QA context's paragraphs, in order (``p{i}`` span ids)."""
+    return [
+        sentence
+        for p in context["paragraphs"]  # type: ignore[attr-defined]
+        for sentence in sentences_of(p["text"])
+    ]
+
+
+def header_row_count(table: list[list[str]]) -> int:
+    """How many leading rows of a TAT-QA table are header rows (see :func:`_header_rows`)."""
+    rows = [[_clean_cell(c) for c in row] for row in table]
+    width = max((len(r) for r in rows), default=0)
+    return _header_rows([r + [""] * (width - len(r)) for r in rows])
+
+
+def context_cases(context: dict[str, object]) -> Iterator[Case]:
+    """The cases of one TAT-QA context (a table, its paragraphs and questions); a cell's span
+    id is ``t{row}.{col}`` in the table as given, a sentence's ``p{index}``."""
+    table = context["table"]["table"]  # type: ignore[index]
+    paragraphs = paragraph_sentences(context)
+    cells = _table_spans(table, caption(table, paragraphs))
+    half = half_of(str(context["table"]["uid"]))  # type: ignore[index]
+    for q in context["questions"]:  # type: ignore[attr-defined]
+        if q["answer_type"] != "arithmetic" or not isinstance(q["answer"], int | float):
+            continue
+        values = _operand_values(q["derivation"])
+        bound = bind_operands(q["question"], values, cells, paragraphs)
+        if not bound:
+            yield Case("tatqa_unbuilt", ClaimDraft(q["question"]), {}, half)
+            continue
+        answer = float(q["answer"])
+        decimals = _decimals(answer)
+        variants = [("tatqa_arithmetic", answer, decimals)]
+        if answer:
+            # Zero has no sign, and ten times or 3% more of it is still zero.
+            variants.append(("tatqa_sign_flip", -answer, decimals))
+            variants.append(("tatqa_x10", answer * 10, decimals))
+            variants.append(("tatqa_plus3pct", answer * 1.03, decimals + 2))
+        for category, value, places in variants:
+            answer_text = _format(value, q["scale"], places)
+            for suffix, text in (
+                ("", claim_sentence(q["question"], answer_text)),
+                (QUESTION_FORM, question_claim(q["question"], answer_text)),
+            ):
+                claim = ClaimDraft(
+                    text,
+                    type=ClaimType.COMPUTATIONAL,
+                    bindings=tuple(Binding(k) for k in bound),
+                )
+                yield Case(category + suffix, claim, bound, half)

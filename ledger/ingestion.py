@@ -15,9 +15,16 @@ from ledger.errors import InvalidInput, PayloadTooLarge
 from ledger.span_codec import encode_spans
 from ledger.text.normalize import MEDIA_TYPES, normalise
 from ledger.text.spans import Span, build_spans
-from ledger.text.tables import CellPlacement, Table, parse_tables, render_tables
+from ledger.text.tables import (
+    CellPlacement,
+    Table,
+    parse_tables,
+    render_tables,
+    table_json,
+    with_document_tables,
+)
 
-SEGMENTER = "provledger-segmenter/1"
+SEGMENTER = "provledger-segmenter/2"
 """Names the span rules in force; recorded with every version."""
 
 MAX_TITLE = 1000
@@ -57,18 +64,8 @@ class PreparedVersion:
             "heading_paths": heading_paths,
             "spans": rows,
             "cells": cells,
-            "tables": [_table_json(table) for table in self.tables],
+            "tables": [table_json(table) for table in self.tables],
         }
-
-
-def _table_json(table: Table) -> dict[str, Any]:
-    return {
-        "table_id": table.table_id,
-        "title": table.title,
-        "columns": list(table.columns),
-        "rows": [list(row) for row in table.rows],
-        "footnotes": list(table.footnotes),
-    }
 
 
 def version_hash_of(text: str) -> str:
@@ -122,8 +119,13 @@ def prepare_version(
     title: str,
     tables: object,
     limits: Limits,
+    *,
+    cite_headings: bool = False,
 ) -> PreparedVersion:
-    """Normalise and freeze ``text``, render its tables, and build its spans."""
+    """Normalise and freeze ``text``, render its tables, and build its spans.
+
+    Heading lines are breadcrumbs, not spans, unless ``cite_headings``.
+    """
     size = len(text.encode("utf-8", errors="surrogatepass"))
     if size > limits.max_text_bytes:
         raise PayloadTooLarge(f"text is {size} bytes; the limit is {limits.max_text_bytes} bytes")
@@ -134,10 +136,12 @@ def prepare_version(
     check_encodable("text", text)
     parsed_tables = parse_tables(tables if tables is not None else [])
     frozen, structure = normalise(text, media_type)
+    parsed_tables = with_document_tables(structure.tables, parsed_tables)
     cells: list[CellPlacement] = []
     if parsed_tables:
-        rendered, cells = render_tables(parsed_tables, offset=len(frozen) + 2)
-        frozen = frozen + "\n\n" + rendered
+        gap = "\n\n" if frozen else ""
+        rendered, cells = render_tables(parsed_tables, offset=len(frozen) + len(gap))
+        frozen = frozen + gap + rendered
     version_hash = version_hash_of(frozen)
     spans = build_spans(
         source_id,
@@ -146,6 +150,7 @@ def prepare_version(
         structure,
         cells,
         max_sentence_chars=limits.max_sentence_chars,
+        cite_headings=cite_headings,
     )
     return PreparedVersion(
         text=frozen,

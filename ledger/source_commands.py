@@ -37,6 +37,7 @@ class SourceDraft:
     title: str
     tables: object = None
     effective_from: datetime | None = None
+    cite_headings: bool = False
 
 
 @dataclass(frozen=True)
@@ -205,7 +206,13 @@ class SourceRegistry:
 
     def _prepare(self, source_id: str, draft: SourceDraft) -> PreparedVersion:
         return prepare_version(
-            source_id, draft.text, draft.media_type, draft.title, draft.tables, self.limits
+            source_id,
+            draft.text,
+            draft.media_type,
+            draft.title,
+            draft.tables,
+            self.limits,
+            cite_headings=draft.cite_headings,
         )
 
     def _find_source(self, source_id: str) -> Source | None:

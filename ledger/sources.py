@@ -85,9 +85,14 @@ class Source(LedgerAggregate):
         metadata: dict[str, Any]
 
     class VersionAdded(LedgerAggregate.Event):
-        """A frozen text became version ``version``, superseding the previous one."""
+        """A frozen text became version ``version``, superseding the previous one.
+
+        Version 2 records each table with its ``header_rows``, ``caption``, ``units`` and
+        ``label_columns``; a version 1 event (one header row as ``columns``) is upcast on read.
+        """
 
         TOPIC = "provledger.source.version_added"
+        class_version = 2
         version: int
         version_hash: str
         media_type: str
@@ -99,6 +104,20 @@ class Source(LedgerAggregate):
         spans: list[list[int]]
         cells: list[list[Any]]
         tables: list[dict[str, Any]]
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            """Give each version 1 table its one header row and empty notes."""
+            state["tables"] = [
+                {
+                    "caption": "",
+                    "units": "",
+                    "label_columns": 1,
+                    "header_rows": [list(table.get("columns", []))],
+                    **table,
+                }
+                for table in state.get("tables", [])
+            ]
 
         def apply(self, aggregate: Source) -> None:
             aggregate.title = self.title

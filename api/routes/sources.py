@@ -34,7 +34,15 @@ class TextIn(BaseModel):
     )
     effective_from: datetime | None = Field(default=None, description="RFC 3339; default now")
     tables: list[Any] | None = Field(
-        default=None, description="[{table_id, title, columns, rows, footnotes}]"
+        default=None,
+        description=(
+            "[{table_id, title, columns | header_rows, rows, caption, units, footnotes, "
+            "label_columns}]; see docs/registry.md"
+        ),
+    )
+    cite_headings: bool = Field(
+        default=False,
+        description="make heading lines citeable spans (by default they are only breadcrumbs)",
     )
 
 
@@ -91,7 +99,14 @@ def register_source(
     include_spans: bool = True,
 ) -> dict[str, Any]:
     """Register a source and its first version (200 and no new event if the text is the same)."""
-    draft = SourceDraft(body.text, body.media_type, body.title, body.tables, body.effective_from)
+    draft = SourceDraft(
+        body.text,
+        body.media_type,
+        body.title,
+        body.tables,
+        body.effective_from,
+        body.cite_headings,
+    )
     receipt = ledger.sources.register(
         body.source_id, draft, body.authority, principal.actor, body.uri, body.metadata
     )
@@ -116,7 +131,9 @@ def add_version(
     if title is None:
         source = ledger.sources.get(source_id)
         title = source.title
-    draft = SourceDraft(body.text, body.media_type, title, body.tables, body.effective_from)
+    draft = SourceDraft(
+        body.text, body.media_type, title, body.tables, body.effective_from, body.cite_headings
+    )
     receipt = ledger.sources.add_version(source_id, draft, principal.actor)
     read_side.registry.catch_up()
     return _receipt(receipt, include_spans, response)

@@ -1,82 +1,161 @@
-"""Markdown to plain lines, conservatively.
+"""Markdown to plain lines and tables, parsed by ``markdown-it-py`` (CommonMark and GFM tables).
 
-Kept: every word of the text, list markers, line structure. Changed: ATX (``# Title``) and
-setext (``Title`` over ``===``/``---``) headings become bare title lines marked with their
-level; ``**strong**``, ``*em*``, ``__strong__``, ``_em_`` and ``~~strike~~`` lose their markers;
-inline code loses its backticks; ``[text](url)`` and ``![alt](url)`` become ``text``/``alt``;
-block-quote ``>`` markers, code fences and thematic breaks (``---``) are dropped. Fenced code
-keeps its content verbatim.
+Kept: every word of the text, list markers (``- x``, ``1. x``, nested items indented), line
+structure of paragraphs. Changed: headings (ATX and setext) become bare title lines marked with
+their level; emphasis, strike-through and inline code lose their markers; links keep their
+text and images their alt text, reference links included (their definitions are dropped);
+block quotes lose their ``>`` markers; code keeps its content verbatim without fences; a
+thematic break becomes a blank line. Raw HTML is reduced as HTML input is
+(:mod:`ledger.text._html`): a block of it through the HTML converter, inline tags dropped with
+their text kept (``<br>`` ends a line). A pipe table is taken out of the text and returned as a
+table, its header row as the header and the last heading before it as its title.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from ledger.text._lines import ATX_HEADING, MarkedLine, is_blank, is_list_item
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
-_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
-_FENCE = re.compile(r" {0,3}(```|~~~)")
-_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_QUOTE = re.compile(r" {0,3}(?:>[ \t]?)+")
-_IMAGE_OR_LINK = re.compile(r"!?\[([^\[\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"]*\")?\)")
-_CODE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-_STRONG = re.compile(r"(?<![\w*~])(\*\*|__|~~)(?=\S)(.+?)(?<=\S)\1(?![\w*~])")
-_EMPHASIS = re.compile(r"(?<![\w*])([*_])(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*])")
+from ledger.text._html import html_document
+from ledger.text._lines import MarkedLine
+from ledger.text._table_builder import TableBuilder
+from ledger.text.tables import Table
+
+_PARSER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+_LEAVES = frozenset(
+    {"paragraph_open", "heading_open", "fence", "code_block", "html_block", "table_open", "hr"}
+)
+_BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 
 
-def strip_inline(line: str) -> str:
-    """Remove inline Markdown syntax from one line, keeping the words it marks up."""
-    if not any(mark in line for mark in "*_`[~"):
-        return line
-    line = _IMAGE_OR_LINK.sub(r"\1", line)
-    line = _CODE.sub(lambda match: match.group(2).strip() or match.group(0), line)
-    line = _STRONG.sub(r"\2", line)
-    return _EMPHASIS.sub(r"\2", line)
+def inline_text(token: Token) -> str:
+    """The plain text of an inline token: words kept, markup dropped, breaks as newlines."""
+    parts: list[str] = []
+    for child in token.children or ():
+        kind = child.type
+        if kind in ("text", "code_inline", "text_special"):
+            parts.append(child.content)
+        elif kind in ("softbreak", "hardbreak"):
+            parts.append("\n")
+        elif kind == "image":
+            parts.append(inline_text(child) if child.children else child.content)
+        elif kind == "html_inline" and _BR.fullmatch(child.content.strip()):
+            parts.append("\n")
+    return "".join(parts)
+
+
+def markdown_document(text: str) -> tuple[list[MarkedLine], list[Table]]:
+    """Convert Markdown source (LF line endings) into marked plain lines and its tables.
+
+    A form feed is a page break, which CommonMark would read as white space: each page is
+    parsed on its own and the pages are joined by a line holding the form feed.
+    """
+    out: list[MarkedLine] = []
+    tables: list[Table] = []
+    for number, page in enumerate(text.split("\f")):
+        if number:
+            out.append(MarkedLine("\f"))
+        walk = _Walk(_PARSER.parse(page))
+        walk.run()
+        out.extend(walk.out)
+        tables.extend(walk.tables)
+    return out, tables
+
+
+class _Walk:
+    """One pass over the block tokens, collecting lines, tables and the heading in force."""
+
+    def __init__(self, tokens: Sequence[Token]) -> None:
+        self.tokens = tokens
+        self.out: list[MarkedLine] = []
+        self.tables: list[Table] = []
+        self.markers: list[str] = []  # the open lists' markers, innermost last
+        self.numbers: list[int] = []
+        self.item_prefix: str | None = None
+        self.heading = ""
+        self.last_line = 0  # the source line after the last leaf block
+
+    def run(self) -> None:
+        """Walk every token."""
+        index = 0
+        while index < len(self.tokens):
+            token = self.tokens[index]
+            if token.map is not None and token.type in _LEAVES:
+                # A gap in the source between two blocks is a blank line in the text.
+                if token.map[0] > self.last_line:
+                    self._blank()
+                self.last_line = token.map[1]
+            index = self._block(token, index) + 1
+
+    def _block(self, token: Token, index: int) -> int:
+        kind = token.type
+        if kind == "heading_open":
+            self.heading = inline_text(self.tokens[index + 1]).replace("\n", " ").strip()
+            self.out.append(MarkedLine(self.heading, int(token.tag[1])))
+            return index + 2
+        if kind.endswith("_list_open"):
+            self.markers.append(token.markup)
+            self.numbers.append(int(token.attrGet("start") or 1))
+        elif kind.endswith("_list_close"):
+            self.markers.pop()
+            self.numbers.pop()
+        elif kind == "list_item_open":
+            self._item(token)
+        elif kind == "inline":
+            lines = inline_text(token).split("\n")
+            if self.item_prefix is not None:
+                lines[0] = self.item_prefix + lines[0]
+                self.item_prefix = None
+            self.out.extend(MarkedLine(line) for line in lines)
+        elif kind in ("fence", "code_block"):
+            self._blank()
+            self.out.extend(MarkedLine(line) for line in token.content.rstrip("\n").split("\n"))
+            self._blank()
+        elif kind == "html_block":
+            reduced, found = html_document(token.content, self.heading)
+            self.out.extend(reduced)
+            self.tables.extend(found)
+            self._blank()
+        elif kind == "table_open":
+            index = _table(self.tokens, index, self.heading, self.tables)
+            self._blank()
+        elif kind == "hr":
+            self._blank()
+        return index
+
+    def _blank(self) -> None:
+        """End the paragraph with one blank line (none at the start, none twice)."""
+        if self.out and self.out[-1].text:
+            self.out.append(MarkedLine(""))
+
+    def _item(self, token: Token) -> None:
+        depth = "  " * (len(self.markers) - 1)
+        if token.markup in (".", ")"):
+            self.item_prefix = f"{depth}{token.info or self.numbers[-1]}{token.markup} "
+            self.numbers[-1] += 1
+        else:
+            self.item_prefix = f"{depth}{token.markup} "
+
+
+def _table(tokens: Sequence[Token], index: int, heading: str, tables: list[Table]) -> int:
+    """Collect the pipe table opening at ``index``; returns the index of its ``table_close``."""
+    builder = TableBuilder(title=heading)
+    while tokens[index].type != "table_close":
+        token = tokens[index]
+        if token.type == "tr_open":
+            builder.start_row()
+        elif token.type in ("th_open", "td_open"):
+            builder.add_cell(inline_text(tokens[index + 1]), token.type == "th_open")
+        index += 1
+    built = builder.build()
+    if built is not None:
+        tables.append(built)
+    return index
 
 
 def markdown_lines(text: str) -> list[MarkedLine]:
-    """Convert Markdown source (LF line endings) into marked plain lines."""
-    source = text.split("\n")
-    out: list[MarkedLine] = []
-    fence: str | None = None
-    for index, raw in enumerate(source):
-        if fence is not None:
-            if raw.lstrip().startswith(fence):
-                fence = None
-                out.append(MarkedLine(""))
-            else:
-                out.append(MarkedLine(raw))
-            continue
-        opening = _FENCE.match(raw)
-        if opening is not None:
-            fence = opening.group(1)
-            out.append(MarkedLine(""))
-            continue
-        line = _QUOTE.sub("", raw, count=1) if raw.lstrip().startswith(">") else raw
-        atx = _ATX.match(line) if ATX_HEADING.match(line) else None
-        if atx is not None:
-            title = strip_inline(atx.group(2) or "").strip()
-            out.append(MarkedLine(title, len(atx.group(1)) if title else 0))
-            continue
-        setext = _SETEXT.match(line)
-        if setext is not None and _is_setext_title(source, index, out):
-            title_line = out.pop()
-            level = 1 if setext.group(1).startswith("=") else 2
-            out.append(MarkedLine(title_line.text.strip(), level))
-            continue
-        if _BREAK.match(line) is not None:
-            out.append(MarkedLine(""))
-            continue
-        out.append(MarkedLine(strip_inline(line)))
-    return out
-
-
-def _is_setext_title(source: list[str], index: int, out: list[MarkedLine]) -> bool:
-    """A setext underline needs exactly one plain text line above it, after a blank or start."""
-    if index == 0 or not out or out[-1].level or is_blank(out[-1].text):
-        return False
-    above = source[index - 1]
-    if is_list_item(above) or above.startswith((" " * 4, "\t")):
-        return False
-    return index < 2 or is_blank(source[index - 2])
+    """Convert Markdown source into marked plain lines (tables left out)."""
+    return markdown_document(text)[0]

@@ -5,7 +5,9 @@ what carries no meaning for a reader and never reflows, re-quotes or re-dashes t
 
 1. a leading byte-order mark is removed; CRLF and lone CR become LF;
 2. the format is reduced to plain lines (:mod:`ledger.text._markdown`, :mod:`ledger.text._html`;
-   text/plain is taken as it is), with heading lines marked by level;
+   text/plain is taken as it is), with heading lines marked by level; the document's HTML and
+   Markdown tables are taken out of the text and kept in :attr:`Structure.tables`, with ids
+   ``doc-1``, ``doc-2`` ... in document order;
 3. C0 and C1 control characters and DEL are removed, except ``\\n``, ``\\t`` and ``\\f``; a form
    feed is a page break and is kept;
 4. each line is put in Unicode NFC and loses its trailing whitespace (form feeds excepted);
@@ -20,12 +22,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ledger.errors import InvalidInput
-from ledger.text._html import html_lines
+from ledger.text._html import html_document
 from ledger.text._lines import MarkedLine, blocks
-from ledger.text._markdown import markdown_lines
+from ledger.text._markdown import markdown_document
+from ledger.text.tables import Table
 
 MEDIA_TYPES = ("text/plain", "text/markdown", "text/html")
 """The media types :func:`normalise` accepts."""
@@ -54,11 +57,14 @@ class Structure:
     whitespace, in order, non-overlapping and together covering every non-whitespace character.
     A block ends at a blank line, a form feed, a heading line and a list item line.
     ``page_breaks`` are the offsets of the form feeds: page ``n + 1`` starts after the ``n``-th.
+    ``tables`` are the tables of an HTML or Markdown document, not part of the text (they are
+    rendered after it, see :func:`ledger.text.tables.render_tables`).
     """
 
     headings: tuple[Heading, ...]
     paragraphs: tuple[tuple[int, int], ...]
     page_breaks: tuple[int, ...]
+    tables: tuple[Table, ...] = ()
 
 
 def normalise(raw: str, media_type: str) -> tuple[str, Structure]:
@@ -75,14 +81,16 @@ def normalise(raw: str, media_type: str) -> tuple[str, Structure]:
             f"media_type must be one of {', '.join(MEDIA_TYPES)}; got {media_type!r}",
         )
     text = raw.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    tables: list[Table] = []
     if media_type == "text/markdown":
-        lines = markdown_lines(text)
+        # CommonMark reads NUL as U+FFFD; controls go before parsing, as they would after.
+        lines, tables = markdown_document(_CONTROLS.sub("", text))
     elif media_type == "text/html":
-        lines = html_lines(text)
+        lines, tables = html_document(text)
     else:
         lines = [MarkedLine(line) for line in text.split("\n")]
     frozen, headings = _freeze(lines)
-    if not frozen or frozen.isspace():
+    if (not frozen or frozen.isspace()) and not tables:
         raise InvalidInput("text", "empty", "the source holds no text once normalised")
     structure = Structure(
         headings=tuple(headings),
@@ -90,6 +98,9 @@ def normalise(raw: str, media_type: str) -> tuple[str, Structure]:
             blocks(frozen, 0, len(frozen), frozenset(heading.start for heading in headings))
         ),
         page_breaks=_positions(frozen, "\f"),
+        tables=tuple(
+            replace(table, table_id=f"doc-{number}") for number, table in enumerate(tables, start=1)
+        ),
     )
     return frozen, structure
 

@@ -1,7 +1,9 @@
 """Spans: the stable, citeable pieces of a frozen source version.
 
-:func:`build_spans` walks the frozen text's paragraph blocks in order. A heading line is one
-span; the rest of a block is split into sentences (:func:`~ledger.text.segment.split_sentences`).
+:func:`build_spans` walks the frozen text's paragraph blocks in order. A heading line is a
+breadcrumb (it enters the ``heading_path`` of the spans below it) and is a span of its own only
+when asked (``cite_headings``); the rest of a block is split into sentences
+(:func:`~ledger.text.segment.split_sentences`).
 Each of these *top-level* spans gets the next ``sent_index``; after the body come the table
 cells placed by :func:`~ledger.text.tables.render_tables`, numbered on. A top-level span longer
 than ``max_sentence_chars`` is followed in the result by its clause spans
@@ -87,6 +89,7 @@ def build_spans(
     structure: Structure,
     cells: Sequence[CellPlacement] = (),
     max_sentence_chars: int = 400,
+    cite_headings: bool = False,
 ) -> list[Span]:
     """Build the spans of frozen ``text``: headings, sentences, clauses and table cells.
 
@@ -112,11 +115,15 @@ def build_spans(
     form_feeds = _form_feeds(text)
     spans: list[Span] = []
     path: list[Heading] = []
-    for sent_index, piece in enumerate([*pieces, *cell_pieces]):
+    sent_index = -1
+    for piece in [*pieces, *cell_pieces]:
         if piece.heading is not None:
             while path and path[-1].level >= piece.heading.level:
                 path.pop()
             path.append(piece.heading)
+            if not cite_headings:
+                continue
+        sent_index += 1
         if piece.cell is None:
             titles = tuple(heading.title for heading in path)
         else:

@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("ledger", "api", "projections")
 # Import name -> distribution name, where they differ.
-DISTRIBUTION_OF = {"nacl": "pynacl", "yaml": "pyyaml"}
+DISTRIBUTION_OF = {"nacl": "pynacl", "yaml": "pyyaml", "markdown_it": "markdown-it-py"}
 # Modules that come with a declared distribution rather than as their own.
 PROVIDED_BY = {"starlette": "fastapi", "psycopg_pool": "eventsourcing", "uvicorn": "uvicorn"}
 

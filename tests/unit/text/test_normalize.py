@@ -109,11 +109,19 @@ def test_turns_html_headings_paragraphs_and_lists_into_lines() -> None:
     ]
 
 
-def test_joins_html_table_cells_of_a_row_on_one_line() -> None:
-    frozen, _ = normalise(
-        "<table><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>2</td></tr></table>", "text/html"
+def test_takes_an_html_table_out_of_the_text_as_a_table() -> None:
+    frozen, structure = normalise(
+        "<p>Before.</p><table><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>2</td></tr></table>"
+        "<p>After.</p>",
+        "text/html",
     )
-    assert frozen == "A | B\n1 | 2"
+    assert frozen == "Before.\n\nAfter."
+    (table,) = structure.tables
+    assert (table.table_id, table.header_rows, table.rows) == (
+        "doc-1",
+        (("A", "B"),),
+        (("1", "2"),),
+    )
 
 
 def test_rejects_an_unknown_media_type() -> None:

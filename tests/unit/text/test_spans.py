@@ -38,8 +38,19 @@ def test_span_id_is_sha256_of_source_version_and_offsets() -> None:
     assert span_id_for("s", "v", 1, 5) != span_id_for("s", "v", 1, 6)
 
 
-def test_heading_lines_are_spans_with_breadcrumb_paths() -> None:
+def test_heading_lines_are_breadcrumbs_and_not_spans() -> None:
     spans = _spans()
+    assert [(s.text, s.heading_path, s.sent_index) for s in spans] == [
+        ("We accept returns within 30 days.", ("Returns",), 0),
+        ("Dr. Who agrees.", ("Returns",), 1),
+        ("Send them back.", ("Returns", "Damaged goods"), 2),
+        ("Page two here.", ("Returns", "Damaged goods"), 3),
+        ("Text", ("Other",), 4),
+    ]
+
+
+def test_heading_lines_are_spans_with_breadcrumb_paths_when_asked() -> None:
+    spans = _spans(cite_headings=True)
     assert [(s.text, s.heading_path, s.sent_index) for s in spans] == [
         ("Returns", ("Returns",), 0),
         ("We accept returns within 30 days.", ("Returns",), 1),
@@ -53,7 +64,7 @@ def test_heading_lines_are_spans_with_breadcrumb_paths() -> None:
 
 
 def test_pages_count_form_feeds_and_paragraphs_count_blocks() -> None:
-    spans = _spans()
+    spans = _spans(cite_headings=True)
     assert [s.page for s in spans] == [1, 1, 1, 1, 1, 2, 2, 2]
     assert [s.paragraph for s in spans] == [0, 1, 1, 2, 3, 4, 5, 6]
 
