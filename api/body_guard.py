@@ -35,8 +35,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from api.deps import PRINCIPAL, authenticate, caller
 from api.errors import ledger_problem
 from api.json_body import MalformedBody, parse_json_body
+from api.settings import Settings
 from ledger.errors import InvalidInput, LedgerError, PayloadTooLarge
-from ledger.settings import Settings
 
 
 async def source_body() -> None:

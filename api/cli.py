@@ -9,10 +9,10 @@ import click
 
 from api import cli_audit, cli_readside, cli_witness
 from api.cli_support import actor, open_runtime, progress_bar
+from api.settings import Settings
+from ledger.audit.log_verify import VerificationReport, verify_log
+from ledger.crypto.signing import Keyring, KeyStore
 from ledger.errors import LedgerError
-from ledger.settings import Settings
-from ledger.signing import Keyring, KeyStore
-from ledger.verify import VerificationReport, verify_log
 
 
 @click.group()

@@ -9,9 +9,9 @@ import click
 
 from api.cli_support import open_runtime
 from api.cli_witness import check_bundle, check_store, fetch_witnessed, witness_options
+from api.settings import Settings
+from ledger.crypto.signing import KeyStore, load_public_keys
 from ledger.errors import LedgerError
-from ledger.settings import Settings
-from ledger.signing import KeyStore, load_public_keys
 
 
 @click.group()
@@ -40,8 +40,8 @@ def envelope_verify(
     """
     import json
 
-    from ledger.envelope_verification import verify_receipt_envelope
-    from ledger.hmac_keys import HmacKey
+    from ledger.audit.envelope_verification import verify_receipt_envelope
+    from ledger.crypto.hmac_keys import HmacKey
 
     if hmac_key_file is None and public_key_file is None:
         raise click.UsageError("give --hmac-key-file, --public-key-file or both")
@@ -106,8 +106,8 @@ def audit_verify(
     """
     import json
 
-    from ledger.bundle_verify import verify_bundle
-    from ledger.signing import load_public_keys
+    from ledger.audit.bundle.verify import verify_bundle
+    from ledger.crypto.signing import load_public_keys
 
     try:
         bundle = json.loads(bundle_file.read_bytes())
@@ -158,7 +158,7 @@ def audit_log_command(
     """
     if checkpoint_file is None and witness_url is None:
         raise click.UsageError("give --checkpoint, --witness-url/--witness-vkey, or both")
-    from ledger.log_audit import audit_log
+    from ledger.audit.log_audit import audit_log
     from projections.service import ReadSide
     from projections.transparency_queries import logged_leaves
 

@@ -9,10 +9,10 @@ import click
 
 from api.cli_support import actor, open_runtime, progress_bar
 from api.cli_witness import follow_witness
-from ledger.bootstrap import LedgerRuntime
+from api.settings import Settings
+from ledger.crypto.signing import Keyring, KeyStore
 from ledger.errors import LedgerError
-from ledger.settings import Settings
-from ledger.signing import Keyring, KeyStore
+from ledger.eventlog.runtime import LedgerRuntime
 
 
 @click.command()
@@ -91,7 +91,7 @@ def expire(interval: float, once: bool) -> None:
     """Run the expiry process as its own process, until interrupted (or once)."""
     import signal
 
-    from projections.expiry_process import ExpiryProcess
+    from processes.expiry import ExpiryProcess
     from projections.service import ReadSide
 
     with open_runtime() as runtime:

@@ -9,9 +9,10 @@ from contextlib import contextmanager
 
 import click
 
-from ledger.bootstrap import LedgerRuntime, open_ledger
+from api.services import open_ledger
+from api.settings import Settings
 from ledger.errors import LedgerError
-from ledger.settings import Settings
+from ledger.eventlog.runtime import LedgerRuntime
 
 
 def actor() -> str:

@@ -8,16 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ledger.bootstrap import LedgerRuntime
-from ledger.cosignature import WitnessKey, parse_witness_vkey
-from ledger.errors import LedgerError
-from ledger.settings import Settings
-from ledger.signing import Keyring
-from ledger.witness import WitnessError
+from api.settings import Settings
+from ledger.crypto.cosignature import WitnessKey, parse_witness_vkey
+from ledger.crypto.signing import Keyring
+from ledger.errors import LedgerError, WitnessError
+from ledger.eventlog.runtime import LedgerRuntime
 
 if TYPE_CHECKING:
     from projections.service import ReadSide
-from ledger.witness_store import DEFAULT_NAME, WitnessDataDir
+from ledger.audit.witness_store import DEFAULT_NAME, WitnessDataDir
 
 _DATA_DIR = click.option(
     "--data-dir",
@@ -77,8 +76,8 @@ def witness_vkey(data_dir: Path) -> None:
 def witness_log_vkey() -> None:
     """Print this ledger's checkpoint verifier keys (one per signing key, newest last),
     for `provledger witness init --log` on the witness's side."""
-    from ledger.checkpoint import vkey
-    from ledger.signing import KeyStore
+    from ledger.crypto.checkpoint import vkey
+    from ledger.crypto.signing import KeyStore
 
     settings = Settings()
     try:
@@ -133,7 +132,7 @@ def fetch_witnessed(
         raise click.UsageError("give --witness-url and --witness-vkey together")
     if not origin:
         raise click.ClickException("witness: the bundle names no log origin to ask about")
-    from projections.witness_client import WitnessClient
+    from processes.witness_client import WitnessClient
 
     try:
         key = parse_witness_vkey(vkey)
@@ -152,7 +151,7 @@ def check_store(
     runtime: LedgerRuntime, keyring: Keyring, witnessed: tuple[WitnessKey, str]
 ) -> tuple[bool, str]:
     """Compare the event store with the witnessed checkpoint: ``(ok, the line to print)``."""
-    from ledger.witness_check import check_log_against_witness
+    from ledger.audit.witness_check import check_log_against_witness
     from projections.service import ReadSide
     from projections.transparency_queries import logged_leaves
 
@@ -183,7 +182,7 @@ def check_bundle(
 ) -> tuple[bool, str, str]:
     """Compare a bundle's checkpoint with the witnessed one: ``(ok, the checklist text, the
     reason code of a refusal or "")``."""
-    from ledger.witness_check import check_bundle_against_witness
+    from ledger.audit.witness_check import check_bundle_against_witness
 
     key, note = witnessed
     try:

@@ -9,11 +9,11 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
-from ledger.api_keys import Principal, Scope
-from ledger.application import Ledger
-from ledger.bootstrap import LedgerRuntime
-from ledger.clock import ledger_time
 from ledger.errors import AuthenticationFailed, PermissionDenied
+from ledger.eventlog.application import Ledger
+from ledger.eventlog.clock import ledger_time
+from ledger.eventlog.runtime import LedgerRuntime
+from ledger.keys.api_keys import Principal, Scope
 from projections.registry_queries import AsOf
 from projections.service import ReadSide
 

@@ -25,19 +25,20 @@ from api.routes import (
     review,
     sources,
 )
-from ledger.bootstrap import LedgerRuntime, open_ledger
-from ledger.cosignature import parse_witness_vkey
-from ledger.entailment import HttpEntailmentVerifier
+from api.services import open_ledger
+from api.settings import Settings
+from ledger.crypto.cosignature import parse_witness_vkey
 from ledger.errors import ConfigurationError, LedgerError
+from ledger.eventlog.runtime import LedgerRuntime
 from ledger.gate import GateConfig
-from ledger.receipt_commands import ReceiptDesk
-from ledger.repair_desk import RepairDesk
-from ledger.settings import Settings
-from projections.entailment_sampler import EntailmentSampler
-from projections.expiry_process import ExpiryProcess
+from ledger.receipts.commands import ReceiptDesk
+from ledger.receipts.repair_desk import RepairDesk
+from processes.entailment_http import HttpEntailmentVerifier
+from processes.entailment_sampler import EntailmentSampler
+from processes.expiry import ExpiryProcess
+from processes.witness_client import WitnessClient
+from processes.witness_submitter import WitnessSubmitter
 from projections.service import ReadSide
-from projections.witness_client import WitnessClient
-from projections.witness_submitter import WitnessSubmitter
 
 log = structlog.get_logger("provledger.app")
 

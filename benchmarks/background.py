@@ -23,10 +23,10 @@ from collections.abc import Callable
 
 from sqlalchemy import insert
 
+from api.services import open_ledger
 from benchmarks._setup import SignedNote, backend_settings
-from ledger.bootstrap import open_ledger
-from ledger.source_commands import SourceDraft
-from projections.expiry_process import ExpiryProcess
+from ledger.registry.commands import SourceDraft
+from processes.expiry import ExpiryProcess
 from projections.schema import receipts
 from projections.service import ReadSide
 

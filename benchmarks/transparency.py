@@ -23,14 +23,14 @@ from typing import Any
 from sqlalchemy import insert
 
 from benchmarks._setup import backend_settings, open_signed
-from ledger.bundle_verify import verify_bundle
-from ledger.canonical import canonical_json
-from ledger.envelope import open_state
+from ledger.audit.bundle.verify import verify_bundle
+from ledger.crypto.canonical import canonical_json
+from ledger.crypto.merkle import MerkleLog, leaf_hash
+from ledger.crypto.signing import Keyring
+from ledger.eventlog.envelope import open_state
 from ledger.gate import Binding, ClaimDraft, GateConfig
-from ledger.merkle import MerkleLog, leaf_hash
-from ledger.receipt_commands import CommitRequest, ReceiptDesk, ReceiptRequest
-from ledger.signing import Keyring
-from ledger.source_commands import BatchItem, SourceDraft
+from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
+from ledger.registry.commands import BatchItem, SourceDraft
 from projections import transparency_queries as tq
 from projections.bundle import build_bundle
 from projections.database import bulk_insert

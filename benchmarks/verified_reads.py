@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 
 from benchmarks._setup import backend_settings, open_signed
-from ledger.api_keys import key_aggregate_id
-from ledger.source_commands import SourceDraft
+from ledger.keys.api_keys import key_aggregate_id
+from ledger.registry.commands import SourceDraft
 from projections.service import ReadSide
 
 SENTENCES = " ".join(

@@ -18,14 +18,14 @@ import time
 from pathlib import Path
 
 from benchmarks._setup import backend_settings, open_signed
-from ledger.checkpoint import Checkpoint, sign_note, vkey
-from ledger.cosignature import WitnessKey, add_signature_lines, cosign
-from ledger.merkle import MemoryNodeStore, MerkleLog, leaf_hash
-from ledger.signing import SigningKey
-from ledger.verify import iter_log, verify_log
-from ledger.witness import format_add_checkpoint
-from ledger.witness_check import check_log_against_witness
-from ledger.witness_store import WitnessDataDir
+from ledger.audit.log_verify import iter_log, verify_log
+from ledger.audit.witness import format_add_checkpoint
+from ledger.audit.witness_check import check_log_against_witness
+from ledger.audit.witness_store import WitnessDataDir
+from ledger.crypto.checkpoint import Checkpoint, sign_note, vkey
+from ledger.crypto.cosignature import WitnessKey, add_signature_lines, cosign
+from ledger.crypto.merkle import MemoryNodeStore, MerkleLog, leaf_hash
+from ledger.crypto.signing import SigningKey
 
 ORIGIN = "bench.example/log"
 

@@ -16,19 +16,19 @@ from uuid import UUID
 
 from sqlalchemy import Connection, select
 
-from ledger.bootstrap import LedgerRuntime
-from ledger.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
-from ledger.errors import InvalidInput, NotFound
-from ledger.merkle import (
+from ledger.audit.receipt_replay import replay_receipt
+from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
+from ledger.crypto.merkle import (
     NodeId,
     consistency_proof_from_nodes,
     inclusion_proof_from_nodes,
     proof_node_ids_for_consistency,
     proof_node_ids_for_inclusion,
 )
-from ledger.receipt_document import receipt_payload
-from ledger.receipt_replay import replay_receipt
-from ledger.receipts import receipt_aggregate_id
+from ledger.errors import InvalidInput, NotFound
+from ledger.eventlog.runtime import LedgerRuntime
+from ledger.receipts.document import receipt_payload
+from ledger.receipts.receipt import receipt_aggregate_id
 from projections.schema import (
     checkpoints,
     merkle_leaves,

@@ -17,10 +17,10 @@ from uuid import UUID
 
 from sqlalchemy import Engine, select
 
-from ledger.application import Ledger
 from ledger.errors import NotFound
-from ledger.receipts import Receipt, receipt_aggregate_id
-from ledger.sources import Source, source_aggregate_id
+from ledger.eventlog.application import Ledger
+from ledger.receipts.receipt import Receipt, receipt_aggregate_id
+from ledger.registry.source import Source, source_aggregate_id
 from projections.schema import claim_bindings, receipt_claims
 
 NAMESPACE = "https://provledger.dev/ns/prov#"

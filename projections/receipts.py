@@ -10,9 +10,9 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, insert, update
 
-from ledger.receipts import Receipt
-from ledger.store import format_time
-from ledger.verify import StoredRow
+from ledger.audit.log_verify import StoredRow
+from ledger.eventlog.store import format_time
+from ledger.receipts.receipt import Receipt
 from projections.runner import Projection
 from projections.schema import (
     RECEIPT_TABLES,

@@ -10,10 +10,10 @@ from uuid import UUID
 import psycopg
 from psycopg import sql
 
-from ledger.bootstrap import LedgerRuntime
-from ledger.canonical import canonical_json
-from ledger.envelope import SealedEvent, seal
-from ledger.signing import SigningKey
+from ledger.crypto.canonical import canonical_json
+from ledger.crypto.signing import SigningKey
+from ledger.eventlog.envelope import SealedEvent, seal
+from ledger.eventlog.runtime import LedgerRuntime
 from projections.database import readmodel_path
 
 

@@ -8,11 +8,11 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from api.deps import MAX_INT32, ReadSideDep, require
-from ledger.api_keys import Principal, Scope
 from ledger.attribution.locate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, Chunk, locate
 from ledger.attribution.ranker import Candidate
 from ledger.errors import InvalidInput
-from ledger.repair_desk import RepairDesk
+from ledger.keys.api_keys import Principal, Scope
+from ledger.receipts.repair_desk import RepairDesk
 from projections.span_resolver import spans_in_range
 
 router = APIRouter(tags=["attribution"])

@@ -10,8 +10,8 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import PlainTextResponse
 
 from api.deps import MAX_INT, AuditReader, ReadSideDep, RuntimeDep
-from ledger.clock import ledger_time
 from ledger.errors import InvalidInput
+from ledger.eventlog.clock import ledger_time
 from projections import transparency_queries as tq
 from projections.bundle import build_bundle
 from projections.service import ReadSide

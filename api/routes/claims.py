@@ -9,10 +9,10 @@ from fastapi.concurrency import run_in_threadpool
 
 from api.deps import AsOfDep, ReadSideDep, require
 from api.routes.receipts import DeskDep
-from ledger.api_keys import Principal, Scope
 from ledger.errors import NotFound
-from ledger.receipt_document import receipt_status
-from ledger.store import parse_time
+from ledger.eventlog.store import parse_time
+from ledger.keys.api_keys import Principal, Scope
+from ledger.receipts.document import receipt_status
 from projections.claim_queries import binding_view, receipt_of_claim
 
 router = APIRouter(tags=["claims"])

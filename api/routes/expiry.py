@@ -8,10 +8,10 @@ from fastapi import APIRouter, Depends, Path, Request
 from pydantic import BaseModel, ConfigDict
 
 from api.deps import MAX_INT32, LedgerDep, ReadSideDep, require
-from ledger.api_keys import Principal, Scope
-from ledger.expiry import ExpiryDesk
+from ledger.keys.api_keys import Principal, Scope
+from ledger.receipts.expiry import ExpiryDesk
+from processes.expiry import ExpiryProcess
 from projections.claim_queries import affected_by_version
-from projections.expiry_process import ExpiryProcess
 
 router = APIRouter(tags=["expiry"])
 Reader = Annotated[Principal, Depends(require(Scope.READ))]

@@ -12,18 +12,18 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import AsOfDep, RuntimeDep, require
 from api.errors import PROBLEM_JSON
-from ledger.api_keys import Principal, Scope
-from ledger.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
+from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 from ledger.errors import InvalidInput
+from ledger.eventlog.store import parse_time
 from ledger.gate import Binding, ClaimDraft, ClaimType, Role
-from ledger.receipt_commands import (
+from ledger.keys.api_keys import Principal, Scope
+from ledger.receipts.commands import (
     CommitRequest,
     ReceiptDesk,
     ReceiptRequest,
     request_fingerprint,
 )
-from ledger.receipt_document import receipt_document, receipt_payload
-from ledger.store import parse_time
+from ledger.receipts.document import receipt_document, receipt_payload
 
 router = APIRouter(tags=["receipts"])
 

@@ -8,8 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
-from ledger.bootstrap import LedgerRuntime
-from ledger.settings import Settings
+from api.settings import Settings
+from ledger.eventlog.runtime import LedgerRuntime
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
-from ledger.bootstrap import LedgerRuntime
-from ledger.settings import Settings
-from projections.expiry_process import ExpiryProcess
+from api.settings import Settings
+from ledger.eventlog.runtime import LedgerRuntime
+from processes.expiry import ExpiryProcess
 from projections.service import ReadSide
 from tests.e2e.flows import commit_verbatim, open_receipt, register
 

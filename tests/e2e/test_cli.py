@@ -7,8 +7,8 @@ import json
 from click.testing import CliRunner
 
 from api.cli import main
-from ledger.bootstrap import open_ledger
-from ledger.settings import Settings
+from api.services import open_ledger
+from api.settings import Settings
 from tests.tamper import Tamperer
 
 

@@ -9,8 +9,8 @@ import logging
 import pytest
 from fastapi.testclient import TestClient
 
-from ledger.bootstrap import LedgerRuntime
-from ledger.signing import Keyring
+from ledger.crypto.signing import Keyring
+from ledger.eventlog.runtime import LedgerRuntime
 
 PROBLEM = "application/problem+json"
 

@@ -15,9 +15,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from api.cli import main
-from ledger.bootstrap import LedgerRuntime
-from ledger.settings import Settings
-from ledger.store import format_time
+from api.settings import Settings
+from ledger.eventlog.runtime import LedgerRuntime
+from ledger.eventlog.store import format_time
 from projections import registry_queries
 from projections.schema import receipt_claims, receipts
 from tests.e2e.flows import commit_verbatim, open_receipt, register

@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 
 from api.cli import main
 from api.main import create_app
-from ledger.bootstrap import LedgerRuntime
-from ledger.settings import Settings
+from api.settings import Settings
+from ledger.eventlog.runtime import LedgerRuntime
 from projections.log_anchor import ReadModelsAhead
 from tests.e2e.flows import register
 from tests.tamper import Tamperer

@@ -19,11 +19,11 @@ from fastapi.testclient import TestClient
 from api.cli import main
 from api.cli_witness import follow_witness
 from api.main import create_app
-from ledger.bootstrap import LedgerRuntime
-from ledger.checkpoint import verify_note, vkey
-from ledger.cosignature import parse_witness_vkey, verify_cosignature, witness_vkey
-from ledger.settings import Settings
-from ledger.signing import SigningKey
+from api.settings import Settings
+from ledger.crypto.checkpoint import verify_note, vkey
+from ledger.crypto.cosignature import parse_witness_vkey, verify_cosignature, witness_vkey
+from ledger.crypto.signing import SigningKey
+from ledger.eventlog.runtime import LedgerRuntime
 from projections.service import ReadSide
 from tests.e2e.flows import commit_verbatim, open_receipt, register
 from tests.e2e.witness_server import RunningWitness, free_port, running_witness

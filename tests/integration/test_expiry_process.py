@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from ledger.bootstrap import LedgerRuntime, open_ledger
+from api.services import open_ledger
+from api.settings import Settings
+from ledger.eventlog.runtime import LedgerRuntime
 from ledger.gate import Binding, ClaimDraft, GateConfig
-from ledger.receipt_commands import CommitRequest, ReceiptDesk, ReceiptRequest
-from ledger.receipts import Receipt
-from ledger.settings import Settings
-from ledger.source_commands import SourceDraft
-from projections.expiry_process import ExpiryProcess
+from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
+from ledger.receipts.receipt import Receipt
+from ledger.registry.commands import SourceDraft
+from processes.expiry import ExpiryProcess
 from projections.service import ReadSide
 
 TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice."

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from eventsourcing.persistence import OperationalError
 
-from ledger.api_keys import ApiKey, key_aggregate_id
-from ledger.bootstrap import LedgerRuntime
-from ledger.envelope import open_state
+from ledger.audit.log_verify import verify_log
 from ledger.errors import Conflict
-from ledger.store import SignedEventStore
-from ledger.verify import verify_log
+from ledger.eventlog.envelope import open_state
+from ledger.eventlog.runtime import LedgerRuntime
+from ledger.eventlog.store import SignedEventStore
+from ledger.keys.api_keys import ApiKey, key_aggregate_id
 
 ACTOR = "test:suite"
 

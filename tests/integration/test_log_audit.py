@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from api.cli import main
-from ledger.bootstrap import open_ledger
-from ledger.canonical import canonical_json
-from ledger.settings import Settings
+from api.services import open_ledger
+from api.settings import Settings
+from ledger.crypto.canonical import canonical_json
 from projections.schema import checkpoints
 from projections.service import ReadSide
 from tests.tamper import Tamperer

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ledger.bootstrap import LedgerRuntime
+from ledger.eventlog.runtime import LedgerRuntime
 from projections.log_rows import LogRow, read_rows
 
 

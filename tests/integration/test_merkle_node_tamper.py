@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select, update
 
-from ledger.bootstrap import LedgerRuntime
-from ledger.checkpoint import Checkpoint, sign_note
-from ledger.merkle import leaf_hash, root_hash, root_node_ids
-from ledger.signing import SigningKey
+from ledger.crypto.checkpoint import Checkpoint, sign_note
+from ledger.crypto.merkle import leaf_hash, root_hash, root_node_ids
+from ledger.crypto.signing import SigningKey
+from ledger.eventlog.runtime import LedgerRuntime
 from projections.schema import checkpoints, merkle_nodes
 from projections.service import ReadSide
 from projections.transparency import TransparencyLogTampered

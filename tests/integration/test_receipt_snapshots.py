@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.bootstrap import LedgerRuntime, open_ledger
+from api.services import open_ledger
+from api.settings import Settings
 from ledger.errors import Conflict
+from ledger.eventlog.runtime import LedgerRuntime
 from ledger.gate import Binding, ClaimDraft, GateConfig
-from ledger.receipt_commands import CommitRequest, ReceiptDesk, ReceiptRequest
-from ledger.receipts import receipt_aggregate_id
-from ledger.settings import Settings
-from ledger.source_commands import SourceDraft
+from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
+from ledger.receipts.receipt import receipt_aggregate_id
+from ledger.registry.commands import SourceDraft
 from ledger.text.spans import Span
 from projections.service import ReadSide
 

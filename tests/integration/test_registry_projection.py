@@ -7,9 +7,9 @@ import threading
 import pytest
 from sqlalchemy import Table, func, select
 
-from ledger.bootstrap import LedgerRuntime
 from ledger.errors import InvalidInput
-from ledger.source_commands import SourceDraft
+from ledger.eventlog.runtime import LedgerRuntime
+from ledger.registry.commands import SourceDraft
 from projections.schema import spans, versions
 from projections.service import ReadSide
 

@@ -7,12 +7,13 @@ import threading
 
 import pytest
 
-from ledger.api_keys import ApiKey, key_aggregate_id
-from ledger.bootstrap import LedgerRuntime, open_ledger
-from ledger.envelope import format_hash, open_state
+from api.services import open_ledger
+from api.settings import Settings
+from ledger.audit.log_verify import verify_log
 from ledger.errors import Conflict, InvalidInput, NotFound
-from ledger.settings import Settings
-from ledger.verify import verify_log
+from ledger.eventlog.envelope import format_hash, open_state
+from ledger.eventlog.runtime import LedgerRuntime
+from ledger.keys.api_keys import ApiKey, key_aggregate_id
 
 ACTOR = "test:suite"
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, insert, select
 
-from ledger.bootstrap import LedgerRuntime
-from ledger.checkpoint import verify_note
-from ledger.merkle import leaf_hash, root_hash
+from ledger.crypto.checkpoint import verify_note
+from ledger.crypto.merkle import leaf_hash, root_hash
+from ledger.eventlog.runtime import LedgerRuntime
 from projections.log_anchor import ReadModelsAhead
 from projections.schema import checkpoints, merkle_leaves, merkle_nodes
 from projections.service import ReadSide

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.api_keys import key_aggregate_id
-from ledger.bootstrap import LedgerRuntime, open_ledger
-from ledger.envelope import open_state
+from api.services import open_ledger
+from api.settings import Settings
+from ledger.crypto.signing import KeyStore
 from ledger.errors import LedgerIntegrityError
+from ledger.eventlog.envelope import open_state
+from ledger.eventlog.runtime import LedgerRuntime
 from ledger.gate import Binding, ClaimDraft, GateConfig
-from ledger.receipt_commands import CommitRequest, ReceiptDesk, ReceiptRequest
-from ledger.settings import Settings
-from ledger.signing import KeyStore
-from ledger.source_commands import SourceDraft
-from ledger.sources import Source, source_aggregate_id
-from projections.expiry_process import ExpiryProcess
+from ledger.keys.api_keys import key_aggregate_id
+from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
+from ledger.registry.commands import SourceDraft
+from ledger.registry.source import Source, source_aggregate_id
+from processes.expiry import ExpiryProcess
 from projections.service import ReadSide
 from tests.tamper import Tamperer, two_key_history
 

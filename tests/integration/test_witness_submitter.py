@@ -1,6 +1,6 @@
 """The service's witness submitter on both backends, against an in-process witness.
 
-The witness is the real :class:`~ledger.witness.Witness` over a data directory; only the HTTP
+The witness is the real :class:`~ledger.audit.witness.Witness` over a data directory; only the HTTP
 hop is left out (the e2e tests run it as a process).
 """
 
@@ -14,17 +14,17 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
-from ledger.bootstrap import LedgerRuntime
-from ledger.checkpoint import Checkpoint, sign_note, vkey
-from ledger.cosignature import WitnessKey
+from api.settings import Settings
+from ledger.audit.witness import Witness, format_add_checkpoint
+from ledger.audit.witness_store import WitnessDataDir
+from ledger.crypto.checkpoint import Checkpoint, sign_note, vkey
+from ledger.crypto.cosignature import WitnessKey
+from ledger.crypto.merkle import leaf_hash, root_hash
+from ledger.crypto.signing import SigningKey
 from ledger.errors import ConfigurationError
-from ledger.merkle import leaf_hash, root_hash
-from ledger.settings import Settings
-from ledger.signing import SigningKey
-from ledger.witness import Witness, format_add_checkpoint
-from ledger.witness_store import WitnessDataDir
+from ledger.eventlog.runtime import LedgerRuntime
+from processes.witness_submitter import WitnessSubmitter
 from projections.service import ReadSide
-from projections.witness_submitter import WitnessSubmitter
 
 
 class InProcessWitness:

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger import store
-from ledger.clock import (
+from ledger.errors import InvalidInput
+from ledger.eventlog import store
+from ledger.eventlog.clock import (
     EARLIEST,
     LATEST,
     TimeOutOfRange,
@@ -17,7 +18,6 @@ from ledger.clock import (
     ledger_time,
     parse_time,
 )
-from ledger.errors import InvalidInput
 
 LEDGER_TIME_WIDTH = len("2024-01-01T00:00:00.000000Z")
 

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger.errors import InvalidInput
-from ledger.merkle import (
+from ledger.crypto.merkle import (
     EMPTY_ROOT,
     MemoryNodeStore,
     MerkleLog,
@@ -30,6 +29,7 @@ from ledger.merkle import (
     verify_consistency,
     verify_inclusion,
 )
+from ledger.errors import InvalidInput
 
 SIZE = 64
 LEAVES = [leaf_hash(f"entry {i}".encode()) for i in range(SIZE)]

@@ -1,0 +1,25 @@
+"""An open ledger together with the keys that sign and verify it and where it is stored."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ledger.crypto.hmac_keys import HmacKey
+from ledger.crypto.signing import Keyring, KeyStore
+from ledger.eventlog.application import Ledger
+from ledger.eventlog.database import DatabaseConfig
+
+
+@dataclass
+class LedgerRuntime:
+    """An open ledger with the keys that sign and verify it."""
+
+    ledger: Ledger
+    keyring: Keyring
+    keystore: KeyStore
+    database: DatabaseConfig
+    hmac_key: HmacKey
+
+    def close(self) -> None:
+        """Release database connections."""
+        self.ledger.close()

@@ -1,0 +1,1 @@
+"""Keys as ledger aggregates: API keys and their scopes."""
