@@ -30,6 +30,7 @@ from ledger.crypto.signing import Keyring
 from ledger.eventlog.envelope import open_state
 from ledger.gate import Binding, ClaimDraft, GateConfig
 from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
+from ledger.receipts.expiry import ExpiryDesk
 from ledger.registry.commands import BatchItem, SourceDraft
 from projections import transparency_queries as tq
 from projections.bundle import build_bundle
@@ -132,7 +133,9 @@ def _bundle(runtime, read_side: ReadSide, backend: str) -> None:  # type: ignore
     )
     read_side.catch_up()
     span = version.spans[0]
-    desk = ReceiptDesk(runtime.ledger, read_side.span_resolver, GateConfig())
+    desk = ReceiptDesk(
+        runtime.ledger, read_side.span_resolver, GateConfig(), ExpiryDesk(runtime.ledger)
+    )
     receipt, _ = desk.open(
         ReceiptRequest(
             "q",

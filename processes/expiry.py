@@ -27,7 +27,7 @@ import structlog
 from eventsourcing.persistence import Notification
 from sqlalchemy import Connection, and_, bindparam, select
 
-from ledger.eventlog.store import format_time
+from ledger.eventlog.clock import format_time
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.policies import Policy
 from ledger.receipts.receipt import Receipt
@@ -114,10 +114,10 @@ class ExpiryProcess:
         Policy.Retired.TOPIC,
     )
 
-    def __init__(self, read_side: ReadSide) -> None:
+    def __init__(self, read_side: ReadSide, desk: ExpiryDesk) -> None:
         self.read_side = read_side
         self.ledger = read_side.ledger
-        self.desk = ExpiryDesk(self.ledger)
+        self.desk = desk
         self.engine = read_side.db.sync
         self._lock = threading.Lock()
         self.expired = 0  # expiries this instance recorded (for logs and tests)

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, insert, update
 
 from ledger.audit.log_verify import StoredRow
-from ledger.eventlog.store import format_time
+from ledger.eventlog.clock import format_time
 from ledger.receipts.receipt import Receipt
 from projections.runner import Projection
 from projections.schema import (

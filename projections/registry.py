@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, insert, select, update
 
 from ledger.audit.log_verify import StoredRow
-from ledger.eventlog.store import format_time
+from ledger.eventlog.clock import format_time
 from ledger.registry.source import Source
 from ledger.registry.span_codec import decode_spans
 from ledger.text.spans import Span

@@ -27,7 +27,7 @@ from ledger.crypto.merkle import MerkleLog, leaf_hash
 from ledger.crypto.signing import SigningKey
 from ledger.errors import CheckpointError, LedgerError
 from ledger.eventlog.application import Ledger
-from ledger.eventlog.store import format_time
+from ledger.eventlog.clock import format_time
 from projections.database import bulk_insert
 from projections.log_rows import read_rows
 from projections.runner import Projection

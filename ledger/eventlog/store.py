@@ -31,10 +31,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import resolve_topic
 
 from ledger.crypto.signing import SigningKey
-
-# Re-exported: ledger time lived here before ledger.eventlog.clock.
-from ledger.eventlog.clock import format_time as format_time  # noqa: PLC0414
-from ledger.eventlog.clock import parse_time as parse_time  # noqa: PLC0414
+from ledger.eventlog.clock import format_time, parse_time
 from ledger.eventlog.envelope import SealedEvent, open_state, seal
 from ledger.eventlog.topics import event_topic, stable_aggregate_topic
 

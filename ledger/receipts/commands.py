@@ -57,9 +57,10 @@ events)."""
 
 @dataclass(frozen=True)
 class CommitResult:
-    """The answer to a commit: an HTTP-neutral status and body, replayed on retries."""
+    """The answer to a commit, replayed on retries: whether any claim was committed (in atomic
+    mode: all of them), and the body listing committed, quarantined and rejected claims."""
 
-    status: int
+    accepted: bool
     body: dict[str, Any]
     replayed: bool = False
     position: int = 0
@@ -79,8 +80,11 @@ def _time(field_name: str, moment: datetime | None, default: datetime | None) ->
 class ReceiptDesk:
     """Opens receipts and commits claims (``ledger.receipts.receipt``)."""
 
-    def __init__(self, ledger: Ledger, resolver: SpanResolver, config: GateConfig) -> None:
+    def __init__(
+        self, ledger: Ledger, resolver: SpanResolver, config: GateConfig, expiry: ExpiryDesk
+    ) -> None:
         self.ledger = ledger
+        self.expiry = expiry
         self.resolver = resolver
         self.config = config
         self.ranker = Bm25Ranker()
@@ -109,7 +113,7 @@ class ReceiptDesk:
         pool = self._seal(request.evidence, as_of, errors)
         if errors:
             raise InvalidInput.many(errors)
-        if ExpiryDesk(self.ledger).is_retired(request.policy_version):
+        if self.expiry.is_retired(request.policy_version):
             raise Conflict(
                 f"policy {request.policy_version!r} is retired; no receipt opens under it"
             )
@@ -220,7 +224,7 @@ class ReceiptDesk:
                 idempotency = {
                     "key": idempotency_key,
                     "fingerprint": request.fingerprint,
-                    "status": result.status,
+                    "accepted": result.accepted,
                     "body": result.body,
                 }
             receipt.commit(
@@ -240,7 +244,7 @@ class ReceiptDesk:
                 time.sleep(random.uniform(0, 0.002 * (attempt + 1)))  # noqa: S311 - jitter only
                 continue
             return CommitResult(
-                result.status,
+                result.accepted,
                 result.body,
                 position=recordings[-1].notification.id,
             )
@@ -253,7 +257,7 @@ class ReceiptDesk:
                 "same-request",
                 "this Idempotency-Key was used for a different request",
             )
-        return CommitResult(record["status"], record["body"], replayed=True)
+        return CommitResult(record["accepted"], record["body"], replayed=True)
 
     def _judge(
         self, receipt: Receipt, request: CommitRequest
@@ -296,8 +300,7 @@ class ReceiptDesk:
             "rejected": rejected if request.mode == Mode.ATOMIC.value else [],
             "render_check": render,
         }
-        status = 201 if accepted else 422
-        return CommitResult(status, body), accepted, rejected, render
+        return CommitResult(bool(accepted), body), accepted, rejected, render
 
     def _repair(
         self,

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ledger.crypto.canonical import canonical_json
-from ledger.eventlog.store import format_time
+from ledger.eventlog.clock import format_time
 from ledger.receipts.receipt import Receipt, opening_content, receipt_id_for
 
 FORMAT = "provledger.receipt/v1"

@@ -6,11 +6,12 @@ delivers the same cause twice, after a crash or from two replicas, records it on
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from eventsourcing.application import AggregateNotFoundError
 
 from ledger.errors import Conflict, InvalidInput, NotFound
+from ledger.eventlog.port import EventLog
 from ledger.receipts.policies import (
     Policy,
     already_retired,
@@ -19,9 +20,6 @@ from ledger.receipts.policies import (
 )
 from ledger.receipts.receipt import Receipt, receipt_aggregate_id
 
-if TYPE_CHECKING:
-    from ledger.eventlog.application import Ledger
-
 PROCESS_ACTOR = "process:expiry"
 ATTEMPTS = 10
 
@@ -29,7 +27,7 @@ ATTEMPTS = 10
 class ExpiryDesk:
     """Expires receipts and retires policies (``ledger.receipts.expiry``)."""
 
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: EventLog) -> None:
         self.ledger = ledger
 
     def expire(

@@ -43,6 +43,15 @@ def claim_id_for(receipt_id: str, ordinal: int, claim: dict[str, Any]) -> str:
     return CLAIM_PREFIX + digest.hexdigest()[:24]
 
 
+def upcast_idempotency(state: dict[str, Any]) -> None:
+    """Turn a version 1 idempotency record's ``status`` (201 or 422) into ``accepted``."""
+    record = state.get("idempotency")
+    if record is not None and "status" in record:
+        record = dict(record)
+        record["accepted"] = record.pop("status") == 201
+        state["idempotency"] = record
+
+
 @aggregate_topic("provledger.receipt")
 class Receipt(LedgerAggregate):
     """One inference's receipt and its claims."""
@@ -62,6 +71,7 @@ class Receipt(LedgerAggregate):
         """Claims passed the gate (verified or unverified) and were committed together."""
 
         TOPIC = "provledger.receipt.claims_committed"
+        class_version = 2
         mode: str
         claims: list[dict[str, Any]]
         rendered_answer: str | None
@@ -72,10 +82,18 @@ class Receipt(LedgerAggregate):
             aggregate.claims.extend(self.claims)
             aggregate.remember(self.idempotency)
 
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            """Version 1 kept the HTTP status of the answer (201 or 422) in its idempotency
+            record; version 2 keeps whether the commit was accepted. Stored events are never
+            rewritten: a version 1 record is read as version 2."""
+            upcast_idempotency(state)
+
     class ClaimsRejected(LedgerAggregate.Event):
         """Claims the gate rejected: quarantined, never committed, kept for audit."""
 
         TOPIC = "provledger.receipt.claims_rejected"
+        class_version = 2
         mode: str
         claims: list[dict[str, Any]]
         render_check: dict[str, Any] | None
@@ -84,6 +102,13 @@ class Receipt(LedgerAggregate):
         def apply(self, aggregate: Receipt) -> None:
             aggregate.rejected.extend(self.claims)
             aggregate.remember(self.idempotency)
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            """Version 1 kept the HTTP status of the answer (201 or 422) in its idempotency
+            record; version 2 keeps whether the commit was accepted. Stored events are never
+            rewritten: a version 1 record is read as version 2."""
+            upcast_idempotency(state)
 
     class Expired(LedgerAggregate.Event):
         """The receipt no longer stands: its evidence changed, its time passed or its policy

@@ -18,7 +18,7 @@ from eventsourcing.domain import Aggregate
 
 from ledger.errors import Conflict, InvalidInput
 from ledger.eventlog.aggregate import LedgerAggregate, fork_state
-from ledger.eventlog.store import format_time
+from ledger.eventlog.clock import format_time
 from ledger.eventlog.topics import aggregate_topic
 
 SOURCE_ID_PATTERN = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")

@@ -17,14 +17,14 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from api.cli import main
-from api.cli_witness import follow_witness
+from api.cli.witness import follow_witness
 from api.main import create_app
+from api.services import build_services
 from api.settings import Settings
 from ledger.crypto.checkpoint import verify_note, vkey
 from ledger.crypto.cosignature import parse_witness_vkey, verify_cosignature, witness_vkey
 from ledger.crypto.signing import SigningKey
 from ledger.eventlog.runtime import LedgerRuntime
-from projections.service import ReadSide
 from tests.e2e.flows import commit_verbatim, open_receipt, register
 from tests.e2e.witness_server import RunningWitness, free_port, running_witness
 from tests.tamper import Tamperer
@@ -241,14 +241,14 @@ def test_a_worker_process_submits_checkpoints_to_the_witness(
     monkeypatch.setenv("PROVLEDGER_WITNESS_URL", witness.url)
     monkeypatch.setenv("PROVLEDGER_WITNESS_VKEY", witness.vkey)
     runtime.ledger.issue_api_key("alpha", ["read"], "t")
-    read_side = ReadSide(runtime.ledger, runtime.database, settings_env.log_origin)
+    services = build_services(Settings(), runtime)  # the environment names the witness
     try:
-        follow_witness(read_side)  # what `provledger project` and `provledger expire` do
-        read_side.catch_up()
-        for follower in read_side.followers:
+        follow_witness(services)  # what `provledger project` and `provledger expire` do
+        services.read_side.catch_up()
+        for follower in services.read_side.followers:
             follower()
     finally:
-        read_side.close()
+        services.close()
     monkeypatch.delenv("PROVLEDGER_WITNESS_URL")
     monkeypatch.delenv("PROVLEDGER_WITNESS_VKEY")
 

@@ -13,6 +13,7 @@ from ledger.eventlog.runtime import LedgerRuntime
 from ledger.gate import Binding, ClaimDraft, GateConfig
 from ledger.keys.api_keys import key_aggregate_id
 from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
+from ledger.receipts.expiry import ExpiryDesk
 from ledger.registry.commands import SourceDraft
 from ledger.registry.source import Source, source_aggregate_id
 from processes.expiry import ExpiryProcess
@@ -150,7 +151,9 @@ def test_a_withdrawal_inserted_with_a_bad_signature_expires_no_receipt(
         )
         read_side.catch_up()
         span = registered.spans[0]
-        desk = ReceiptDesk(runtime.ledger, read_side.span_resolver, GateConfig())
+        desk = ReceiptDesk(
+            runtime.ledger, read_side.span_resolver, GateConfig(), ExpiryDesk(runtime.ledger)
+        )
         receipt, _ = desk.open(
             ReceiptRequest(
                 "q",
@@ -167,7 +170,7 @@ def test_a_withdrawal_inserted_with_a_bad_signature_expires_no_receipt(
         )
         claim = ClaimDraft(span.text, bindings=(Binding(span.span_id),))
         desk.commit(receipt.receipt_id, CommitRequest([claim], fingerprint="f"), "t", None)
-        process = ExpiryProcess(read_side)
+        process = ExpiryProcess(read_side, ExpiryDesk(read_side.ledger))
         process.run_once()
         source = source_aggregate_id("src")
         [head] = runtime.ledger.recorder.select_events(source, desc=True, limit=1)

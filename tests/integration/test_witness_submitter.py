@@ -196,10 +196,10 @@ def test_readyz_is_503_when_the_witness_refused_the_log(
     _seed(witness, runtime, settings.log_origin, [*_leaves(runtime), leaf_hash(b"lost")])
     configured = settings.model_copy(update={"background": False})
     with TestClient(create_app(configured, runtime)) as client:
-        client.app.state.witness = _submitter(  # type: ignore[attr-defined]
+        client.app.state.services.witness = _submitter(  # type: ignore[attr-defined]
             read_side, InProcessWitness(witness), witness_dir.public_key(), settings
         )
-        client.app.state.witness.run_once()  # type: ignore[attr-defined]
+        client.app.state.services.witness.run_once()  # type: ignore[attr-defined]
         ready = client.get("/readyz")
 
     assert ready.status_code == 503

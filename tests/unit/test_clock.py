@@ -9,7 +9,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ledger.errors import InvalidInput
-from ledger.eventlog import store
 from ledger.eventlog.clock import (
     EARLIEST,
     LATEST,
@@ -112,8 +111,3 @@ def test_times_stored_with_an_unpadded_year_still_parse() -> None:
 def test_a_string_that_is_no_time_is_still_refused() -> None:
     with pytest.raises(ValueError, match="Invalid isoformat"):
         parse_time("last tuesday")
-
-
-def test_the_store_module_still_offers_both_functions() -> None:
-    assert store.format_time is format_time
-    assert store.parse_time is parse_time

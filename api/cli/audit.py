@@ -1,4 +1,4 @@
-"""Commands for auditors: receipt envelopes and citation-chain bundles offline, the log."""
+"""``provledger audit``: verify a citation-chain bundle, or the stored log against a checkpoint."""
 
 from __future__ import annotations
 
@@ -7,67 +7,15 @@ from pathlib import Path
 
 import click
 
-from api.cli_support import open_runtime
-from api.cli_witness import check_bundle, check_store, fetch_witnessed, witness_options
-from api.settings import Settings
+from api.cli._support import cli_settings, open_services
+from api.cli.witness import (
+    check_bundle,
+    check_store,
+    fetch_witnessed,
+    witness_options,
+)
 from ledger.crypto.signing import KeyStore, load_public_keys
 from ledger.errors import LedgerError
-
-
-@click.group()
-def envelope() -> None:
-    """Work with receipt envelopes offline."""
-
-
-@envelope.command("verify")
-@click.argument("envelope_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--hmac-key-file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="the ledger's shared HMAC key (64 hex digits)",
-)
-@click.option(
-    "--public-key-file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="keyring JSON (GET /v1/keys) or an Ed25519 public key in PEM",
-)
-def envelope_verify(
-    envelope_file: Path, hmac_key_file: Path | None, public_key_file: Path | None
-) -> None:
-    """Check a receipt envelope with no server: signatures, canonical payload, receipt id.
-
-    Prints a checklist; exits 0 only if everything holds.
-    """
-    import json
-
-    from ledger.audit.envelope_verification import verify_receipt_envelope
-    from ledger.crypto.hmac_keys import HmacKey
-
-    if hmac_key_file is None and public_key_file is None:
-        raise click.UsageError("give --hmac-key-file, --public-key-file or both")
-    try:
-        document = json.loads(envelope_file.read_bytes())
-        hmac_key = HmacKey.load(hmac_key_file) if hmac_key_file else None
-        keyring = load_public_keys(public_key_file) if public_key_file else None
-    except (ValueError, LedgerError) as exc:
-        raise click.ClickException(str(exc)) from exc
-    result = verify_receipt_envelope(document, hmac_key, keyring)
-    for signature in result["signatures"]:
-        mark = "ok  " if signature["valid"] else "FAIL"
-        click.echo(
-            f"[{mark}] {signature['alg']} signature {signature['keyid']}: {signature['reason']}"
-        )
-    for reason in result["reasons"]:
-        click.echo(f"[FAIL] {reason}")
-    if result["valid"]:
-        status = result["status"] or {}
-        click.echo(
-            f"[ok  ] payload canonical, receipt id {result['receipt_id']} matches its content"
-        )
-        click.echo(f"VALID: receipt {result['receipt_id']} ({status.get('status')})")
-    else:
-        click.echo("INVALID")
-    sys.exit(0 if result["valid"] else 1)
 
 
 @click.group()
@@ -159,10 +107,9 @@ def audit_log_command(
     if checkpoint_file is None and witness_url is None:
         raise click.UsageError("give --checkpoint, --witness-url/--witness-vkey, or both")
     from ledger.audit.log_audit import audit_log
-    from projections.service import ReadSide
     from projections.transparency_queries import logged_leaves
 
-    settings = Settings()
+    settings = cli_settings()
     try:
         keyring = (
             load_public_keys(keyring_file)
@@ -174,24 +121,20 @@ def audit_log_command(
     witnessed = fetch_witnessed(witness_url, witness_vkey, settings.log_origin)
     if checkpoint_file is None:
         assert witnessed is not None
-        with open_runtime() as runtime:
-            ok, line = check_store(runtime, keyring, witnessed)
+        with open_services(settings) as services:
+            ok, line = check_store(services, keyring, witnessed)
         click.echo(line)
         sys.exit(0 if ok else 1)
     note = checkpoint_file.read_text("utf-8")
-    with open_runtime() as runtime:
-        read_side = ReadSide(runtime.ledger, runtime.database, settings.log_origin, runtime.keyring)
-        try:
-            result = audit_log(
-                runtime.ledger.recorder,
-                keyring,
-                note,
-                settings.log_origin,
-                logged_leaves(read_side.db.sync),
-            )
-        finally:
-            read_side.close()
-        ok, line = check_store(runtime, keyring, witnessed) if witnessed else (True, "")
+    with open_services(settings) as services:
+        result = audit_log(
+            services.ledger.recorder,
+            keyring,
+            note,
+            settings.log_origin,
+            logged_leaves(services.read_side.db.sync),
+        )
+        ok, line = check_store(services, keyring, witnessed) if witnessed else (True, "")
     if result.ok:
         assert result.checkpoint is not None
         click.echo(

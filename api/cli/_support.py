@@ -1,4 +1,4 @@
-"""Helpers shared by the command-line modules: the actor name, the open ledger, progress."""
+"""Helpers shared by the command modules: the settings, the open services, the actor, progress."""
 
 from __future__ import annotations
 
@@ -9,10 +9,14 @@ from contextlib import contextmanager
 
 import click
 
-from api.services import open_ledger
+from api.services import Services, build_services
 from api.settings import Settings
 from ledger.errors import LedgerError
-from ledger.eventlog.runtime import LedgerRuntime
+
+
+def cli_settings() -> Settings:
+    """This command's settings, from ``PROVLEDGER_*`` environment variables."""
+    return Settings()
 
 
 def actor() -> str:
@@ -24,17 +28,19 @@ def actor() -> str:
 
 
 @contextmanager
-def open_runtime() -> Iterator[LedgerRuntime]:
+def open_services(settings: Settings | None = None) -> Iterator[Services]:
+    """The services of the configured ledger (see :func:`api.services.build_services`), closed
+    on exit; a domain error becomes a one-line ``ClickException``."""
     try:
-        runtime = open_ledger(Settings())
+        services = build_services(settings or cli_settings())
     except LedgerError as exc:
         raise click.ClickException(str(exc)) from exc
     try:
-        yield runtime
+        yield services
     except LedgerError as exc:
         raise click.ClickException(str(exc)) from exc
     finally:
-        runtime.close()
+        services.close()
 
 
 @contextmanager

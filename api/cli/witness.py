@@ -1,22 +1,20 @@
-"""``provledger witness``: run a C2SP tlog-witness that cosigns the ledger's checkpoints."""
+"""``provledger witness``: run a C2SP tlog-witness that cosigns the ledger's checkpoints; and the
+helpers that compare a log or a bundle with what a witness cosigned."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from api.settings import Settings
-from ledger.crypto.cosignature import WitnessKey, parse_witness_vkey
-from ledger.crypto.signing import Keyring
-from ledger.errors import LedgerError, WitnessError
-from ledger.eventlog.runtime import LedgerRuntime
-
-if TYPE_CHECKING:
-    from projections.service import ReadSide
+from api.cli._support import cli_settings
+from api.services import Services
 from ledger.audit.witness_store import DEFAULT_NAME, WitnessDataDir
+from ledger.crypto.cosignature import WitnessKey, parse_witness_vkey
+from ledger.crypto.signing import Keyring, KeyStore
+from ledger.errors import LedgerError, WitnessError
 
 _DATA_DIR = click.option(
     "--data-dir",
@@ -77,9 +75,8 @@ def witness_log_vkey() -> None:
     """Print this ledger's checkpoint verifier keys (one per signing key, newest last),
     for `provledger witness init --log` on the witness's side."""
     from ledger.crypto.checkpoint import vkey
-    from ledger.crypto.signing import KeyStore
 
-    settings = Settings()
+    settings = cli_settings()
     try:
         _, keyring = KeyStore(settings.keys_dir, settings.signing_key_file).open()
     except LedgerError as exc:
@@ -104,7 +101,7 @@ def witness_serve(data_dir: Path, host: str, port: int) -> None:
         opened = WitnessDataDir(data_dir).open()
     except LedgerError as exc:
         raise click.ClickException(str(exc)) from exc
-    settings = Settings()
+    settings = cli_settings()
     configure_logging(settings.log_level, settings.log_json)
     app = create_witness_app(opened)
     uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
@@ -148,29 +145,24 @@ def fetch_witnessed(
 
 
 def check_store(
-    runtime: LedgerRuntime, keyring: Keyring, witnessed: tuple[WitnessKey, str]
+    services: Services, keyring: Keyring, witnessed: tuple[WitnessKey, str]
 ) -> tuple[bool, str]:
     """Compare the event store with the witnessed checkpoint: ``(ok, the line to print)``."""
     from ledger.audit.witness_check import check_log_against_witness
-    from projections.service import ReadSide
     from projections.transparency_queries import logged_leaves
 
-    settings = Settings()
     key, note = witnessed
-    read_side = ReadSide(runtime.ledger, runtime.database, settings.log_origin, keyring)
     try:
         cosigned = check_log_against_witness(
-            runtime.ledger.recorder,
+            services.ledger.recorder,
             keyring,
             note,
             key,
-            settings.log_origin,
-            logged_leaves(read_side.db.sync),
+            services.settings.log_origin,
+            logged_leaves(services.read_side.db.sync),
         )
     except WitnessError as exc:
         return False, f"FAILED: witness: {exc}"
-    finally:
-        read_side.close()
     return True, (
         f"OK: the log extends the checkpoint of size {cosigned.checkpoint.size} that witness "
         f"{key.name} cosigned at {cosigned.timestamp}"
@@ -196,14 +188,12 @@ def check_bundle(
     return True, text, ""
 
 
-def follow_witness(read_side: ReadSide) -> None:
+def follow_witness(services: Services) -> None:
     """Submit each new checkpoint to the configured witness, if any, after every catch-up
     (for worker processes: ``provledger project`` and ``provledger expire``)."""
-    from api.main import witness_submitter
-
     try:
-        submitter = witness_submitter(Settings(), read_side)
+        submitter = services.witness
     except LedgerError as exc:
         raise click.ClickException(str(exc)) from exc
     if submitter is not None:
-        read_side.followers.append(submitter.run_once)
+        services.read_side.followers.append(submitter.run_once)
