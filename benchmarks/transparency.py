@@ -25,7 +25,8 @@ from sqlalchemy import insert
 from benchmarks._setup import backend_settings, open_signed
 from ledger.audit.bundle.verify import verify_bundle
 from ledger.crypto.canonical import canonical_json
-from ledger.crypto.merkle import MerkleLog, leaf_hash
+from ledger.crypto.merkle import leaf_hash
+from ledger.crypto.merkle_log import MerkleLog
 from ledger.crypto.signing import Keyring
 from ledger.eventlog.envelope import open_state
 from ledger.gate import Binding, ClaimDraft, GateConfig

@@ -24,7 +24,8 @@ from ledger.audit.witness_check import check_log_against_witness
 from ledger.audit.witness_store import WitnessDataDir
 from ledger.crypto.checkpoint import Checkpoint, sign_note, vkey
 from ledger.crypto.cosignature import WitnessKey, add_signature_lines, cosign
-from ledger.crypto.merkle import MemoryNodeStore, MerkleLog, leaf_hash
+from ledger.crypto.merkle import leaf_hash
+from ledger.crypto.merkle_log import MemoryNodeStore, MerkleLog
 from ledger.crypto.signing import SigningKey
 
 ORIGIN = "bench.example/log"

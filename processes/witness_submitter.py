@@ -21,7 +21,7 @@ from sqlalchemy import Engine, select
 
 from ledger.audit.witness import WitnessRefusal
 from ledger.crypto.cosignature import Cosigned, WitnessKey, add_signature_lines, verify_cosignature
-from ledger.crypto.merkle import consistency_proof_from_nodes, proof_node_ids_for_consistency
+from ledger.crypto.merkle_log import consistency_proof_from_nodes, proof_node_ids_for_consistency
 from ledger.errors import CheckpointError, WitnessError
 from projections.schema import checkpoints
 from projections.transparency_queries import read_nodes

@@ -26,7 +26,8 @@ from sqlalchemy import Connection, Engine, Row, String, Table, create_engine, fu
 
 from ledger.audit.log_verify import iter_pages
 from ledger.crypto.checkpoint import parse_note, verify_note
-from ledger.crypto.merkle import leaf_hash, node_hash, root_from_nodes, root_node_ids
+from ledger.crypto.merkle import leaf_hash, node_hash
+from ledger.crypto.merkle_log import root_from_nodes, root_node_ids
 from ledger.crypto.signing import Keyring
 from ledger.errors import CheckpointError
 from ledger.eventlog.store import SignedMapper

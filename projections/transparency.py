@@ -23,7 +23,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, func, insert, select
 
 from ledger.crypto.checkpoint import Checkpoint, parse_note, sign_note, verify_note
-from ledger.crypto.merkle import MerkleLog, leaf_hash
+from ledger.crypto.merkle import leaf_hash
+from ledger.crypto.merkle_log import MerkleLog
 from ledger.crypto.signing import SigningKey
 from ledger.errors import CheckpointError, LedgerError
 from ledger.eventlog.application import Ledger

@@ -26,7 +26,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ledger.crypto.merkle import (
+from ledger.crypto.merkle_log import (
     NodeId,
     consistency_proof_from_nodes,
     inclusion_proof_from_nodes,

@@ -15,7 +15,8 @@ from eventsourcing.persistence import ApplicationRecorder
 
 from ledger.audit.log_verify import iter_log
 from ledger.crypto.checkpoint import Checkpoint, verify_note
-from ledger.crypto.merkle import MemoryNodeStore, MerkleLog, leaf_hash
+from ledger.crypto.merkle import leaf_hash
+from ledger.crypto.merkle_log import MemoryNodeStore, MerkleLog
 from ledger.crypto.signing import Keyring
 from ledger.errors import LedgerError
 

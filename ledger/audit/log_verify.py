@@ -199,6 +199,8 @@ def bad_signature_detail(kid: str) -> str:
     return f"signature by key {kid} does not match the event body"
 
 
+# Over 60 lines on purpose: one pass over the log that pages, checks links inline and settles
+# signatures in a pool; splitting it would pass the pass's state between pieces.
 def verify_log(
     recorder: ApplicationRecorder,
     keyring: Keyring,

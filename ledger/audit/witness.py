@@ -127,6 +127,8 @@ LogKeys = Mapping[str, Sequence[bytes]]
 """Per log origin, the Ed25519 public keys that sign its checkpoints (key name = origin)."""
 
 
+# Over 60 lines on purpose: the checks follow c2sp.org/tlog-witness in its order, each with its
+# own status; one function reads against the spec line by line.
 def check_add_checkpoint(
     request: AddCheckpoint, logs: LogKeys, current: WitnessedState | None
 ) -> Checkpoint:

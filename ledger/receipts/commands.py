@@ -20,16 +20,14 @@ from ledger.eventlog.application import project
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.eventlog.snapshots import Snapshots
 from ledger.gate import (
-    Binding,
     ClaimDraft,
-    ClaimType,
     GateConfig,
     Outcome,
-    Role,
     SpanFacts,
     Status,
     judge,
 )
+from ledger.receipts.claims import claim_content, pool_entry, with_sources
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.receipt import Receipt, claim_id_for, receipt_aggregate_id, receipt_id_for
 from ledger.receipts.receipt import opening_content as _opening
@@ -274,7 +272,7 @@ class ReceiptDesk:
                 "claim_id": claim_id_for(receipt.receipt_id, ordinal, content),
                 "ordinal": ordinal,
                 **content,
-                "bindings": _with_sources(receipt, content["bindings"]),
+                "bindings": with_sources(receipt, content["bindings"]),
                 "status": verdict.status.value,
                 "checks": [check.to_json() for check in verdict.checks],
             }
@@ -318,7 +316,7 @@ class ReceiptDesk:
             bindings = list(claim.bindings)
             bindings[index] = outcome.new_binding
             verdict = judge(replace(claim, bindings=tuple(bindings)), pool, self.config)
-            new_bindings = _with_sources(
+            new_bindings = with_sources(
                 receipt, claim_content(replace(claim, bindings=tuple(bindings)))["bindings"]
             )
             repair["new_binding"] = new_bindings[index]
@@ -364,58 +362,3 @@ class ReceiptDesk:
                 ),
             )
         return facts
-
-
-def _with_sources(receipt: Receipt, bindings: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [
-        {**binding, **_binding_source(receipt.pool_index.get(binding["span_id"]))}
-        for binding in bindings
-    ]
-
-
-def pool_entry(span: ResolvedSpan) -> dict[str, Any]:
-    """What a sealed pool records of one span."""
-    return {
-        "span_id": span.span_id,
-        "source_id": span.source_id,
-        "version": span.version,
-        "version_hash": span.version_hash,
-        "text_sha256": span.text_sha256,
-    }
-
-
-def _binding_source(entry: dict[str, Any] | None) -> dict[str, Any]:
-    if entry is None:
-        return {"source_id": None, "version": None, "version_hash": None}
-    return {
-        "source_id": entry["source_id"],
-        "version": entry["version"],
-        "version_hash": entry["version_hash"],
-    }
-
-
-def claim_content(claim: ClaimDraft) -> dict[str, Any]:
-    """A claim as submitted, in JSON form (what its id is derived from)."""
-    return {
-        "client_ref": claim.client_ref,
-        "text": claim.text,
-        "type": claim.type.value,
-        "material": claim.material,
-        "bindings": [
-            {"span_id": b.span_id, "role": b.role.value, "quote": b.quote} for b in claim.bindings
-        ],
-    }
-
-
-def draft_from_json(claim: dict[str, Any]) -> ClaimDraft:
-    """Rebuild a draft from its JSON form (schema already validated)."""
-    return ClaimDraft(
-        text=claim["text"],
-        type=ClaimType(claim.get("type", "factual")),
-        material=bool(claim.get("material", True)),
-        bindings=tuple(
-            Binding(b["span_id"], Role(b.get("role", "primary_support")), b.get("quote"))
-            for b in claim.get("bindings", [])
-        ),
-        client_ref=claim.get("client_ref"),
-    )

@@ -15,7 +15,8 @@ from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import RepairOutcome, find_repair
 from ledger.errors import Conflict, NotFound
 from ledger.gate import ClaimDraft, GateConfig, SpanFacts, judge
-from ledger.receipts.commands import ReceiptDesk, draft_from_json
+from ledger.receipts.claims import draft_from_json
+from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.receipt import Receipt
 from ledger.receipts.repair_records import binding_to_repair, repair_record
 

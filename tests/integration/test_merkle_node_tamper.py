@@ -8,7 +8,8 @@ import pytest
 from sqlalchemy import select, update
 
 from ledger.crypto.checkpoint import Checkpoint, sign_note
-from ledger.crypto.merkle import leaf_hash, root_hash, root_node_ids
+from ledger.crypto.merkle import leaf_hash, root_hash
+from ledger.crypto.merkle_log import root_node_ids
 from ledger.crypto.signing import SigningKey
 from ledger.eventlog.runtime import LedgerRuntime
 from projections.schema import checkpoints, merkle_nodes

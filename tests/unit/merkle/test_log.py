@@ -12,22 +12,24 @@ from hypothesis import strategies as st
 
 from ledger.crypto.merkle import (
     EMPTY_ROOT,
+    consistency_proof,
+    inclusion_proof,
+    leaf_hash,
+    node_hash,
+    root_hash,
+    verify_consistency,
+    verify_inclusion,
+)
+from ledger.crypto.merkle_log import (
     MemoryNodeStore,
     MerkleLog,
     NodeReader,
-    consistency_proof,
     consistency_proof_from_nodes,
-    inclusion_proof,
     inclusion_proof_from_nodes,
-    leaf_hash,
-    node_hash,
     proof_node_ids_for_consistency,
     proof_node_ids_for_inclusion,
     root_from_nodes,
-    root_hash,
     root_node_ids,
-    verify_consistency,
-    verify_inclusion,
 )
 from ledger.errors import InvalidInput
 
