@@ -44,7 +44,9 @@ def claim_id_for(receipt_id: str, ordinal: int, claim: dict[str, Any]) -> str:
 
 
 def upcast_idempotency(state: dict[str, Any]) -> None:
-    """Turn a version 1 idempotency record's ``status`` (201 or 422) into ``accepted``."""
+    """``upcast_v1_v2`` of the claim events: version 1 kept the HTTP status of the answer (201
+    or 422) in its idempotency record, version 2 keeps whether the commit was accepted. Stored
+    events are never rewritten; a version 1 record is read as version 2."""
     record = state.get("idempotency")
     if record is not None and "status" in record:
         record = dict(record)
@@ -82,12 +84,7 @@ class Receipt(LedgerAggregate):
             aggregate.claims.extend(self.claims)
             aggregate.remember(self.idempotency)
 
-        @staticmethod
-        def upcast_v1_v2(state: dict[str, Any]) -> None:
-            """Version 1 kept the HTTP status of the answer (201 or 422) in its idempotency
-            record; version 2 keeps whether the commit was accepted. Stored events are never
-            rewritten: a version 1 record is read as version 2."""
-            upcast_idempotency(state)
+        upcast_v1_v2 = staticmethod(upcast_idempotency)
 
     class ClaimsRejected(LedgerAggregate.Event):
         """Claims the gate rejected: quarantined, never committed, kept for audit."""
@@ -103,12 +100,7 @@ class Receipt(LedgerAggregate):
             aggregate.rejected.extend(self.claims)
             aggregate.remember(self.idempotency)
 
-        @staticmethod
-        def upcast_v1_v2(state: dict[str, Any]) -> None:
-            """Version 1 kept the HTTP status of the answer (201 or 422) in its idempotency
-            record; version 2 keeps whether the commit was accepted. Stored events are never
-            rewritten: a version 1 record is read as version 2."""
-            upcast_idempotency(state)
+        upcast_v1_v2 = staticmethod(upcast_idempotency)
 
     class Expired(LedgerAggregate.Event):
         """The receipt no longer stands: its evidence changed, its time passed or its policy
