@@ -14,11 +14,11 @@ from functools import cached_property
 from api.settings import Settings
 from ledger.crypto.cosignature import parse_witness_vkey
 from ledger.crypto.hmac_keys import open_hmac_key
-from ledger.crypto.signing import KeyStore
 from ledger.errors import ConfigurationError, LedgerError
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.runtime import LedgerRuntime
 from ledger.gate import GateConfig
+from ledger.keys.signing_keys import KeyStore
 from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.repair_desk import RepairDesk

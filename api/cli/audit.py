@@ -14,8 +14,9 @@ from api.cli.witness import (
     fetch_witnessed,
     witness_options,
 )
-from ledger.crypto.signing import KeyStore, load_public_keys
+from ledger.crypto.signing import load_public_keys
 from ledger.errors import LedgerError
+from ledger.keys.signing_keys import KeyStore
 
 
 @click.group()

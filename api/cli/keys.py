@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from api.cli._support import actor, cli_settings, open_services
-from ledger.crypto.signing import KeyStore
 from ledger.errors import LedgerError
+from ledger.keys.signing_keys import KeyStore
 
 
 @click.group()

@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 
 from api.cli._support import cli_settings, open_services, progress_bar
-from ledger.crypto.signing import KeyStore
 from ledger.errors import LedgerError
+from ledger.keys.signing_keys import KeyStore
 
 
 @click.command()

@@ -15,8 +15,9 @@ from api.cli.witness import (
 )
 from api.services import Services
 from ledger.audit.log_verify import VerificationReport, verify_log
-from ledger.crypto.signing import Keyring, KeyStore
+from ledger.crypto.signing import Keyring
 from ledger.errors import LedgerError
+from ledger.keys.signing_keys import KeyStore
 
 
 def _print_report(report: VerificationReport) -> None:

@@ -13,8 +13,9 @@ from api.cli._support import cli_settings
 from api.services import Services
 from ledger.audit.witness_store import DEFAULT_NAME, WitnessDataDir
 from ledger.crypto.cosignature import WitnessKey, parse_witness_vkey
-from ledger.crypto.signing import Keyring, KeyStore
+from ledger.crypto.signing import Keyring
 from ledger.errors import LedgerError, WitnessError
+from ledger.keys.signing_keys import KeyStore
 
 _DATA_DIR = click.option(
     "--data-dir",

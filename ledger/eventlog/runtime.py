@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ledger.crypto.hmac_keys import HmacKey
-from ledger.crypto.signing import Keyring, KeyStore
+from ledger.crypto.signing import Keyring
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.database import DatabaseConfig
+from ledger.keys.signing_keys import KeyStore
 
 
 @dataclass

@@ -1,1 +1,1 @@
-"""Keys as ledger aggregates: API keys and their scopes."""
+"""Keys as the ledger keeps them: API keys (aggregates) and the signing keys on disk."""

@@ -6,12 +6,12 @@ import pytest
 
 from api.services import open_ledger
 from api.settings import Settings
-from ledger.crypto.signing import KeyStore
 from ledger.errors import LedgerIntegrityError
 from ledger.eventlog.envelope import open_state
 from ledger.eventlog.runtime import LedgerRuntime
 from ledger.gate import Binding, ClaimDraft, GateConfig
 from ledger.keys.api_keys import key_aggregate_id
+from ledger.keys.signing_keys import KeyStore
 from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.registry.commands import SourceDraft
