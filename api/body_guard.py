@@ -127,7 +127,7 @@ class RequestBodyGuard:
         request = Request(scope)
         try:
             if policy.authenticated:
-                principal = await authenticate(request, services.ledger)
+                principal = await authenticate(request, services.api_keys)
                 scope.setdefault("state", {})[PRINCIPAL] = principal
             body = await _read(scope, receive, limit, f"{request.method} {route.path}")
             content_type = request.headers.get("content-type")

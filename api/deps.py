@@ -16,11 +16,12 @@ from api.services import Services
 from ledger.errors import AuthenticationFailed, PermissionDenied
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.clock import ledger_time
-from ledger.eventlog.runtime import LedgerRuntime
 from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.desk import ApiKeyDesk
 from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.repair_desk import RepairDesk
+from ledger.runtime import LedgerRuntime
 from processes.expiry import ExpiryProcess
 from processes.witness_submitter import WitnessSubmitter
 from projections.registry_queries import AsOf
@@ -52,6 +53,11 @@ async def get_runtime(services: ServicesDep) -> LedgerRuntime:
 async def get_ledger(services: ServicesDep) -> Ledger:
     """The ledger application."""
     return services.ledger
+
+
+async def get_api_keys(services: ServicesDep) -> ApiKeyDesk:
+    """The API keys: issue, revoke, authenticate."""
+    return services.api_keys
 
 
 async def get_read_side(services: ServicesDep) -> ReadSide:
@@ -86,6 +92,7 @@ async def get_witness(services: ServicesDep) -> WitnessSubmitter | None:
 
 RuntimeDep = Annotated[LedgerRuntime, Depends(get_runtime)]
 LedgerDep = Annotated[Ledger, Depends(get_ledger)]
+ApiKeysDep = Annotated[ApiKeyDesk, Depends(get_api_keys)]
 ReadSideDep = Annotated[ReadSide, Depends(get_read_side)]
 ReceiptDeskDep = Annotated[ReceiptDesk, Depends(get_receipts)]
 RepairDeskDep = Annotated[RepairDesk, Depends(get_repairs)]
@@ -94,7 +101,7 @@ ExpiryProcessDep = Annotated[ExpiryProcess, Depends(get_expiry)]
 WitnessDep = Annotated[WitnessSubmitter | None, Depends(get_witness)]
 
 
-async def authenticate(request: Request, ledger: LedgerDep) -> Principal:
+async def authenticate(request: Request, keys: ApiKeysDep) -> Principal:
     """Resolve ``Authorization: Bearer <secret>`` to a principal, or fail with 401."""
     header = request.headers.get("authorization")
     if not header:
@@ -102,7 +109,7 @@ async def authenticate(request: Request, ledger: LedgerDep) -> Principal:
     scheme, _, secret = header.partition(" ")
     if scheme.lower() != "bearer" or not secret.strip():
         raise AuthenticationFailed("Authorization header must be 'Bearer <API key>'")
-    principal = await run_in_threadpool(ledger.authenticate, secret.strip())
+    principal = await run_in_threadpool(keys.authenticate, secret.strip())
     if principal is None:
         raise AuthenticationFailed("unknown or revoked API key")
     return principal
@@ -112,13 +119,13 @@ PRINCIPAL = "provledger.principal"
 """Where in ``scope["state"]`` the body guard leaves the caller it authenticated."""
 
 
-async def caller(request: Request, ledger: LedgerDep) -> Principal:
+async def caller(request: Request, keys: ApiKeysDep) -> Principal:
     """The authenticated caller: the one :class:`api.body_guard.RequestBodyGuard` found before
     reading the body, or :func:`authenticate` now (routes without a body)."""
     principal = request.scope.get("state", {}).get(PRINCIPAL)
     if isinstance(principal, Principal):
         return principal
-    return await authenticate(request, ledger)
+    return await authenticate(request, keys)
 
 
 def require(scope: Scope) -> Callable[..., object]:

@@ -27,7 +27,7 @@ from api.routes import (
 )
 from api.services import build_services
 from api.settings import Settings
-from ledger.eventlog.runtime import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 
 log = structlog.get_logger("provledger.app")
 

@@ -16,13 +16,14 @@ from ledger.crypto.cosignature import parse_witness_vkey
 from ledger.crypto.hmac_keys import open_hmac_key
 from ledger.errors import ConfigurationError, LedgerError
 from ledger.eventlog.application import Ledger
-from ledger.eventlog.runtime import LedgerRuntime
 from ledger.gate import GateConfig
+from ledger.keys.desk import ApiKeyDesk
 from ledger.keys.signing_keys import KeyStore
 from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.registry.ingestion import Limits
+from ledger.runtime import LedgerRuntime
 from processes.entailment_http import HttpEntailmentVerifier
 from processes.entailment_sampler import EntailmentSampler
 from processes.expiry import ExpiryProcess
@@ -73,6 +74,11 @@ class Services:
     def ledger(self) -> Ledger:
         """The ledger application (commit, read, position)."""
         return self.runtime.ledger
+
+    @property
+    def api_keys(self) -> ApiKeyDesk:
+        """Issue, revoke, authenticate and list API keys."""
+        return self.runtime.api_keys
 
     @cached_property
     def read_side(self) -> ReadSide:

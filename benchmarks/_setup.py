@@ -16,8 +16,8 @@ from psycopg import sql
 from api.services import open_ledger
 from api.settings import Settings
 from ledger.eventlog.aggregate import LedgerAggregate
-from ledger.eventlog.runtime import LedgerRuntime
 from ledger.eventlog.topics import aggregate_topic
+from ledger.runtime import LedgerRuntime
 from projections.database import ensure_postgres_schema
 
 PG_URL = "postgresql://postgres@127.0.0.1:5432/test"

@@ -67,8 +67,8 @@ def bench_check(backend: str, events: int) -> None:
         runtime = open_signed(settings)
         try:
             for i in range(events // 2):
-                runtime.ledger.issue_api_key(f"k{i}", ["read"], "bench")
-                runtime.ledger.revoke_api_key(f"k{i}", "r", "bench")
+                runtime.api_keys.issue(f"k{i}", ["read"], "bench")
+                runtime.api_keys.revoke(f"k{i}", "r", "bench")
             leaves = [leaf_hash(n.state) for n in iter_log(runtime.ledger.recorder)]
             store = MemoryNodeStore()
             log = MerkleLog(store.get)

@@ -26,9 +26,9 @@ from ledger.crypto.merkle_log import (
     proof_node_ids_for_inclusion,
 )
 from ledger.errors import InvalidInput, NotFound
-from ledger.eventlog.runtime import LedgerRuntime
 from ledger.receipts.document import receipt_payload
 from ledger.receipts.receipt import receipt_aggregate_id
+from ledger.runtime import LedgerRuntime
 from projections.schema import (
     checkpoints,
     merkle_leaves,

@@ -14,7 +14,7 @@ from psycopg import sql
 from api.services import open_ledger
 from api.settings import Settings
 from ledger.eventlog import signature_pool
-from ledger.eventlog.runtime import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 
 PG_URL = os.environ.get("PROVLEDGER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 BACKENDS = ["sqlite", "postgres"]

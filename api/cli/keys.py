@@ -24,7 +24,7 @@ def keys() -> None:
 def keys_create(name: str, scopes: str) -> None:
     """Issue a key. The secret is printed once, as the last line; only its hash is stored."""
     with open_services() as services:
-        secret = services.ledger.issue_api_key(name, scopes.split(","), actor())
+        secret = services.api_keys.issue(name, scopes.split(","), actor())
     click.echo(f"issued API key {name!r}; store the secret now, it is not shown again:")
     click.echo(secret)
 
@@ -35,7 +35,7 @@ def keys_create(name: str, scopes: str) -> None:
 def keys_revoke(name: str, reason: str) -> None:
     """Revoke the key NAME."""
     with open_services() as services:
-        services.ledger.revoke_api_key(name, reason, actor())
+        services.api_keys.revoke(name, reason, actor())
     click.echo(f"revoked API key {name!r}")
 
 
@@ -43,7 +43,7 @@ def keys_revoke(name: str, reason: str) -> None:
 def keys_list() -> None:
     """List keys with their scopes and status."""
     with open_services() as services:
-        for key in services.ledger.list_api_keys():
+        for key in services.api_keys.list():
             scopes = ",".join(key["scopes"])
             click.echo(f"{key['name']}\t{key['status']}\t{scopes}\t{key['issued_at']:%Y-%m-%d}")
 

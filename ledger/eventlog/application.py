@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application, Repository
+from eventsourcing.application import Application, Repository
 from eventsourcing.persistence import (
     EventStore,
     IntegrityError,
@@ -18,18 +18,8 @@ from eventsourcing.persistence import (
 
 from ledger.audit.verified_reads import EventChecks, EventLocator, VerifiedEventStore
 from ledger.crypto.signing import Keyring, PublicKeyRecord, SigningKey
-from ledger.errors import Conflict, InvalidInput, NotFound
+from ledger.errors import Conflict, InvalidInput
 from ledger.eventlog.store import SignedMapper
-from ledger.keys.api_keys import (
-    ApiKey,
-    Principal,
-    check_name,
-    hash_secret,
-    key_aggregate_id,
-    name_in_secret,
-    new_secret,
-    parse_scopes,
-)
 from ledger.registry.commands import SourceRegistry
 from ledger.registry.ingestion import Limits
 
@@ -122,67 +112,6 @@ class Ledger(Application[UUID]):
             deepcopy_from_cache=built.deepcopy_from_cache,
         )
 
-    # API keys -------------------------------------------------------------------------------
-
-    def issue_api_key(self, name: str, scopes: Sequence[str], actor: str) -> str:
-        """Issue a key and return its secret; the ledger keeps only the hash."""
-        check_name(name)
-        scope_list = parse_scopes(scopes)
-        secret = new_secret(name)
-        try:
-            key: ApiKey = self.repository.get(key_aggregate_id(name))
-        except AggregateNotFoundError:
-            key = ApiKey.issue(name, scope_list, hash_secret(secret), actor)
-        else:
-            key.reissue(scope_list, hash_secret(secret), actor)
-        self.commit(key)
-        return secret
-
-    def revoke_api_key(self, name: str, reason: str, actor: str) -> None:
-        """Revoke the key called ``name``."""
-        check_name(name)
-        if len(reason) > 500:
-            raise InvalidInput("reason", "max-length", "reason is at most 500 characters")
-        key = self._get_key(name)
-        key.revoke(reason, actor)
-        self.commit(key)
-
-    def authenticate(self, secret: str) -> Principal | None:
-        """Return the principal a secret stands for, or None if unknown or revoked."""
-        name = name_in_secret(secret)
-        if name is None:
-            return None
-        try:
-            key: ApiKey = self.repository.get(key_aggregate_id(name))
-        except AggregateNotFoundError:
-            return None
-        if key.revoked or not key.matches(secret):
-            return None
-        return Principal(name=key.name, scopes=frozenset(key.scopes))
-
-    def list_api_keys(self) -> list[dict[str, Any]]:
-        """Every key name with its scopes and status (never a hash or secret)."""
-        names: list[str] = []
-        for notification in self._notifications(topics=[ApiKey.Issued.TOPIC]):
-            names.append(self.mapper.to_domain_event(notification).name)  # type: ignore[attr-defined]
-        keys = [self._get_key(name) for name in names]
-        return [
-            {
-                "name": key.name,
-                "scopes": key.scopes,
-                "status": "revoked" if key.revoked else "active",
-                "issued_at": key.created_on,
-            }
-            for key in keys
-        ]
-
-    def _get_key(self, name: str) -> ApiKey:
-        try:
-            key: ApiKey = self.repository.get(key_aggregate_id(name))
-        except AggregateNotFoundError:
-            raise NotFound(f"no API key named {name!r}") from None
-        return key
-
     def commit(self, *aggregates: Any) -> list[Recording[UUID]]:
         """Save aggregates atomically; a concurrent write to one of them is a Conflict."""
         try:
@@ -214,7 +143,13 @@ class Ledger(Application[UUID]):
         """The highest notification id (0 for an empty log); doubles as a database check."""
         return self.recorder.max_notification_id() or 0
 
-    def _notifications(self, topics: Sequence[str]) -> list[Notification]:
+    def decode(self, notification: Notification) -> Any:
+        """The domain event of a stored notification, decoded (not verified: callers that decide
+        on it read the aggregate through the repository, which verifies)."""
+        return self.mapper.to_domain_event(notification)
+
+    def notifications(self, topics: Sequence[str]) -> list[Notification]:
+        """Every stored event of the given topics, in log order."""
         result: list[Notification] = []
         start = 0
         while True:

@@ -7,11 +7,12 @@ hand itself to them without an import cycle.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 from uuid import UUID
 
 from eventsourcing.application import Repository
-from eventsourcing.persistence import Recording
+from eventsourcing.persistence import Notification, Recording
 
 
 class EventLog(Protocol):
@@ -26,3 +27,9 @@ class EventLog(Protocol):
 
     def last_position(self) -> int:
         """The notification id of the newest event in the log."""
+
+    def notifications(self, topics: Sequence[str]) -> list[Notification]:
+        """Every stored event of the given topics, in log order."""
+
+    def decode(self, notification: Notification) -> Any:
+        """The domain event of a stored notification."""

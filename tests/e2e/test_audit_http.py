@@ -16,7 +16,7 @@ from api.cli import main
 from ledger.crypto.canonical import canonical_json
 from ledger.crypto.checkpoint import verify_note
 from ledger.crypto.merkle import leaf_hash, verify_consistency, verify_inclusion
-from ledger.eventlog.runtime import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import commit_verbatim, open_receipt, register
 
 ORIGIN = "provledger.local/ledger"

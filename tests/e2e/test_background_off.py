@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 
 from api.main import create_app
 from api.settings import Settings
-from ledger.eventlog.runtime import LedgerRuntime
 from ledger.receipts.expiry import ExpiryDesk
+from ledger.runtime import LedgerRuntime
 from processes.expiry import ExpiryProcess
 from projections.service import ReadSide
 from tests.e2e.flows import commit_verbatim, open_receipt, register

@@ -27,7 +27,7 @@ def test_keys_create_prints_the_secret_last_and_stores_only_its_hash(
     assert secret.startswith("plk.app.")
     runtime = open_ledger(settings_env)
     try:
-        principal = runtime.ledger.authenticate(secret)
+        principal = runtime.api_keys.authenticate(secret)
         states = b"".join(n.state for n in runtime.ledger.read_log(0, 100))
     finally:
         runtime.close()

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from api.cli import main
 from api.settings import Settings
 from ledger.crypto.canonical import canonical_json
-from ledger.eventlog.runtime import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import commit_verbatim, open_receipt, register
 
 

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from api.cli import main
 from api.settings import Settings
 from ledger.eventlog.clock import format_time
-from ledger.eventlog.runtime import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from projections import registry_queries
 from projections.schema import receipt_claims, receipts
 from tests.e2e.flows import commit_verbatim, open_receipt, register

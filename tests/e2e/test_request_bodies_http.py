@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from api.body_guard import body_routes
 from api.main import create_app
 from api.settings import Settings
-from ledger.eventlog.runtime import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import register
 
 PROBLEM = "application/problem+json"

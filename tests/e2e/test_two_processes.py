@@ -18,7 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.settings import Settings
-from ledger.eventlog.runtime import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import commit_verbatim, open_receipt, register
 
 TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice in 2023."

@@ -13,7 +13,7 @@ from sqlalchemy import Engine, delete, insert, select, update
 
 from api.cli import main
 from api.settings import Settings
-from ledger.eventlog.runtime import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from projections.database import ReadModelDatabase
 from projections.schema import (
     checkpoints,

@@ -16,7 +16,7 @@ from api.services import open_ledger
 from api.settings import Settings
 from ledger.audit.bundle.verify import verify_bundle
 from ledger.crypto.canonical import canonical_json
-from ledger.eventlog.runtime import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from tests.integration.bundle_scenario import Scenario, build_scenario
 
 Path = tuple[str | int, ...]

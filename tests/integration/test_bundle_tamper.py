@@ -25,7 +25,7 @@ from ledger.audit.bundle.verify import (
 )
 from ledger.crypto.checkpoint import Checkpoint, parse_note, sign_note
 from ledger.crypto.signing import SigningKey
-from ledger.eventlog.runtime import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from tests.integration.bundle_scenario import (
     FORGED,
     ORIGINAL,

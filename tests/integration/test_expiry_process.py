@@ -14,12 +14,12 @@ import pytest
 
 from api.services import open_ledger
 from api.settings import Settings
-from ledger.eventlog.runtime import LedgerRuntime
 from ledger.gate import Binding, ClaimDraft, GateConfig
 from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.receipt import Receipt
 from ledger.registry.commands import SourceDraft
+from ledger.runtime import LedgerRuntime
 from processes.expiry import ExpiryProcess
 from projections.service import ReadSide
 
@@ -220,6 +220,6 @@ def test_a_pass_moves_its_position_past_events_it_does_not_read(
     process = ExpiryProcess(read_side, ExpiryDesk(read_side.ledger))
     process.run_once()
     for n in range(3):  # events of no interest to the expiry process
-        runtime.ledger.issue_api_key(f"app-{n}", ["read"], "t")
+        runtime.api_keys.issue(f"app-{n}", ["read"], "t")
     assert process.run_once() == runtime.ledger.last_position()
     read_side.close()

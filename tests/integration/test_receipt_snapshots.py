@@ -7,12 +7,12 @@ import pytest
 from api.services import open_ledger
 from api.settings import Settings
 from ledger.errors import Conflict
-from ledger.eventlog.runtime import LedgerRuntime
 from ledger.gate import Binding, ClaimDraft, GateConfig
 from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.receipt import receipt_aggregate_id
 from ledger.registry.commands import SourceDraft
+from ledger.runtime import LedgerRuntime
 from ledger.text.spans import Span
 from projections.service import ReadSide
 

@@ -32,7 +32,7 @@ from psycopg import sql
 
 from api.services import open_ledger
 from api.settings import Settings
-from ledger.eventlog.runtime import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from tests.conftest import PG_URL
 
 _TIMED = "times the recorder; speed is measured by benchmarks/, never asserted in a test"

@@ -7,8 +7,8 @@ import pytest
 from sqlalchemy import select
 
 from ledger.crypto.merkle import leaf_hash, root_hash
-from ledger.eventlog.runtime import LedgerRuntime
 from ledger.registry.commands import SourceDraft
+from ledger.runtime import LedgerRuntime
 from projections import tracking
 from projections.log_anchor import ReadModelsAhead
 from projections.schema import checkpoints, sources

@@ -11,7 +11,7 @@ from ledger.audit.log_verify import FailureReason, verify_log
 from ledger.crypto.canonical import canonical_json
 from ledger.crypto.signing import Keyring, SigningKey
 from ledger.eventlog.envelope import open_state
-from ledger.eventlog.runtime import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from tests.tamper import Tamperer, two_key_history
 
 

@@ -22,7 +22,7 @@ from ledger.crypto.cosignature import WitnessKey
 from ledger.crypto.merkle import leaf_hash, root_hash
 from ledger.crypto.signing import SigningKey
 from ledger.errors import ConfigurationError
-from ledger.eventlog.runtime import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from processes.witness_submitter import WitnessSubmitter
 from projections.service import ReadSide
 
@@ -57,7 +57,7 @@ def witness_dir(runtime: LedgerRuntime, settings: Settings, tmp_path: Path) -> W
 @pytest.fixture
 def read_side(runtime: LedgerRuntime, settings: Settings) -> Iterator[ReadSide]:
     for name in ("a", "b", "c", "d"):
-        runtime.ledger.issue_api_key(name, ["read"], "t")
+        runtime.api_keys.issue(name, ["read"], "t")
     side = ReadSide(runtime.ledger, runtime.database, settings.log_origin)
     side.catch_up()
     yield side
@@ -105,7 +105,7 @@ def test_a_newer_checkpoint_submitted_by_another_process_is_not_taken_for_a_roll
     key = witness_dir.public_key()
 
     def another_process_goes_first() -> None:
-        runtime.ledger.issue_api_key("e", ["read"], "t")
+        runtime.api_keys.issue("e", ["read"], "t")
         read_side.catch_up()
         _submitter(read_side, InProcessWitness(witness), key, settings).run_once()
 
@@ -176,7 +176,7 @@ def test_an_unreachable_witness_leaves_the_service_ready_and_the_checkpoint_unco
             "background": False,
         }
     )
-    secret = runtime.ledger.issue_api_key("auditor", ["audit:read"], "t")
+    secret = runtime.api_keys.issue("auditor", ["audit:read"], "t")
     with TestClient(create_app(configured, runtime)) as client:
         response = client.get("/v1/audit/checkpoint", headers={"Authorization": f"Bearer {secret}"})
         ready = client.get("/readyz")
