@@ -35,8 +35,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from api.deps import PRINCIPAL, authenticate, caller
 from api.errors import ledger_problem
 from api.json_body import MalformedBody, parse_json_body
+from api.services import Services
 from ledger.errors import InvalidInput, LedgerError, PayloadTooLarge
-from ledger.settings import Settings
 
 
 async def source_body() -> None:
@@ -121,13 +121,13 @@ class RequestBodyGuard:
             await self.app(scope, receive, send)
             return
         route, policy = found
-        state = scope["app"].state
-        settings: Settings = state.settings
+        services: Services = scope["app"].state.services
+        settings = services.settings
         limit = settings.source_body_limit if policy.source else settings.max_body_bytes
         request = Request(scope)
         try:
             if policy.authenticated:
-                principal = await authenticate(request, state.runtime.ledger)
+                principal = await authenticate(request, services.api_keys)
                 scope.setdefault("state", {})[PRINCIPAL] = principal
             body = await _read(scope, receive, limit, f"{request.method} {route.path}")
             content_type = request.headers.get("content-type")

@@ -1,4 +1,7 @@
-"""Shared dependencies: the open ledger and the authenticated caller."""
+"""Every route dependency: the services built by the lifespan, the caller, read coordinates.
+
+Routes take what they need from here; nothing else reads ``app.state``.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +12,18 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
-from ledger.api_keys import Principal, Scope
-from ledger.application import Ledger
-from ledger.bootstrap import LedgerRuntime
-from ledger.clock import ledger_time
+from api.services import Services
 from ledger.errors import AuthenticationFailed, PermissionDenied
+from ledger.eventlog.application import Ledger
+from ledger.eventlog.clock import ledger_time
+from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.desk import ApiKeyDesk
+from ledger.receipts.commands import ReceiptDesk
+from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.repair_desk import RepairDesk
+from ledger.runtime import LedgerRuntime
+from processes.expiry import ExpiryProcess
+from processes.witness_submitter import WitnessSubmitter
 from projections.registry_queries import AsOf
 from projections.service import ReadSide
 
@@ -25,30 +35,73 @@ MAX_INT32 = 2**31 - 1
 keep both in 32-bit columns (texts are far shorter, versions far fewer)."""
 
 
-async def get_runtime(request: Request) -> LedgerRuntime:
-    """The ledger runtime built by the app's lifespan (``async``: FastAPI runs a plain
-    ``def`` dependency in its thread pool, a hop that costs more than this lookup)."""
-    runtime: LedgerRuntime = request.app.state.runtime
-    return runtime
+async def get_services(request: Request) -> Services:
+    """The services built by the app's lifespan (``async``: FastAPI runs a plain ``def``
+    dependency in its thread pool, a hop that costs more than this lookup)."""
+    services: Services = request.app.state.services
+    return services
 
 
-async def get_ledger(runtime: Annotated[LedgerRuntime, Depends(get_runtime)]) -> Ledger:
+ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+async def get_runtime(services: ServicesDep) -> LedgerRuntime:
+    """The open ledger with its keys."""
+    return services.runtime
+
+
+async def get_ledger(services: ServicesDep) -> Ledger:
     """The ledger application."""
-    return runtime.ledger
+    return services.ledger
 
 
-async def get_read_side(request: Request) -> ReadSide:
-    """The read models built by the app's lifespan."""
-    read_side: ReadSide = request.app.state.read_side
-    return read_side
+async def get_api_keys(services: ServicesDep) -> ApiKeyDesk:
+    """The API keys: issue, revoke, authenticate."""
+    return services.api_keys
+
+
+async def get_read_side(services: ServicesDep) -> ReadSide:
+    """The read models."""
+    return services.read_side
+
+
+async def get_receipts(services: ServicesDep) -> ReceiptDesk:
+    """The receipt desk: opens receipts and commits claims."""
+    return services.receipts
+
+
+async def get_repairs(services: ServicesDep) -> RepairDesk:
+    """The repair desk: re-attributes claims."""
+    return services.repairs
+
+
+async def get_expiry_desk(services: ServicesDep) -> ExpiryDesk:
+    """Expires receipts and retires policies."""
+    return services.expiry_desk
+
+
+async def get_expiry(services: ServicesDep) -> ExpiryProcess:
+    """The expiry process."""
+    return services.expiry
+
+
+async def get_witness(services: ServicesDep) -> WitnessSubmitter | None:
+    """The witness submitter, when a witness is configured."""
+    return services.witness
 
 
 RuntimeDep = Annotated[LedgerRuntime, Depends(get_runtime)]
 LedgerDep = Annotated[Ledger, Depends(get_ledger)]
+ApiKeysDep = Annotated[ApiKeyDesk, Depends(get_api_keys)]
 ReadSideDep = Annotated[ReadSide, Depends(get_read_side)]
+ReceiptDeskDep = Annotated[ReceiptDesk, Depends(get_receipts)]
+RepairDeskDep = Annotated[RepairDesk, Depends(get_repairs)]
+ExpiryDeskDep = Annotated[ExpiryDesk, Depends(get_expiry_desk)]
+ExpiryProcessDep = Annotated[ExpiryProcess, Depends(get_expiry)]
+WitnessDep = Annotated[WitnessSubmitter | None, Depends(get_witness)]
 
 
-async def authenticate(request: Request, ledger: LedgerDep) -> Principal:
+async def authenticate(request: Request, keys: ApiKeysDep) -> Principal:
     """Resolve ``Authorization: Bearer <secret>`` to a principal, or fail with 401."""
     header = request.headers.get("authorization")
     if not header:
@@ -56,7 +109,7 @@ async def authenticate(request: Request, ledger: LedgerDep) -> Principal:
     scheme, _, secret = header.partition(" ")
     if scheme.lower() != "bearer" or not secret.strip():
         raise AuthenticationFailed("Authorization header must be 'Bearer <API key>'")
-    principal = await run_in_threadpool(ledger.authenticate, secret.strip())
+    principal = await run_in_threadpool(keys.authenticate, secret.strip())
     if principal is None:
         raise AuthenticationFailed("unknown or revoked API key")
     return principal
@@ -66,13 +119,13 @@ PRINCIPAL = "provledger.principal"
 """Where in ``scope["state"]`` the body guard leaves the caller it authenticated."""
 
 
-async def caller(request: Request, ledger: LedgerDep) -> Principal:
+async def caller(request: Request, keys: ApiKeysDep) -> Principal:
     """The authenticated caller: the one :class:`api.body_guard.RequestBodyGuard` found before
     reading the body, or :func:`authenticate` now (routes without a body)."""
     principal = request.scope.get("state", {}).get(PRINCIPAL)
     if isinstance(principal, Principal):
         return principal
-    return await authenticate(request, ledger)
+    return await authenticate(request, keys)
 
 
 def require(scope: Scope) -> Callable[..., object]:

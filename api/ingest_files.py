@@ -11,9 +11,9 @@ from typing import Any, Protocol
 
 import httpx
 
-from ledger.application import Ledger
 from ledger.errors import LedgerError
-from ledger.source_commands import BatchItem, SourceDraft
+from ledger.eventlog.application import Ledger
+from ledger.registry.commands import BatchItem, SourceDraft
 
 MEDIA_TYPES = {
     ".txt": "text/plain",

@@ -25,19 +25,9 @@ from api.routes import (
     review,
     sources,
 )
-from ledger.bootstrap import LedgerRuntime, open_ledger
-from ledger.cosignature import parse_witness_vkey
-from ledger.entailment import HttpEntailmentVerifier
-from ledger.errors import ConfigurationError, LedgerError
-from ledger.gate import GateConfig
-from ledger.receipt_commands import ReceiptDesk
-from ledger.repair_desk import RepairDesk
-from ledger.settings import Settings
-from projections.entailment_sampler import EntailmentSampler
-from projections.expiry_process import ExpiryProcess
-from projections.service import ReadSide
-from projections.witness_client import WitnessClient
-from projections.witness_submitter import WitnessSubmitter
+from api.services import build_services
+from api.settings import Settings
+from ledger.runtime import LedgerRuntime
 
 log = structlog.get_logger("provledger.app")
 
@@ -49,48 +39,23 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        owned = runtime is None
-        app.state.runtime = runtime or open_ledger(settings)
-        app.state.settings = settings
-        read_side = ReadSide(
-            app.state.runtime.ledger,
-            app.state.runtime.database,
-            settings.log_origin,
-            app.state.runtime.keyring,
-        )
-        read_side.catch_up()
-        app.state.expiry = ExpiryProcess(read_side)
-        read_side.followers.append(app.state.expiry.run_once)
-        verifier = entailment_verifier(settings)
-        app.state.entailment = None
-        if verifier is not None:
-            app.state.entailment = EntailmentSampler(
-                read_side, verifier, settings.entailment_sample_rate
-            )
-            read_side.followers.append(app.state.entailment.run_once)
-        app.state.witness = witness_submitter(settings, read_side)
-        if app.state.witness is not None:
-            read_side.followers.append(app.state.witness.run_once)
+        services = build_services(settings, runtime)
+        app.state.services = services
+        services.read_side.catch_up()
+        services.follow()
         if settings.background:
-            read_side.start_polling()
-        app.state.read_side = read_side
-        app.state.receipts = ReceiptDesk(
-            app.state.runtime.ledger, read_side.span_resolver, gate_config(settings)
-        )
-        app.state.repairs = RepairDesk(app.state.receipts)
+            services.read_side.start_polling()
+        services.receipts  # noqa: B018 - built now, not on the first request
+        services.repairs  # noqa: B018
         log.info(
             "ledger_opened",
-            database=app.state.runtime.database.describe(),
-            signing_kid=app.state.runtime.ledger.signing_key.kid,
+            database=services.runtime.database.describe(),
+            signing_kid=services.ledger.signing_key.kid,
         )
         try:
             yield
         finally:
-            await read_side.aclose()
-            if app.state.witness is not None:
-                app.state.witness.close()
-            if owned:
-                app.state.runtime.close()
+            await services.aclose()
 
     app = FastAPI(
         title="provledger",
@@ -114,39 +79,6 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.include_router(audit.router)
     app.include_router(provenance.router)
     return app
-
-
-def gate_config(settings: Settings) -> GateConfig:
-    """The gate's configuration: library defaults unless a setting overrides them."""
-    if settings.support_threshold is None:
-        return GateConfig()
-    return GateConfig(support_threshold=settings.support_threshold)
-
-
-def entailment_verifier(settings: Settings) -> HttpEntailmentVerifier | None:
-    """The configured entailment verifier (None: the default ``none`` tier)."""
-    if settings.entailment == "none" or settings.entailment_sample_rate <= 0:
-        return None
-    if not settings.entailment_url:
-        raise ConfigurationError("PROVLEDGER_ENTAILMENT=http needs PROVLEDGER_ENTAILMENT_URL")
-    return HttpEntailmentVerifier(
-        settings.entailment_url, settings.entailment_model, settings.entailment_api_key
-    )
-
-
-def witness_submitter(settings: Settings, read_side: ReadSide) -> WitnessSubmitter | None:
-    """The witness submitter when ``PROVLEDGER_WITNESS_URL`` is set (it needs the vkey too)."""
-    if not settings.witness_url:
-        return None
-    if not settings.witness_vkey:
-        raise ConfigurationError("PROVLEDGER_WITNESS_URL needs PROVLEDGER_WITNESS_VKEY")
-    try:
-        key = parse_witness_vkey(settings.witness_vkey)
-    except LedgerError as exc:
-        raise ConfigurationError(f"PROVLEDGER_WITNESS_VKEY: {exc}") from exc
-    return WitnessSubmitter(
-        read_side.db.sync, WitnessClient(settings.witness_url), key, settings.log_origin
-    )
 
 
 def app_from_environment() -> FastAPI:

@@ -20,7 +20,8 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from api.errors import install_error_handlers, problem
-from ledger.witness import MAX_BODY_BYTES, Witness, WitnessError, WitnessRefusal
+from ledger.audit.witness import MAX_BODY_BYTES, Witness, WitnessRefusal
+from ledger.errors import WitnessError
 
 log = structlog.get_logger("provledger.witness")
 
@@ -38,7 +39,7 @@ TLOG_SIZE = "text/x.tlog.size"
 
 def refusal_response(exc: WitnessError) -> Response:
     """The response for a refusal: a bare size for 409, problem+json otherwise."""
-    status = STATUS_OF.get(exc.reason, 400)
+    status = STATUS_OF.get(WitnessRefusal(exc.reason), 400)
     if status == 409:
         return Response(f"{exc.size or 0}\n", status_code=409, media_type=TLOG_SIZE)
     return problem(status, "Checkpoint refused", exc.message, exc.reason.value.replace("_", "-"))
@@ -57,7 +58,7 @@ async def _read_body(request: Request) -> bytes | None:
 
 
 def create_witness_app(witness: Witness) -> FastAPI:
-    """The witness's ASGI app around an opened :class:`~ledger.witness.Witness`."""
+    """The witness's ASGI app around an opened :class:`~ledger.audit.witness.Witness`."""
     app = FastAPI(title="provledger witness", version="0.1.0")
     install_error_handlers(app)
 

@@ -13,10 +13,12 @@ from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate
 from psycopg import sql
 
-from ledger.aggregate import LedgerAggregate
-from ledger.bootstrap import LedgerRuntime, ensure_postgres_schema, open_ledger
-from ledger.settings import Settings
-from ledger.topics import aggregate_topic
+from api.services import open_ledger
+from api.settings import Settings
+from ledger.eventlog.aggregate import LedgerAggregate
+from ledger.eventlog.topics import aggregate_topic
+from ledger.runtime import LedgerRuntime
+from projections.database import ensure_postgres_schema
 
 PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
 

@@ -21,7 +21,7 @@ from benchmarks._setup import (
     open_bare,
     open_signed,
 )
-from ledger.verify import verify_log
+from ledger.audit.log_verify import verify_log
 
 TAGS = ["finance", "q3"]
 

@@ -23,10 +23,11 @@ from collections.abc import Callable
 
 from sqlalchemy import insert
 
+from api.services import open_ledger
 from benchmarks._setup import SignedNote, backend_settings
-from ledger.bootstrap import open_ledger
-from ledger.source_commands import SourceDraft
-from projections.expiry_process import ExpiryProcess
+from ledger.receipts.expiry import ExpiryDesk
+from ledger.registry.commands import SourceDraft
+from processes.expiry import ExpiryProcess
 from projections.schema import receipts
 from projections.service import ReadSide
 
@@ -92,7 +93,7 @@ def bench(backend: str, events: int, expired: int) -> None:
                 f"events of other kinds: {grown:.2f} ms ({grown / baseline:.1f}x)"
             )
 
-            process = ExpiryProcess(read_side)
+            process = ExpiryProcess(read_side, ExpiryDesk(read_side.ledger))
             empty = _median_ms(process.sweep)
             rows = _expired_rows(expired)
             with read_side.db.sync.begin() as conn:

@@ -2,13 +2,13 @@
 
 Usage: python -m benchmarks.merkle [--leaves N] [--samples S] [--seed X]
 
-Appends N leaf hashes (default 1,000,000) to a :class:`ledger.merkle.MerkleLog` whose nodes
-live in a dict (:class:`ledger.merkle.MemoryNodeStore`), and prints leaves/s, with and without
-hashing the entries first. Then, over S random requests each (default 2,000), prints the median
-and 99th percentile time of: an inclusion proof at the full size, an inclusion proof at a
-random earlier size, a consistency proof between two random sizes, a root at a random earlier
-size, ``verify_inclusion`` and ``verify_consistency``. Targets: at least 50,000 appends/s on
-one core, at most 2 ms per inclusion proof at 1,000,000 leaves.
+Appends N leaf hashes (default 1,000,000) to a :class:`ledger.crypto.merkle_log.MerkleLog`
+whose nodes live in a dict (:class:`ledger.crypto.merkle_log.MemoryNodeStore`), and prints
+leaves/s, with and without hashing the entries first. Then, over S random requests each
+(default 2,000), prints the median and 99th percentile time of: an inclusion proof at the full
+size, an inclusion proof at a random earlier size, a consistency proof between two random sizes,
+a root at a random earlier size, ``verify_inclusion`` and ``verify_consistency``. Targets: at
+least 50,000 appends/s on one core, at most 2 ms per inclusion proof at 1,000,000 leaves.
 """
 
 from __future__ import annotations
@@ -19,13 +19,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from ledger.merkle import (
-    MemoryNodeStore,
-    MerkleLog,
-    leaf_hash,
-    verify_consistency,
-    verify_inclusion,
-)
+from ledger.crypto.merkle import leaf_hash, verify_consistency, verify_inclusion
+from ledger.crypto.merkle_log import MemoryNodeStore, MerkleLog
 
 
 def _timings(samples: int, run: Callable[[], object]) -> list[float]:

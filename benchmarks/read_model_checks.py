@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable
 from functools import partial
 
+from api.services import open_ledger
 from benchmarks._setup import backend_settings
-from ledger.bootstrap import open_ledger
-from ledger.source_commands import SourceDraft
+from ledger.registry.commands import SourceDraft
 from projections.log_anchor import LogAnchor
 from projections.service import ReadSide
 from projections.transparency import TransparencyProjection

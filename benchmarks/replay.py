@@ -24,8 +24,8 @@ from pathlib import Path
 
 from benchmarks._setup import backend_settings, open_signed
 from ledger.errors import NotFound
-from ledger.source_commands import BatchItem, SourceDraft
-from ledger.store import format_time
+from ledger.eventlog.clock import format_time
+from ledger.registry.commands import BatchItem, SourceDraft
 from projections.registry_queries import AsOf, get_source
 from projections.replay import replay
 from projections.service import ReadSide

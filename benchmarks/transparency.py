@@ -23,14 +23,16 @@ from typing import Any
 from sqlalchemy import insert
 
 from benchmarks._setup import backend_settings, open_signed
-from ledger.bundle_verify import verify_bundle
-from ledger.canonical import canonical_json
-from ledger.envelope import open_state
+from ledger.audit.bundle.verify import verify_bundle
+from ledger.crypto.canonical import canonical_json
+from ledger.crypto.merkle import leaf_hash
+from ledger.crypto.merkle_log import MerkleLog
+from ledger.crypto.signing import Keyring
+from ledger.eventlog.envelope import open_state
 from ledger.gate import Binding, ClaimDraft, GateConfig
-from ledger.merkle import MerkleLog, leaf_hash
-from ledger.receipt_commands import CommitRequest, ReceiptDesk, ReceiptRequest
-from ledger.signing import Keyring
-from ledger.source_commands import BatchItem, SourceDraft
+from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
+from ledger.receipts.expiry import ExpiryDesk
+from ledger.registry.commands import BatchItem, SourceDraft
 from projections import transparency_queries as tq
 from projections.bundle import build_bundle
 from projections.database import bulk_insert
@@ -132,7 +134,9 @@ def _bundle(runtime, read_side: ReadSide, backend: str) -> None:  # type: ignore
     )
     read_side.catch_up()
     span = version.spans[0]
-    desk = ReceiptDesk(runtime.ledger, read_side.span_resolver, GateConfig())
+    desk = ReceiptDesk(
+        runtime.ledger, read_side.span_resolver, GateConfig(), ExpiryDesk(runtime.ledger)
+    )
     receipt, _ = desk.open(
         ReceiptRequest(
             "q",

@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 
 from benchmarks._setup import backend_settings, open_signed
-from ledger.api_keys import key_aggregate_id
-from ledger.source_commands import SourceDraft
+from ledger.keys.api_keys import key_aggregate_id
+from ledger.registry.commands import SourceDraft
 from projections.service import ReadSide
 
 SENTENCES = " ".join(
@@ -40,12 +40,12 @@ def bench(backend: str, reads: int) -> None:
     """Time each read ``reads`` times on ``backend`` and print the ratios."""
     with backend_settings(backend) as settings:
         runtime = open_signed(settings)
-        ledger = runtime.ledger
+        ledger, keys = runtime.ledger, runtime.api_keys
         read_side = ReadSide(ledger, runtime.database)
         try:
-            ledger.issue_api_key("bench", ["read"], "bench")
-            ledger.revoke_api_key("bench", "rotate", "bench")
-            ledger.issue_api_key("bench", ["read"], "bench")
+            keys.issue("bench", ["read"], "bench")
+            keys.revoke("bench", "rotate", "bench")
+            keys.issue("bench", ["read"], "bench")
             version = ledger.sources.register(
                 "bench", SourceDraft(SENTENCES, "text/plain", "Bench"), "derived", "bench"
             )

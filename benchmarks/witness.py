@@ -18,14 +18,15 @@ import time
 from pathlib import Path
 
 from benchmarks._setup import backend_settings, open_signed
-from ledger.checkpoint import Checkpoint, sign_note, vkey
-from ledger.cosignature import WitnessKey, add_signature_lines, cosign
-from ledger.merkle import MemoryNodeStore, MerkleLog, leaf_hash
-from ledger.signing import SigningKey
-from ledger.verify import iter_log, verify_log
-from ledger.witness import format_add_checkpoint
-from ledger.witness_check import check_log_against_witness
-from ledger.witness_store import WitnessDataDir
+from ledger.audit.log_verify import iter_log, verify_log
+from ledger.audit.witness import format_add_checkpoint
+from ledger.audit.witness_check import check_log_against_witness
+from ledger.audit.witness_store import WitnessDataDir
+from ledger.crypto.checkpoint import Checkpoint, sign_note, vkey
+from ledger.crypto.cosignature import WitnessKey, add_signature_lines, cosign
+from ledger.crypto.merkle import leaf_hash
+from ledger.crypto.merkle_log import MemoryNodeStore, MerkleLog
+from ledger.crypto.signing import SigningKey
 
 ORIGIN = "bench.example/log"
 
@@ -66,8 +67,8 @@ def bench_check(backend: str, events: int) -> None:
         runtime = open_signed(settings)
         try:
             for i in range(events // 2):
-                runtime.ledger.issue_api_key(f"k{i}", ["read"], "bench")
-                runtime.ledger.revoke_api_key(f"k{i}", "r", "bench")
+                runtime.api_keys.issue(f"k{i}", ["read"], "bench")
+                runtime.api_keys.revoke(f"k{i}", "r", "bench")
             leaves = [leaf_hash(n.state) for n in iter_log(runtime.ledger.recorder)]
             store = MemoryNodeStore()
             log = MerkleLog(store.get)

@@ -1,10 +1,33 @@
-"""The ledger's error hierarchy.
+"""The ledger's error hierarchy: every error the domain raises, in one place.
 
-Every error the domain raises derives from :class:`LedgerError`. The API maps each subclass to
-one HTTP status in a single place, so the domain never needs to know about HTTP.
+The API maps each subclass to one HTTP status in a single table (``api/errors.py``), so the
+domain never needs to know about HTTP. Errors that carry a reason code take it as a
+:class:`~enum.StrEnum` defined beside the check that raises it.
+
+    LedgerError
+    ├── InvalidInput              a caller's value breaks a rule (field, rule, message)
+    ├── CanonicalisationError     a value with no RFC 8785 form (also a ValueError)
+    ├── PayloadTooLarge           a document over the configured size limit
+    ├── NotFound                  no such thing in the ledger
+    ├── Conflict                  contradicts what the ledger holds
+    ├── AuthenticationFailed      no credential, or an unknown one
+    ├── PermissionDenied          a known credential without the scope
+    ├── KeyringError              signing keys not loadable, creatable or rotatable
+    ├── ConfigurationError        inconsistent settings, found at start-up
+    ├── LedgerIntegrityError      something read back to decide or sign failed verification
+    ├── MalformedEvent            a stored event is not a well-formed signed envelope
+    ├── EventCheckFailed          one event failed a log check (reason: FailureReason)
+    ├── ReceiptReplayError        event bodies do not replay to a receipt
+    ├── MerkleVerificationError   a Merkle proof, root or size failed (RFC 9162)
+    ├── CheckpointError           a checkpoint or signed note malformed or forged (C2SP)
+    ├── WitnessError              a witness refused, or a log contradicts its cosignature
+    ├── BundleVerificationError   an audit bundle failed one check (reason: BundleReason)
+    └── EntailmentError           the entailment verifier gave no answer
 """
 
 from __future__ import annotations
+
+from enum import StrEnum
 
 
 class LedgerError(Exception):
@@ -75,9 +98,10 @@ class LedgerIntegrityError(LedgerError):
     """Something the service read back to decide or sign failed verification: an event's
     signature or chain link, or a read-model row that disagrees with its verified event.
 
-    ``reason`` is a reason code (``ledger.verify.FailureReason`` for events, ``read_model_*``
-    for rows); ``position`` names the event (aggregate, version and, when known, its
-    notification id) so an operator can find it. Never caused by a request's input.
+    ``reason`` is a reason code (:class:`ledger.audit.log_verify.FailureReason`
+    for events, ``read_model_*`` for rows); ``position`` names the event (aggregate, version
+    and, when known, its notification id) so an operator can find it. Never caused by a
+    request's input.
     """
 
     def __init__(self, reason: str, detail: str, position: dict[str, object]) -> None:
@@ -88,3 +112,55 @@ class LedgerIntegrityError(LedgerError):
         self.reason = reason
         self.detail = detail
         self.position = position
+
+
+class MalformedEvent(LedgerError):
+    """A stored event's state is not a well-formed signed envelope."""
+
+
+class ReceiptReplayError(LedgerError):
+    """The event bodies do not replay to a receipt; says which event and why."""
+
+
+class BundleVerificationError(LedgerError):
+    """A bundle failed one check: ``reason`` says which, ``detail`` says expected versus
+    found."""
+
+    def __init__(self, reason: StrEnum, detail: str) -> None:
+        super().__init__(f"{reason.value}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+class WitnessError(LedgerError):
+    """A witness refused a checkpoint, or a log contradicts what its witness cosigned.
+
+    ``size`` is the witness's own size for the log, where the refusal reports it.
+    """
+
+    def __init__(self, reason: StrEnum, message: str, size: int | None = None) -> None:
+        super().__init__(f"{reason.value}: {message}")
+        self.reason = reason
+        self.message = message
+        self.size = size
+
+
+class CheckpointError(LedgerError):
+    """A checkpoint or signed note is malformed, unsigned by the key asked for, or forged."""
+
+
+class MerkleVerificationError(LedgerError):
+    """A Merkle proof, root or tree size failed verification; says expected versus found."""
+
+
+class EntailmentError(LedgerError):
+    """The verifier could not give an answer (unreachable, malformed reply)."""
+
+
+class EventCheckFailed(LedgerError):
+    """One event failed a check: carries the reason code and the detail."""
+
+    def __init__(self, reason: StrEnum, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail

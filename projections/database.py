@@ -11,11 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psycopg
+from psycopg import sql
 from sqlalchemy import URL, Connection, Engine, Table, create_engine, event
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from ledger.settings import DatabaseConfig
+from ledger.eventlog.database import DatabaseConfig
 from projections.schema import metadata
 
 
@@ -146,3 +148,20 @@ def _create(engine: Engine) -> None:
     for table in metadata.sorted_tables:
         for index in table.indexes:
             index.create(engine, checkfirst=True)
+
+
+def ensure_postgres_schema(database: DatabaseConfig) -> None:
+    """Create the configured PostgreSQL schema if it does not exist yet."""
+    if database.kind != "postgresql" or not database.schema:
+        return
+    with psycopg.connect(
+        host=database.host,
+        port=database.port,
+        dbname=database.dbname,
+        user=database.user,
+        password=database.password or None,
+        autocommit=True,
+    ) as conn:
+        conn.execute(
+            sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(database.schema))
+        )

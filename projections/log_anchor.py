@@ -18,9 +18,9 @@ import hmac
 
 from sqlalchemy import Engine, and_, select
 
-from ledger.application import Ledger
+from ledger.crypto.merkle import leaf_hash
 from ledger.errors import LedgerError
-from ledger.merkle import leaf_hash
+from ledger.eventlog.application import Ledger
 from projections.log_rows import read_rows
 from projections.schema import merkle_leaves, merkle_nodes
 

@@ -10,8 +10,9 @@ through ``select_notifications``.
 from __future__ import annotations
 
 from typing import Any, NamedTuple
+from uuid import UUID
 
-from eventsourcing.persistence import ApplicationRecorder
+from eventsourcing.persistence import AggregateRecorder, ApplicationRecorder
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from psycopg import sql
@@ -73,3 +74,37 @@ def _row(notification: Any) -> LogRow:
         notification.topic,
         notification.state,
     )
+
+
+def notification_id_of(
+    recorder: AggregateRecorder, originator_id: UUID | str, version: int
+) -> int | None:
+    """The log position of one stored event, for naming a failure (None if the recorder's
+    table cannot be asked: only the SQLite and PostgreSQL recorders are)."""
+    table = getattr(recorder, "events_table_name", None)
+    datastore = getattr(recorder, "datastore", None)
+    if table is None or datastore is None:
+        return None
+    try:
+        schema = getattr(datastore, "schema", None)
+        if schema is None:  # SQLite: the notification id is the row id
+            with datastore.transaction(commit=False) as cursor:
+                cursor.execute(
+                    f"SELECT rowid FROM {table} WHERE originator_id=? AND originator_version=?",  # noqa: S608 - the recorder's own table name
+                    (UUID(str(originator_id)).hex, version),
+                )
+                found = cursor.fetchone()
+        else:
+            query = sql.SQL(
+                "SELECT notification_id FROM {}.{} WHERE originator_id = %s "
+                "AND originator_version = %s"
+            ).format(sql.Identifier(schema), sql.Identifier(table))
+            with datastore.get_connection() as conn, conn.cursor() as cursor:
+                cursor.execute(query, (originator_id, version))
+                found = cursor.fetchone()
+    except Exception:  # naming the position is best effort, on a failure path only
+        return None
+    if found is None:
+        return None
+    value = next(iter(found.values())) if isinstance(found, dict) else found[0]
+    return int(value)

@@ -24,11 +24,13 @@ from typing import Any
 from eventsourcing.persistence import ApplicationRecorder
 from sqlalchemy import Connection, Engine, Row, String, Table, create_engine, func, select
 
-from ledger.checkpoint import CheckpointError, parse_note, verify_note
-from ledger.merkle import leaf_hash, node_hash, root_from_nodes, root_node_ids
-from ledger.signing import Keyring
-from ledger.store import SignedMapper
-from ledger.verify import iter_pages
+from ledger.audit.log_verify import iter_pages
+from ledger.crypto.checkpoint import parse_note, verify_note
+from ledger.crypto.merkle import leaf_hash, node_hash
+from ledger.crypto.merkle_log import root_from_nodes, root_node_ids
+from ledger.crypto.signing import Keyring
+from ledger.errors import CheckpointError
+from ledger.eventlog.store import SignedMapper
 from projections.digest import tables_digest
 from projections.log_rows import read_rows
 from projections.replay import replay

@@ -11,11 +11,11 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, insert, select, update
 
-from ledger.sources import Source
-from ledger.span_codec import decode_spans
-from ledger.store import format_time
+from ledger.audit.log_verify import StoredRow
+from ledger.eventlog.clock import format_time
+from ledger.registry.source import Source
+from ledger.registry.span_codec import decode_spans
 from ledger.text.spans import Span
-from ledger.verify import StoredRow
 from projections.runner import Projection
 from projections.schema import REGISTRY_TABLES, sources, spans, versions
 

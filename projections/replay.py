@@ -21,19 +21,18 @@ from typing import Any
 from eventsourcing.persistence import ApplicationRecorder
 from sqlalchemy import create_engine, event
 
-from ledger import signature_pool
-from ledger.errors import InvalidInput, LedgerError
-from ledger.signature_pool import SignatureChecks
-from ledger.signing import Keyring
-from ledger.store import SignedMapper
-from ledger.verify import (
-    EventCheckFailed,
+from ledger.audit.log_verify import (
     FailureReason,
     LogVerifier,
     StoredRow,
     bad_signature_detail,
     iter_pages,
 )
+from ledger.crypto.signing import Keyring
+from ledger.errors import EventCheckFailed, InvalidInput, LedgerError
+from ledger.eventlog import signature_pool
+from ledger.eventlog.signature_pool import SignatureChecks
+from ledger.eventlog.store import SignedMapper
 from projections.digest import tables_digest
 from projections.log_rows import LogRow, read_rows
 from projections.receipts import ReceiptsProjection
@@ -66,7 +65,7 @@ def parse_until(text: str) -> tuple[int | None, str | None]:
         return int(text), None
     from datetime import datetime
 
-    from ledger.clock import ledger_time
+    from ledger.eventlog.clock import ledger_time
 
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -180,7 +179,7 @@ def replay(
                 if until_time is not None and _recorded_at(notification) > until_time:
                     break  # past the bound: not part of the replay, so not its failure
                 rebuild.settle()  # an earlier event's bad signature is the first failure
-                raise _failure(notification, failed.reason, failed.detail) from None
+                raise _failure(notification, FailureReason(failed.reason), failed.detail) from None
             body = sealed.body
             if until_time is not None and body["recorded_at"] > until_time:
                 break

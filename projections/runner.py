@@ -22,8 +22,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from ledger.application import Ledger
-from ledger.verify import StoredRow
+from ledger.audit.log_verify import StoredRow
+from ledger.eventlog.application import Ledger
 from projections.log_anchor import RESTORE_HINT, ReadModelsAhead, check_end
 from projections.schema import tracking
 

@@ -8,10 +8,10 @@ from collections.abc import Callable
 import structlog
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from ledger.application import Ledger
-from ledger.settings import DatabaseConfig
-from ledger.signing import Keyring
-from ledger.verified_spans import VerifiedSpans
+from ledger.crypto.signing import Keyring
+from ledger.eventlog.application import Ledger
+from ledger.eventlog.database import DatabaseConfig
+from ledger.registry.verified_spans import VerifiedSpans
 from projections.database import ReadModelDatabase
 from projections.digest import tables_digest
 from projections.log_anchor import LogAnchor, ReadModelsAhead

@@ -1,4 +1,4 @@
-"""The registry read model as the ledger's :class:`~ledger.evidence.SpanResolver`."""
+"""The registry read model as the ledger's :class:`~ledger.registry.evidence.SpanResolver`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from sqlalchemy import Engine, RowMapping, and_, bindparam, select
 
-from ledger.evidence import ResolvedSpan
+from ledger.registry.evidence import ResolvedSpan
 from projections.schema import sources, spans, versions
 
 _QUERY = (

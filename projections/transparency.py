@@ -22,12 +22,13 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, func, insert, select
 
-from ledger.application import Ledger
-from ledger.checkpoint import Checkpoint, CheckpointError, parse_note, sign_note, verify_note
-from ledger.errors import LedgerError
-from ledger.merkle import MerkleLog, leaf_hash
-from ledger.signing import SigningKey
-from ledger.store import format_time
+from ledger.crypto.checkpoint import Checkpoint, parse_note, sign_note, verify_note
+from ledger.crypto.merkle import leaf_hash
+from ledger.crypto.merkle_log import MerkleLog
+from ledger.crypto.signing import SigningKey
+from ledger.errors import CheckpointError, LedgerError
+from ledger.eventlog.application import Ledger
+from ledger.eventlog.clock import format_time
 from projections.database import bulk_insert
 from projections.log_rows import read_rows
 from projections.runner import Projection

@@ -26,8 +26,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ledger.errors import InvalidInput, NotFound
-from ledger.merkle import (
+from ledger.crypto.merkle_log import (
     NodeId,
     consistency_proof_from_nodes,
     inclusion_proof_from_nodes,
@@ -36,6 +35,7 @@ from ledger.merkle import (
     root_from_nodes,
     root_node_ids,
 )
+from ledger.errors import InvalidInput, NotFound
 from projections.schema import checkpoints, merkle_leaves, merkle_nodes
 
 

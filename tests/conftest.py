@@ -11,9 +11,10 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from ledger import signature_pool
-from ledger.bootstrap import LedgerRuntime, open_ledger
-from ledger.settings import Settings
+from api.services import open_ledger
+from api.settings import Settings
+from ledger.eventlog import signature_pool
+from ledger.runtime import LedgerRuntime
 
 PG_URL = os.environ.get("PROVLEDGER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 BACKENDS = ["sqlite", "postgres"]

@@ -10,10 +10,10 @@ from uuid import UUID
 import psycopg
 from psycopg import sql
 
-from ledger.bootstrap import LedgerRuntime
-from ledger.canonical import canonical_json
-from ledger.envelope import SealedEvent, seal
-from ledger.signing import SigningKey
+from ledger.crypto.canonical import canonical_json
+from ledger.crypto.signing import SigningKey
+from ledger.eventlog.envelope import SealedEvent, seal
+from ledger.runtime import LedgerRuntime
 from projections.database import readmodel_path
 
 
@@ -116,14 +116,14 @@ class Tamperer:
 def two_key_history(runtime: LedgerRuntime, events: int, actor: str = "test:suite") -> None:
     """The first ``events`` (at most 6) of: alpha v1, beta v1, alpha v2, beta v2, alpha v3,
     beta v3 (two API keys issued, revoked and reissued, interleaved)."""
-    ledger = runtime.ledger
+    keys = runtime.api_keys
     steps = [
-        lambda: ledger.issue_api_key("alpha", ["read"], actor),
-        lambda: ledger.issue_api_key("beta", ["ingest"], actor),
-        lambda: ledger.revoke_api_key("alpha", "one", actor),
-        lambda: ledger.revoke_api_key("beta", "two", actor),
-        lambda: ledger.issue_api_key("alpha", ["audit:read"], actor),
-        lambda: ledger.issue_api_key("beta", ["read"], actor),
+        lambda: keys.issue("alpha", ["read"], actor),
+        lambda: keys.issue("beta", ["ingest"], actor),
+        lambda: keys.revoke("alpha", "one", actor),
+        lambda: keys.revoke("beta", "two", actor),
+        lambda: keys.issue("alpha", ["audit:read"], actor),
+        lambda: keys.issue("beta", ["read"], actor),
     ]
     for step in steps[:events]:
         step()

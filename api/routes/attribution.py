@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from api.deps import MAX_INT32, ReadSideDep, require
-from ledger.api_keys import Principal, Scope
+from api.deps import MAX_INT32, ReadSideDep, RepairDeskDep, require
 from ledger.attribution.locate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, Chunk, locate
 from ledger.attribution.ranker import Candidate
 from ledger.errors import InvalidInput
-from ledger.repair_desk import RepairDesk
+from ledger.keys.api_keys import Principal, Scope
 from projections.span_resolver import spans_in_range
 
 router = APIRouter(tags=["attribution"])
@@ -22,17 +21,11 @@ MAX_CHUNKS = 100
 MAX_CHUNK_SPANS = 2000
 
 
-async def get_repairs(request: Request) -> RepairDesk:
-    """The repair desk built by the lifespan."""
-    desk: RepairDesk = request.app.state.repairs
-    return desk
-
-
 @router.post("/v1/receipts/{receipt_id}/claims/{claim_id}/repair")
 def repair_claim(
     receipt_id: str,
     claim_id: str,
-    desk: Annotated[RepairDesk, Depends(get_repairs)],
+    desk: RepairDeskDep,
     principal: Writer,
 ) -> dict[str, Any]:
     """Try to move a misattributed claim's binding to a span of the sealed pool."""

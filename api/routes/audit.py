@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import PlainTextResponse
 
-from api.deps import MAX_INT, AuditReader, ReadSideDep, RuntimeDep
-from ledger.clock import ledger_time
+from api.deps import MAX_INT, AuditReader, ReadSideDep, RuntimeDep, WitnessDep
 from ledger.errors import InvalidInput
+from ledger.eventlog.clock import ledger_time
 from projections import transparency_queries as tq
 from projections.bundle import build_bundle
 from projections.service import ReadSide
@@ -21,7 +21,7 @@ router = APIRouter(tags=["audit"])
 
 @router.get("/v1/audit/checkpoint", response_class=PlainTextResponse)
 async def checkpoint(
-    request: Request,
+    submitter: WitnessDep,
     read_side: ReadSideDep,
     _: AuditReader,
     at: Annotated[
@@ -32,7 +32,6 @@ async def checkpoint(
     with a witness configured, its verified cosignature line is appended once it has one."""
     moment = None if at is None else ledger_time("at", at)
     await run_in_threadpool(read_side.transparency.catch_up)
-    submitter = getattr(request.app.state, "witness", None)
     if submitter is not None:
         await run_in_threadpool(submitter.run_once)
     async with read_side.async_engine.connect() as conn:

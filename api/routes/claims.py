@@ -7,12 +7,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from fastapi.concurrency import run_in_threadpool
 
-from api.deps import AsOfDep, ReadSideDep, require
-from api.routes.receipts import DeskDep
-from ledger.api_keys import Principal, Scope
+from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, require
 from ledger.errors import NotFound
-from ledger.receipt_document import receipt_status
-from ledger.store import parse_time
+from ledger.eventlog.clock import parse_time
+from ledger.keys.api_keys import Principal, Scope
+from ledger.receipts.document import receipt_status
 from projections.claim_queries import binding_view, receipt_of_claim
 
 router = APIRouter(tags=["claims"])
@@ -21,7 +20,7 @@ Reader = Annotated[Principal, Depends(require(Scope.READ))]
 
 @router.get("/v1/claims/{claim_id}")
 async def get_claim(
-    claim_id: str, desk: DeskDep, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
+    claim_id: str, desk: ReceiptDeskDep, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:
     """The claim with, per binding, its document, breadcrumb, excerpt and warnings, as it
     stood at ``known_at`` (committed, repaired, its receipt expired or not)."""

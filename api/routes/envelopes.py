@@ -7,8 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends
 
 from api.deps import RuntimeDep, require
-from ledger.api_keys import Principal, Scope
-from ledger.envelope_verification import verify_receipt_envelope
+from ledger.audit.envelope_verification import verify_receipt_envelope
+from ledger.keys.api_keys import Principal, Scope
 
 router = APIRouter(tags=["envelopes"])
 Auditor = Annotated[Principal, Depends(require(Scope.AUDIT_READ))]

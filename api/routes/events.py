@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 
 from api.deps import MAX_INT, AuditReader, LedgerDep
 from api.schemas import EventPage, StoredEventOut
-from ledger.application import MAX_PAGE
+from ledger.eventlog.application import MAX_PAGE
 
 router = APIRouter(tags=["events"])
 

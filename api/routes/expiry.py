@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Depends, Path
 from pydantic import BaseModel, ConfigDict
 
-from api.deps import MAX_INT32, LedgerDep, ReadSideDep, require
-from ledger.api_keys import Principal, Scope
-from ledger.expiry import ExpiryDesk
+from api.deps import MAX_INT32, ExpiryDeskDep, ExpiryProcessDep, ReadSideDep, require
+from ledger.keys.api_keys import Principal, Scope
 from projections.claim_queries import affected_by_version
-from projections.expiry_process import ExpiryProcess
 
 router = APIRouter(tags=["expiry"])
 Reader = Annotated[Principal, Depends(require(Scope.READ))]
@@ -23,12 +21,6 @@ class RetireIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     reason: str
-
-
-async def get_expiry(request: Request) -> ExpiryProcess:
-    """The expiry process built by the lifespan."""
-    process: ExpiryProcess = request.app.state.expiry
-    return process
 
 
 @router.get("/v1/sources/{source_id}/versions/{version}/affected")
@@ -47,12 +39,12 @@ async def affected(
 def retire_policy(
     policy_version: str,
     body: RetireIn,
-    ledger: LedgerDep,
     principal: Admin,
-    process: Annotated[ExpiryProcess, Depends(get_expiry)],
+    process: ExpiryProcessDep,
+    desk: ExpiryDeskDep,
 ) -> dict[str, Any]:
     """Retire a policy version: every receipt opened under it expires, none opens again."""
-    ExpiryDesk(ledger).retire_policy(policy_version, body.reason, principal.actor)
+    desk.retire_policy(policy_version, body.reason, principal.actor)
     before = process.expired
     process.run_once()  # expire at once rather than at the next poll
     return {

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import structlog
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
-from api.deps import LedgerDep
+from api.deps import LedgerDep, WitnessDep
 from api.errors import problem
 from api.schemas import Health, Readiness
 
@@ -27,14 +27,13 @@ def healthz() -> Health:
     response_model_exclude_none=True,
     responses={503: {"description": "not ready"}},
 )
-async def readyz(ledger: LedgerDep, request: Request) -> Readiness | JSONResponse:
+async def readyz(ledger: LedgerDep, submitter: WitnessDep) -> Readiness | JSONResponse:
     """The database answers, and no witness refused the log (its state is reported)."""
     try:
         position = await run_in_threadpool(ledger.last_position)
     except Exception as exc:  # any database failure means "not ready"
         log.warning("not_ready", error=type(exc).__name__)
         return problem(503, "Not ready", "the event store does not answer", "not-ready")
-    submitter = getattr(request.app.state, "witness", None)
     if submitter is None:
         return Readiness(status="ready", position=position)
     witness = submitter.status.as_json()

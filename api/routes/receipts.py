@@ -6,39 +6,29 @@ import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Request
+from fastapi import APIRouter, Depends, Header
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import AsOfDep, RuntimeDep, require
+from api.deps import AsOfDep, ReceiptDeskDep, RuntimeDep, require
 from api.errors import PROBLEM_JSON
-from ledger.api_keys import Principal, Scope
-from ledger.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
+from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 from ledger.errors import InvalidInput
+from ledger.eventlog.clock import parse_time
 from ledger.gate import Binding, ClaimDraft, ClaimType, Role
-from ledger.receipt_commands import (
+from ledger.keys.api_keys import Principal, Scope
+from ledger.receipts.commands import (
     CommitRequest,
-    ReceiptDesk,
     ReceiptRequest,
     request_fingerprint,
 )
-from ledger.receipt_document import receipt_document, receipt_payload
-from ledger.store import parse_time
+from ledger.receipts.document import receipt_document, receipt_payload
 
 router = APIRouter(tags=["receipts"])
 
 Writer = Annotated[Principal, Depends(require(Scope.CLAIMS_WRITE))]
 Reader = Annotated[Principal, Depends(require(Scope.READ))]
 _IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
-
-
-async def get_desk(request: Request) -> ReceiptDesk:
-    """The receipt desk built by the lifespan."""
-    desk: ReceiptDesk = request.app.state.receipts
-    return desk
-
-
-DeskDep = Annotated[ReceiptDesk, Depends(get_desk)]
 
 
 class ModelIn(BaseModel):
@@ -121,7 +111,7 @@ def _draft(claim: ClaimIn) -> ClaimDraft:
 
 
 @router.post("/v1/receipts", status_code=201)
-def open_receipt(body: ReceiptIn, desk: DeskDep, principal: Writer) -> JSONResponse:
+def open_receipt(body: ReceiptIn, desk: ReceiptDeskDep, principal: Writer) -> JSONResponse:
     """Open a receipt and seal its evidence pool (200 if the same content was opened before)."""
     request = ReceiptRequest(
         request=body.request,
@@ -149,7 +139,7 @@ def open_receipt(body: ReceiptIn, desk: DeskDep, principal: Writer) -> JSONRespo
 def commit_claims(
     receipt_id: str,
     body: CommitIn,
-    desk: DeskDep,
+    desk: ReceiptDeskDep,
     principal: Writer,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> JSONResponse:
@@ -167,7 +157,7 @@ def commit_claims(
     )
     result = desk.commit(receipt_id, request, principal.actor, idempotency_key)
     headers = {"Idempotency-Replayed": "true"} if result.replayed else None
-    if result.status == 201:
+    if result.accepted:
         return JSONResponse(result.body, status_code=201, headers=headers)
     return JSONResponse(
         rejection_problem(result.body), status_code=422, media_type=PROBLEM_JSON, headers=headers
@@ -204,7 +194,7 @@ def rejection_problem(body: dict[str, Any]) -> dict[str, Any]:
 
 
 @router.get("/v1/receipts/{receipt_id}")
-def get_receipt(receipt_id: str, desk: DeskDep, _: Reader, as_of: AsOfDep) -> dict[str, Any]:
+def get_receipt(receipt_id: str, desk: ReceiptDeskDep, _: Reader, as_of: AsOfDep) -> dict[str, Any]:
     """The receipt, its sealed pool, committed claims with every check, quarantined claims,
     as the ledger knew it at ``known_at`` (status, expiry and claims as they stood)."""
     receipt = desk.get_as_of(receipt_id, as_of.known_at)
@@ -216,7 +206,9 @@ def get_receipt(receipt_id: str, desk: DeskDep, _: Reader, as_of: AsOfDep) -> di
 
 
 @router.get("/v1/receipts/{receipt_id}/envelope")
-def get_envelope(receipt_id: str, desk: DeskDep, runtime: RuntimeDep, _: Reader) -> dict[str, Any]:
+def get_envelope(
+    receipt_id: str, desk: ReceiptDeskDep, runtime: RuntimeDep, _: Reader
+) -> dict[str, Any]:
     """The receipt as a DSSE envelope signed with HMAC-SHA256 and Ed25519."""
     payload = receipt_payload(desk.get(receipt_id))
     return seal_envelope(

@@ -11,8 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.body_guard import source_body
 from api.deps import MAX_INT, MAX_INT32, AsOfDep, LedgerDep, ReadSideDep, require
-from ledger.api_keys import Principal, Scope
-from ledger.source_commands import SourceDraft, VersionReceipt
+from ledger.keys.api_keys import Principal, Scope
+from ledger.registry.commands import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
 from projections import registry_queries as queries
 from projections.registry import span_row

@@ -8,8 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
-from ledger.bootstrap import LedgerRuntime
-from ledger.settings import Settings
+from api.settings import Settings
+from ledger.runtime import LedgerRuntime
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def auth(runtime: LedgerRuntime):  # type: ignore[no-untyped-def]
     """Issue a key with the given scopes and return its Authorization header."""
 
     def issue(*scopes: str, name: str = "client") -> dict[str, str]:
-        secret = runtime.ledger.issue_api_key(name, list(scopes), "test:suite")
+        secret = runtime.api_keys.issue(name, list(scopes), "test:suite")
         return {"Authorization": f"Bearer {secret}"}
 
     return issue

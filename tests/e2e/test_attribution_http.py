@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from ledger.bootstrap import LedgerRuntime
-from ledger.receipts import Receipt
+from ledger.receipts.receipt import Receipt
+from ledger.runtime import LedgerRuntime
 
 TEXT = (
     "Revenue rose 2.2% to $4.5 million in 2023. The board met twice in 2023. Costs fell 3% in 2023."

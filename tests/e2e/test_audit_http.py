@@ -13,10 +13,10 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from api.cli import main
-from ledger.bootstrap import LedgerRuntime
-from ledger.canonical import canonical_json
-from ledger.checkpoint import verify_note
-from ledger.merkle import leaf_hash, verify_consistency, verify_inclusion
+from ledger.crypto.canonical import canonical_json
+from ledger.crypto.checkpoint import verify_note
+from ledger.crypto.merkle import leaf_hash, verify_consistency, verify_inclusion
+from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import commit_verbatim, open_receipt, register
 
 ORIGIN = "provledger.local/ledger"
@@ -259,7 +259,7 @@ def test_tampered_bundles_fail_naming_what_broke(
 def test_two_checkpoints_of_one_size_with_different_roots_are_a_fork(
     saved: dict[str, Any], runtime: LedgerRuntime, tmp_path: Path
 ) -> None:
-    from ledger.checkpoint import Checkpoint, sign_note
+    from ledger.crypto.checkpoint import Checkpoint, sign_note
 
     size = saved["bundle"]["checkpoint_size"]
     forged = sign_note(Checkpoint(ORIGIN, size, b"\x07" * 32), ORIGIN, runtime.ledger.signing_key)

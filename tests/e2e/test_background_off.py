@@ -10,9 +10,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
-from ledger.bootstrap import LedgerRuntime
-from ledger.settings import Settings
-from projections.expiry_process import ExpiryProcess
+from api.settings import Settings
+from ledger.receipts.expiry import ExpiryDesk
+from ledger.runtime import LedgerRuntime
+from processes.expiry import ExpiryProcess
 from projections.service import ReadSide
 from tests.e2e.flows import commit_verbatim, open_receipt, register
 
@@ -30,7 +31,7 @@ def test_without_background_work_the_api_still_reads_its_own_writes(
     auth,  # type: ignore[no-untyped-def]
 ) -> None:
     headers = auth("ingest", "read", "claims:write", "admin", name="app")
-    read_side = quiet_client.app.state.read_side  # type: ignore[attr-defined]
+    read_side = quiet_client.app.state.services.read_side  # type: ignore[attr-defined]
     assert read_side._poller is None
 
     spans = register(quiet_client, headers, "src", "Revenue rose 2.2% in 2023. Costs fell.")
@@ -48,7 +49,7 @@ def test_without_background_work_the_api_still_reads_its_own_writes(
     assert before["status"]["status"] != "expired"
 
     worker = ReadSide(runtime.ledger, runtime.database)
-    ExpiryProcess(worker).run_once()
+    ExpiryProcess(worker, ExpiryDesk(worker.ledger)).run_once()
     worker.close()
     after = quiet_client.get(f"/v1/receipts/{receipt_id}", headers=headers).json()
     assert after["status"]["status"] == "expired"

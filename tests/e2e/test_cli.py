@@ -7,8 +7,8 @@ import json
 from click.testing import CliRunner
 
 from api.cli import main
-from ledger.bootstrap import open_ledger
-from ledger.settings import Settings
+from api.services import open_ledger
+from api.settings import Settings
 from tests.tamper import Tamperer
 
 
@@ -27,7 +27,7 @@ def test_keys_create_prints_the_secret_last_and_stores_only_its_hash(
     assert secret.startswith("plk.app.")
     runtime = open_ledger(settings_env)
     try:
-        principal = runtime.ledger.authenticate(secret)
+        principal = runtime.api_keys.authenticate(secret)
         states = b"".join(n.state for n in runtime.ledger.read_log(0, 100))
     finally:
         runtime.close()

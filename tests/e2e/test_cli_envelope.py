@@ -13,9 +13,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from fastapi.testclient import TestClient
 
 from api.cli import main
-from ledger.bootstrap import LedgerRuntime
-from ledger.canonical import canonical_json
-from ledger.settings import Settings
+from api.settings import Settings
+from ledger.crypto.canonical import canonical_json
+from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import commit_verbatim, open_receipt, register
 
 
@@ -88,7 +88,7 @@ def test_an_edited_payload_fails_offline(saved) -> None:  # type: ignore[no-unty
 
 def test_an_edited_pool_no_longer_matches_the_receipt_id(saved, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Even re-signed by someone holding the keys, a changed pool breaks the content id."""
-    from ledger.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
+    from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 
     runtime = saved["runtime"]
     envelope = json.loads(saved["envelope"].read_text())

@@ -12,8 +12,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from api.cli import main
-from ledger.bootstrap import open_ledger
-from ledger.settings import Settings
+from api.services import open_ledger
+from api.settings import Settings
 from projections.service import ReadSide
 
 
@@ -83,7 +83,7 @@ def test_project_runs_as_its_own_process_and_stops_on_sigterm(
     settings_env: Settings, tmp_path: Path
 ) -> None:
     runtime = open_ledger(settings_env)
-    from ledger.source_commands import SourceDraft
+    from ledger.registry.commands import SourceDraft
 
     runtime.ledger.sources.register(
         "a", SourceDraft("One sentence. Two sentences.", "text/plain", "A"), "derived", "t"

@@ -8,9 +8,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from api.cli import main
-from ledger.checkpoint import vkey
-from ledger.cosignature import parse_witness_vkey
-from ledger.signing import SigningKey
+from ledger.crypto.checkpoint import vkey
+from ledger.crypto.cosignature import parse_witness_vkey
+from ledger.crypto.signing import SigningKey
 
 LOG_VKEY = vkey("ledger.example/log", SigningKey.generate().public_key)
 

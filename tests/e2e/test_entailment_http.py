@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
-from ledger.bootstrap import LedgerRuntime
-from ledger.settings import Settings
+from api.settings import Settings
+from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import open_receipt, register
 
 TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice in 2023."
@@ -91,9 +91,9 @@ def test_sampled_verdicts_are_events_and_doubts_reach_the_review_queue(
     assert committed.status_code == 201, committed.text
     accepted = committed.json()["committed"]
 
-    client.app.state.entailment.run_once()  # type: ignore[attr-defined]
-    client.app.state.entailment.run_once()  # type: ignore[attr-defined]  (a redelivery)
-    client.app.state.read_side.receipts.catch_up()  # type: ignore[attr-defined]
+    client.app.state.services.entailment.run_once()  # type: ignore[attr-defined]
+    client.app.state.services.entailment.run_once()  # type: ignore[attr-defined]  (a redelivery)
+    client.app.state.services.read_side.receipts.catch_up()  # type: ignore[attr-defined]
 
     judged = [
         c
@@ -115,7 +115,7 @@ def test_sampled_verdicts_are_events_and_doubts_reach_the_review_queue(
 
 
 def test_the_default_tier_never_calls_a_model(client: TestClient) -> None:
-    assert client.app.state.entailment is None  # type: ignore[attr-defined]
+    assert client.app.state.services.entailment is None  # type: ignore[attr-defined]
 
 
 def test_review_needs_audit_scope(client: TestClient, auth) -> None:  # type: ignore[no-untyped-def]

@@ -69,7 +69,7 @@ def test_a_new_version_expires_receipts_that_stood_on_the_old_one(
     receipt_id = _receipt(client, headers, span)
     client.post("/v1/sources/src/versions", json={"text": "Revenue fell."}, headers=headers)
 
-    client.app.state.expiry.run_once()  # type: ignore[attr-defined]
+    client.app.state.services.expiry.run_once()  # type: ignore[attr-defined]
 
     status = _status(client, headers, receipt_id)
     assert status["status"] == "expired"
@@ -86,7 +86,7 @@ def test_withdrawal_expires_receipts_with_its_reason(
 ) -> None:
     receipt_id = _receipt(client, headers, span)
     client.post("/v1/sources/src/withdraw", json={"reason": "retracted"}, headers=headers)
-    client.app.state.expiry.run_once()  # type: ignore[attr-defined]
+    client.app.state.services.expiry.run_once()  # type: ignore[attr-defined]
     assert _status(client, headers, receipt_id)["reason"] == "source_withdrawn"
 
 
@@ -129,7 +129,7 @@ def test_a_passed_expires_at_is_recorded_as_an_expiry(
 ) -> None:
     receipt_id = _receipt(client, headers, span, expires_at="2024-07-01T00:00:00Z")
 
-    client.app.state.expiry.run_once()  # type: ignore[attr-defined]
+    client.app.state.services.expiry.run_once()  # type: ignore[attr-defined]
 
     status = _status(client, headers, receipt_id)
     assert status["reason"] == "expires_at_passed"
@@ -140,7 +140,7 @@ def test_affected_lists_the_receipts_and_claims_of_a_version(
     client: TestClient, headers: dict[str, str], span: dict[str, Any]
 ) -> None:
     receipt_id = _receipt(client, headers, span)
-    client.app.state.read_side.receipts.catch_up()  # type: ignore[attr-defined]
+    client.app.state.services.read_side.receipts.catch_up()  # type: ignore[attr-defined]
 
     body = client.get("/v1/sources/src/versions/1/affected", headers=headers).json()
 

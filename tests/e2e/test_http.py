@@ -9,8 +9,8 @@ import logging
 import pytest
 from fastapi.testclient import TestClient
 
-from ledger.bootstrap import LedgerRuntime
-from ledger.signing import Keyring
+from ledger.crypto.signing import Keyring
+from ledger.runtime import LedgerRuntime
 
 PROBLEM = "application/problem+json"
 
@@ -60,7 +60,7 @@ def test_unknown_or_malformed_credentials_get_401(client: TestClient, header: st
 
 def test_a_revoked_key_gets_401(client: TestClient, auth, runtime: LedgerRuntime) -> None:  # type: ignore[no-untyped-def]
     headers = auth("audit:read")
-    runtime.ledger.revoke_api_key("client", "leaked", "test:suite")
+    runtime.api_keys.revoke("client", "leaked", "test:suite")
     response = client.get("/v1/events", headers=headers)
     assert response.status_code == 401
     assert response.json()["detail"] == "unknown or revoked API key"
@@ -82,7 +82,7 @@ def test_events_come_back_as_stored_and_signed(
     scope: str,  # type: ignore[no-untyped-def]
 ) -> None:
     headers = auth(scope)
-    runtime.ledger.issue_api_key("second", ["read"], "test:suite")
+    runtime.api_keys.issue("second", ["read"], "test:suite")
 
     page = client.get("/v1/events", params={"after": 0, "limit": 1}, headers=headers).json()
     assert [e["notification_id"] for e in page["events"]] == [1]

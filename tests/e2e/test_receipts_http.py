@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from ledger.bootstrap import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 
 TEXT = (
     "# Results\n\n"
@@ -322,7 +322,7 @@ def test_envelope_verifies_and_an_edit_is_detected(
 
     payload = json.loads(base64.b64decode(envelope["payload"]))
     payload["claims"][0]["status"] = "verified-by-hand"
-    from ledger.canonical import canonical_json
+    from ledger.crypto.canonical import canonical_json
 
     envelope["payload"] = base64.b64encode(canonical_json(payload)).decode()
     tampered = client.post("/v1/envelopes/verify", json=envelope, headers=headers).json()

@@ -15,9 +15,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from api.cli import main
-from ledger.bootstrap import LedgerRuntime
-from ledger.settings import Settings
-from ledger.store import format_time
+from api.settings import Settings
+from ledger.eventlog.clock import format_time
+from ledger.runtime import LedgerRuntime
 from projections import registry_queries
 from projections.schema import receipt_claims, receipts
 from tests.e2e.flows import commit_verbatim, open_receipt, register
@@ -53,7 +53,7 @@ def history(client: TestClient, headers: dict[str, str]) -> dict[str, Any]:
         json={"text": V2, "effective_from": "2024-06-01T00:00:00Z"},
         headers=headers,
     )
-    client.app.state.expiry.run_once()  # type: ignore[attr-defined]
+    client.app.state.services.expiry.run_once()  # type: ignore[attr-defined]
     return {"span": spans[0], "receipt": receipt, "claim": claim, "T": moment}
 
 
@@ -160,12 +160,12 @@ def test_replay_to_a_time_agrees_with_the_as_of_reads(
         main, ["replay", "--until", history["T"], "--out", str(tmp_path / "r2")]
     )
     assert again.output.strip().splitlines()[-1] == digest
-    client.app.state.read_side.catch_up()  # type: ignore[attr-defined]
+    client.app.state.services.read_side.catch_up()  # type: ignore[attr-defined]
     full = CliRunner().invoke(
         main,
         ["replay", "--until", str(runtime.ledger.last_position()), "--out", str(tmp_path / "r3")],
     )
-    assert full.output.strip().splitlines()[-1] == client.app.state.read_side.digest()  # type: ignore[attr-defined]
+    assert full.output.strip().splitlines()[-1] == client.app.state.services.read_side.digest()  # type: ignore[attr-defined]
 
 
 def test_replay_refuses_a_malformed_bound(settings_env: Settings, tmp_path: Path) -> None:

@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 
 from api.body_guard import body_routes
 from api.main import create_app
-from ledger.bootstrap import LedgerRuntime
-from ledger.settings import Settings
+from api.settings import Settings
+from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import register
 
 PROBLEM = "application/problem+json"

@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 
 from api.cli import main
 from api.main import create_app
-from ledger.bootstrap import LedgerRuntime
-from ledger.settings import Settings
+from api.settings import Settings
+from ledger.runtime import LedgerRuntime
 from projections.log_anchor import ReadModelsAhead
 from tests.e2e.flows import register
 from tests.tamper import Tamperer
@@ -24,7 +24,7 @@ from tests.tamper import Tamperer
 def test_service_refuses_to_start_on_a_rolled_back_store_and_rebuild_recovers(
     settings_env: Settings, runtime: LedgerRuntime
 ) -> None:
-    admin = runtime.ledger.issue_api_key("admin", ["admin"], "test:suite")
+    admin = runtime.api_keys.issue("admin", ["admin"], "test:suite")
     headers = {"Authorization": f"Bearer {admin}"}
     with TestClient(create_app(settings_env, runtime)) as client:
         register(client, headers, "kept", "Revenue rose 2.2% in 2023.")
@@ -57,9 +57,9 @@ def test_service_refuses_to_start_on_a_rolled_back_store_and_rebuild_recovers(
 def test_serve_and_ingest_on_a_rolled_back_store_stop_with_one_line_naming_the_positions(
     settings_env: Settings, runtime: LedgerRuntime, tmp_path: Path
 ) -> None:
-    runtime.ledger.issue_api_key("one", ["read"], "test:suite")
+    runtime.api_keys.issue("one", ["read"], "test:suite")
     kept = runtime.ledger.last_position()
-    runtime.ledger.issue_api_key("two", ["read"], "test:suite")
+    runtime.api_keys.issue("two", ["read"], "test:suite")
     end = runtime.ledger.last_position()
     assert CliRunner().invoke(main, ["projections", "rebuild"]).exit_code == 0
     Tamperer(runtime).delete(end)
@@ -84,7 +84,7 @@ def test_serve_and_ingest_on_a_rolled_back_store_stop_with_one_line_naming_the_p
 def test_a_running_service_answers_503_read_models_ahead_after_the_store_rolls_back(
     settings_env: Settings, runtime: LedgerRuntime
 ) -> None:
-    admin = runtime.ledger.issue_api_key("admin", ["admin"], "test:suite")
+    admin = runtime.api_keys.issue("admin", ["admin"], "test:suite")
     headers = {"Authorization": f"Bearer {admin}"}
     with TestClient(create_app(settings_env, runtime), raise_server_exceptions=False) as client:
         register(client, headers, "kept", "Revenue rose 2.2% in 2023.")

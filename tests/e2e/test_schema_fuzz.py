@@ -19,7 +19,7 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from schemathesis.generation.case import Case
 
-from ledger.bootstrap import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import open_receipt, register
 
 EXAMPLES = 25

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger.bootstrap import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import register
 
 # Wall-clock times whose UTC value falls before year 1 or after year 9999.

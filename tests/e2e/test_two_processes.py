@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from ledger.bootstrap import LedgerRuntime
-from ledger.settings import Settings
+from api.settings import Settings
+from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import commit_verbatim, open_receipt, register
 
 TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice in 2023."

@@ -18,12 +18,13 @@ from fastapi.testclient import TestClient
 from structlog.testing import capture_logs
 
 from api.main import create_app
-from ledger.api_keys import hash_secret, key_aggregate_id, new_secret
-from ledger.bootstrap import LedgerRuntime, open_ledger
-from ledger.canonical import canonical_json
-from ledger.envelope import seal
-from ledger.settings import Settings
-from ledger.signing import SigningKey
+from api.services import open_ledger
+from api.settings import Settings
+from ledger.crypto.canonical import canonical_json
+from ledger.crypto.signing import SigningKey
+from ledger.eventlog.envelope import seal
+from ledger.keys.api_keys import hash_secret, key_aggregate_id, new_secret
+from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import open_receipt, register
 from tests.tamper import Tamperer
 
@@ -102,7 +103,7 @@ def _commit_verbatim(
 def test_a_read_key_edited_to_admin_in_the_database_is_refused_as_ledger_integrity(
     client: TestClient, runtime: LedgerRuntime
 ) -> None:
-    secret = runtime.ledger.issue_api_key("reader", ["read"], "test:suite")
+    secret = runtime.api_keys.issue("reader", ["read"], "test:suite")
     position = runtime.ledger.last_position()
     reader = {"Authorization": f"Bearer {secret}"}
     retire = "/v1/policies/p1/retire"

@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, delete, insert, select, update
 
 from api.cli import main
-from ledger.bootstrap import LedgerRuntime
-from ledger.settings import Settings
+from api.settings import Settings
+from ledger.runtime import LedgerRuntime
 from projections.database import ReadModelDatabase
 from projections.schema import (
     checkpoints,

@@ -17,14 +17,14 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from api.cli import main
-from api.cli_witness import follow_witness
+from api.cli.witness import follow_witness
 from api.main import create_app
-from ledger.bootstrap import LedgerRuntime
-from ledger.checkpoint import verify_note, vkey
-from ledger.cosignature import parse_witness_vkey, verify_cosignature, witness_vkey
-from ledger.settings import Settings
-from ledger.signing import SigningKey
-from projections.service import ReadSide
+from api.services import build_services
+from api.settings import Settings
+from ledger.crypto.checkpoint import verify_note, vkey
+from ledger.crypto.cosignature import parse_witness_vkey, verify_cosignature, witness_vkey
+from ledger.crypto.signing import SigningKey
+from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import commit_verbatim, open_receipt, register
 from tests.e2e.witness_server import RunningWitness, free_port, running_witness
 from tests.tamper import Tamperer
@@ -54,7 +54,7 @@ def witnessed(
 
 @pytest.fixture
 def headers(runtime: LedgerRuntime) -> dict[str, str]:
-    secret = runtime.ledger.issue_api_key("auditor", ["admin"], "test:suite")
+    secret = runtime.api_keys.issue("auditor", ["admin"], "test:suite")
     return {"Authorization": f"Bearer {secret}"}
 
 
@@ -90,7 +90,7 @@ def test_the_served_checkpoint_carries_the_witness_cosignature(
     witness: RunningWitness,
     settings_env: Settings,
 ) -> None:
-    runtime.ledger.issue_api_key("alpha", ["read"], "t")
+    runtime.api_keys.issue("alpha", ["read"], "t")
     response = witnessed.get("/v1/audit/checkpoint", headers=headers)
 
     assert response.status_code == 200, response.text
@@ -123,16 +123,16 @@ def test_deleting_a_revocation_passes_verify_but_fails_against_the_witness(
     runtime: LedgerRuntime,
     witness: RunningWitness,
 ) -> None:
-    secret = runtime.ledger.issue_api_key("alpha", ["read"], "t")
-    runtime.ledger.revoke_api_key("alpha", "leaked", "t")
-    runtime.ledger.issue_api_key("beta", ["read"], "t")
+    secret = runtime.api_keys.issue("alpha", ["read"], "t")
+    runtime.api_keys.revoke("alpha", "leaked", "t")
+    runtime.api_keys.issue("beta", ["read"], "t")
     _checkpoint(witnessed, headers)  # the witness cosigns all 4 events
     revocation = runtime.ledger.read_log(0, 10)[2]
     assert revocation.topic == "provledger.api_key.revoked"
 
     Tamperer(runtime).delete(revocation.id)
 
-    assert runtime.ledger.authenticate(secret) is not None  # the attack: the key works again
+    assert runtime.api_keys.authenticate(secret) is not None  # the attack: the key works again
     code, output = _cli("verify", "--no-progress")
     assert code == 0, output  # every remaining chain is intact
     code, output = _cli("verify", "--no-progress", *_witness_args(witness))
@@ -152,8 +152,8 @@ def test_truncating_the_log_fails_verify_and_audit_log_against_the_witness(
     witness: RunningWitness,
     tmp_path: Path,
 ) -> None:
-    runtime.ledger.issue_api_key("alpha", ["read"], "t")
-    runtime.ledger.issue_api_key("beta", ["read"], "t")
+    runtime.api_keys.issue("alpha", ["read"], "t")
+    runtime.api_keys.issue("beta", ["read"], "t")
     saved = tmp_path / "checkpoint.txt"
     saved.write_text(_checkpoint(witnessed, headers))
     for stored in runtime.ledger.read_log(0, 10)[1:]:
@@ -175,10 +175,10 @@ def test_deleting_an_older_event_is_inconsistent_with_the_witness(
     runtime: LedgerRuntime,
     witness: RunningWitness,
 ) -> None:
-    runtime.ledger.issue_api_key("alpha", ["read"], "t")
+    runtime.api_keys.issue("alpha", ["read"], "t")
     _checkpoint(witnessed, headers)  # the witness cosigns size 2
-    runtime.ledger.issue_api_key("beta", ["read"], "t")
-    runtime.ledger.issue_api_key("gamma", ["read"], "t")
+    runtime.api_keys.issue("beta", ["read"], "t")
+    runtime.api_keys.issue("gamma", ["read"], "t")
     alpha = runtime.ledger.read_log(0, 10)[1]
     Tamperer(runtime).delete(alpha.id)  # 3 events remain: more than the witness's 2
 
@@ -222,7 +222,7 @@ def test_audit_verify_checks_the_bundle_against_the_witness(
     assert code == 0, output
     assert f"[ok  ] the checkpoint is, or extends, the one of size {witnessed_size}" in output
 
-    runtime.ledger.issue_api_key("later", ["read"], "t")
+    runtime.api_keys.issue("later", ["read"], "t")
     _checkpoint(witnessed, headers)  # the witness moves past the saved bundle
     code, output = _cli(
         "audit", "verify", str(path), "--public-key", str(keys), *_witness_args(witness)
@@ -240,15 +240,15 @@ def test_a_worker_process_submits_checkpoints_to_the_witness(
 ) -> None:
     monkeypatch.setenv("PROVLEDGER_WITNESS_URL", witness.url)
     monkeypatch.setenv("PROVLEDGER_WITNESS_VKEY", witness.vkey)
-    runtime.ledger.issue_api_key("alpha", ["read"], "t")
-    read_side = ReadSide(runtime.ledger, runtime.database, settings_env.log_origin)
+    runtime.api_keys.issue("alpha", ["read"], "t")
+    services = build_services(Settings(), runtime)  # the environment names the witness
     try:
-        follow_witness(read_side)  # what `provledger project` and `provledger expire` do
-        read_side.catch_up()
-        for follower in read_side.followers:
+        follow_witness(services)  # what `provledger project` and `provledger expire` do
+        services.read_side.catch_up()
+        for follower in services.read_side.followers:
             follower()
     finally:
-        read_side.close()
+        services.close()
     monkeypatch.delenv("PROVLEDGER_WITNESS_URL")
     monkeypatch.delenv("PROVLEDGER_WITNESS_VKEY")
 

@@ -22,13 +22,13 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from api.main import create_app
-from ledger.bootstrap import LedgerRuntime
-from ledger.canonical import canonical_json
-from ledger.checkpoint import Checkpoint, parse_note, sign_note
-from ledger.envelope import open_state, seal
-from ledger.merkle import consistency_proof, inclusion_proof, leaf_hash, root_hash
-from ledger.settings import Settings
-from ledger.signing import Keyring, SigningKey
+from api.settings import Settings
+from ledger.crypto.canonical import canonical_json
+from ledger.crypto.checkpoint import Checkpoint, parse_note, sign_note
+from ledger.crypto.merkle import consistency_proof, inclusion_proof, leaf_hash, root_hash
+from ledger.crypto.signing import Keyring, SigningKey
+from ledger.eventlog.envelope import open_state, seal
+from ledger.runtime import LedgerRuntime
 from ledger.text.spans import span_id_for
 
 TEXT = "Revenue rose 0.2% to $4.5 million in 2023. The board met twice in 2023."
@@ -57,7 +57,7 @@ class Forgery:
 
 def build_scenario(settings: Settings, runtime: LedgerRuntime) -> Scenario:
     """Run the scenario through the HTTP API and return its bundle."""
-    secret = runtime.ledger.issue_api_key("auditor", ["admin"], "test:suite")
+    secret = runtime.api_keys.issue("auditor", ["admin"], "test:suite")
     headers = {"Authorization": f"Bearer {secret}"}
     with TestClient(create_app(settings, runtime), raise_server_exceptions=False) as client:
         previous = _ok(client.get("/v1/audit/checkpoint", headers=headers)).text

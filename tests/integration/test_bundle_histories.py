@@ -11,15 +11,16 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
-from ledger.bootstrap import LedgerRuntime, open_ledger
-from ledger.bundle_verify import (
+from api.services import open_ledger
+from api.settings import Settings
+from ledger.audit.bundle.verify import (
     BundleReason,
     BundleVerificationError,
     check_bundle,
     verify_bundle,
 )
-from ledger.settings import Settings
-from ledger.signing import Keyring
+from ledger.crypto.signing import Keyring
+from ledger.runtime import LedgerRuntime
 
 TEXT = "Revenue rose 0.2% to $4.5 million in 2023. The board met twice in 2023."
 CLAIM = "Revenue rose 0.2% to $4.5 million in 2023."
@@ -30,9 +31,7 @@ def history(settings: Settings) -> Iterator[dict[str, Any]]:
     """A misattributed claim repaired, a claim bound to an unknown span quarantined, then a
     new version of the source and a retired policy expire the receipt."""
     runtime: LedgerRuntime = open_ledger(settings)
-    headers = {
-        "Authorization": "Bearer " + runtime.ledger.issue_api_key("a", ["admin"], "test:suite")
-    }
+    headers = {"Authorization": "Bearer " + runtime.api_keys.issue("a", ["admin"], "test:suite")}
     app = create_app(settings, runtime)
     try:
         with TestClient(app, raise_server_exceptions=False) as client:

@@ -12,10 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger.bootstrap import LedgerRuntime, open_ledger
-from ledger.bundle_verify import verify_bundle
-from ledger.canonical import canonical_json
-from ledger.settings import Settings
+from api.services import open_ledger
+from api.settings import Settings
+from ledger.audit.bundle.verify import verify_bundle
+from ledger.crypto.canonical import canonical_json
+from ledger.runtime import LedgerRuntime
 from tests.integration.bundle_scenario import Scenario, build_scenario
 
 Path = tuple[str | int, ...]

@@ -15,11 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from ledger.bootstrap import LedgerRuntime, open_ledger
-from ledger.bundle_verify import BundleReason, BundleVerificationError, check_bundle, verify_bundle
-from ledger.checkpoint import Checkpoint, parse_note, sign_note
-from ledger.settings import Settings
-from ledger.signing import SigningKey
+from api.services import open_ledger
+from api.settings import Settings
+from ledger.audit.bundle.verify import (
+    BundleReason,
+    BundleVerificationError,
+    check_bundle,
+    verify_bundle,
+)
+from ledger.crypto.checkpoint import Checkpoint, parse_note, sign_note
+from ledger.crypto.signing import SigningKey
+from ledger.runtime import LedgerRuntime
 from tests.integration.bundle_scenario import (
     FORGED,
     ORIGINAL,

@@ -12,13 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from ledger.bootstrap import LedgerRuntime, open_ledger
+from api.services import open_ledger
+from api.settings import Settings
 from ledger.gate import Binding, ClaimDraft, GateConfig
-from ledger.receipt_commands import CommitRequest, ReceiptDesk, ReceiptRequest
-from ledger.receipts import Receipt
-from ledger.settings import Settings
-from ledger.source_commands import SourceDraft
-from projections.expiry_process import ExpiryProcess
+from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
+from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.receipt import Receipt
+from ledger.registry.commands import SourceDraft
+from ledger.runtime import LedgerRuntime
+from processes.expiry import ExpiryProcess
 from projections.service import ReadSide
 
 TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice."
@@ -32,7 +34,9 @@ def _setup(runtime: LedgerRuntime, receipts: int) -> tuple[ReadSide, list[str]]:
     )
     read_side.catch_up()
     span = version.spans[0]
-    desk = ReceiptDesk(runtime.ledger, read_side.span_resolver, GateConfig())
+    desk = ReceiptDesk(
+        runtime.ledger, read_side.span_resolver, GateConfig(), ExpiryDesk(runtime.ledger)
+    )
     ids = []
     for n in range(receipts):
         receipt, _ = desk.open(
@@ -78,7 +82,7 @@ def test_a_crash_after_the_effects_but_before_the_position_repeats_nothing(
     supersession = runtime.ledger.sources.add_version(
         "src", SourceDraft("New text.", "text/plain", "Src"), "t"
     ).position
-    process = ExpiryProcess(read_side)
+    process = ExpiryProcess(read_side, ExpiryDesk(read_side.ledger))
     save = process._save
 
     def crash_after_supersession(start: int, end: int) -> None:
@@ -91,7 +95,7 @@ def test_a_crash_after_the_effects_but_before_the_position_repeats_nothing(
         process.run_once()
     assert process.expired == 5
     monkeypatch.undo()
-    restarted = ExpiryProcess(read_side)
+    restarted = ExpiryProcess(read_side, ExpiryDesk(read_side.ledger))
     restarted.run_once()
 
     counts = _expiry_causes(runtime)
@@ -140,7 +144,9 @@ def test_claims_committed_on_an_already_superseded_version_expire_at_once(
     runtime: LedgerRuntime,
 ) -> None:
     read_side, first = _setup(runtime, 2)
-    desk = ReceiptDesk(runtime.ledger, read_side.span_resolver, GateConfig())
+    desk = ReceiptDesk(
+        runtime.ledger, read_side.span_resolver, GateConfig(), ExpiryDesk(runtime.ledger)
+    )
     span_id = next(iter(desk.get(first[0]).pool_index))  # the first sentence of version 1
     late, _ = desk.open(
         ReceiptRequest(
@@ -156,7 +162,7 @@ def test_claims_committed_on_an_already_superseded_version_expire_at_once(
         ),
         "t",
     )
-    process = ExpiryProcess(read_side)
+    process = ExpiryProcess(read_side, ExpiryDesk(read_side.ledger))
     process.run_once()
     runtime.ledger.sources.add_version("src", SourceDraft("New text.", "text/plain", "Src"), "t")
     process.run_once()  # the two receipts with claims expire; the late one has none yet
@@ -164,7 +170,7 @@ def test_claims_committed_on_an_already_superseded_version_expire_at_once(
 
     claim = ClaimDraft(TEXT.split(". ", maxsplit=1)[0] + ".", bindings=(Binding(span_id),))
     committed = desk.commit(late.receipt_id, CommitRequest([claim], fingerprint="late"), "t", None)
-    assert committed.status == 201  # its sealed pool holds version 1, in force at its as_of
+    assert committed.accepted  # its sealed pool holds version 1, in force at its as_of
     process.run_once()
 
     counts = _expiry_causes(runtime)
@@ -183,10 +189,12 @@ def test_a_pass_ends_at_the_log_end_it_found_and_leaves_later_commits_to_the_nex
     """Under a steady stream of commits a pass must not chase the writer one commit at a
     time (a catch-up and a tracking write per commit); what arrives during it waits."""
     read_side, ids = _setup(runtime, 2)
-    desk = ReceiptDesk(runtime.ledger, read_side.span_resolver, GateConfig())
+    desk = ReceiptDesk(
+        runtime.ledger, read_side.span_resolver, GateConfig(), ExpiryDesk(runtime.ledger)
+    )
     span_id = next(iter(desk.get(ids[0]).pool_index))
     claim = ClaimDraft(TEXT.split(". ", maxsplit=1)[0] + ".", bindings=(Binding(span_id),))
-    process = ExpiryProcess(read_side)
+    process = ExpiryProcess(read_side, ExpiryDesk(read_side.ledger))
     written: list[int] = []
     catch_up = read_side.catch_up
 
@@ -209,9 +217,9 @@ def test_a_pass_moves_its_position_past_events_it_does_not_read(
     runtime: LedgerRuntime,
 ) -> None:
     read_side, _ = _setup(runtime, 1)
-    process = ExpiryProcess(read_side)
+    process = ExpiryProcess(read_side, ExpiryDesk(read_side.ledger))
     process.run_once()
     for n in range(3):  # events of no interest to the expiry process
-        runtime.ledger.issue_api_key(f"app-{n}", ["read"], "t")
+        runtime.api_keys.issue(f"app-{n}", ["read"], "t")
     assert process.run_once() == runtime.ledger.last_position()
     read_side.close()

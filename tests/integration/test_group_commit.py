@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from eventsourcing.persistence import OperationalError
 
-from ledger.api_keys import ApiKey, key_aggregate_id
-from ledger.bootstrap import LedgerRuntime
-from ledger.envelope import open_state
+from ledger.audit.log_verify import verify_log
 from ledger.errors import Conflict
-from ledger.store import SignedEventStore
-from ledger.verify import verify_log
+from ledger.eventlog.envelope import open_state
+from ledger.eventlog.store import SignedEventStore
+from ledger.keys.api_keys import ApiKey, key_aggregate_id
+from ledger.runtime import LedgerRuntime
 
 ACTOR = "test:suite"
 
@@ -75,7 +75,7 @@ def _count_inserts(
 
 
 def _issue(runtime: LedgerRuntime, name: str) -> Callable[[], object]:
-    return lambda: runtime.ledger.issue_api_key(name, ["read"], ACTOR)
+    return lambda: runtime.api_keys.issue(name, ["read"], ACTOR)
 
 
 def test_queued_callers_share_one_transaction_in_queue_order(
@@ -100,9 +100,9 @@ def test_queued_callers_share_one_transaction_in_queue_order(
 def test_one_callers_conflict_does_not_fail_the_others(
     runtime: LedgerRuntime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    runtime.ledger.issue_api_key("shared", ["read"], ACTOR)
+    runtime.api_keys.issue("shared", ["read"], ACTOR)
     stale: ApiKey = runtime.ledger.repository.get(key_aggregate_id("shared"))
-    runtime.ledger.revoke_api_key("shared", "first", ACTOR)  # version 2 is taken
+    runtime.api_keys.revoke("shared", "first", ACTOR)  # version 2 is taken
     stale.revoke("second", ACTOR)
     sizes = _count_inserts(runtime, monkeypatch)
 
@@ -126,9 +126,9 @@ def test_one_callers_conflict_does_not_fail_the_others(
 def test_a_database_failure_reaches_only_the_callers_not_yet_written(
     runtime: LedgerRuntime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    runtime.ledger.issue_api_key("shared", ["read"], ACTOR)
+    runtime.api_keys.issue("shared", ["read"], ACTOR)
     stale: ApiKey = runtime.ledger.repository.get(key_aggregate_id("shared"))
-    runtime.ledger.revoke_api_key("shared", "first", ACTOR)
+    runtime.api_keys.revoke("shared", "first", ACTOR)
     stale.revoke("second", ACTOR)
     # Inserts: the group (refused by the conflict), "a" alone, the stale one, then "b" fails.
     _count_inserts(runtime, monkeypatch, fail_on=4)
@@ -145,5 +145,5 @@ def test_a_database_failure_reaches_only_the_callers_not_yet_written(
     ]
     assert "a" in names
     assert "b" not in names
-    runtime.ledger.issue_api_key("b", ["read"], ACTOR)  # the writer recovers
+    runtime.api_keys.issue("b", ["read"], ACTOR)  # the writer recovers
     assert verify_log(runtime.ledger.recorder, runtime.keyring).ok

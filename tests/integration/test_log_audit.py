@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from api.cli import main
-from ledger.bootstrap import open_ledger
-from ledger.canonical import canonical_json
-from ledger.settings import Settings
+from api.services import open_ledger
+from api.settings import Settings
+from ledger.crypto.canonical import canonical_json
 from projections.schema import checkpoints
 from projections.service import ReadSide
 from tests.tamper import Tamperer
@@ -22,8 +22,8 @@ def checkpoint_file(settings_env: Settings, tmp_path: Path) -> Path:
     """Six events, projected into the transparency log; the latest checkpoint saved."""
     runtime = open_ledger(settings_env)
     for name in ("a", "b", "c"):
-        runtime.ledger.issue_api_key(name, ["read"], "t")
-        runtime.ledger.revoke_api_key(name, "r", "t")
+        runtime.api_keys.issue(name, ["read"], "t")
+        runtime.api_keys.revoke(name, "r", "t")
     read_side = ReadSide(runtime.ledger, runtime.database, settings_env.log_origin)
     read_side.catch_up()
     with read_side.db.sync.connect() as conn:

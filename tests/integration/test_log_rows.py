@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ledger.bootstrap import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from projections.log_rows import LogRow, read_rows
 
 
 def test_rows_match_the_notifications_page_by_page(runtime: LedgerRuntime) -> None:
-    ledger = runtime.ledger
+    ledger, keys = runtime.ledger, runtime.api_keys
     for n in range(7):
-        ledger.issue_api_key(f"key{n}", ["read"], "test:suite")
-    ledger.revoke_api_key("key3", "gone", "test:suite")
+        keys.issue(f"key{n}", ["read"], "test:suite")
+    keys.revoke("key3", "gone", "test:suite")
     expected = [
         LogRow(n.id, str(n.originator_id), n.originator_version, n.topic, bytes(n.state))
         for n in ledger.recorder.select_notifications(0, 100, inclusive_of_start=False)

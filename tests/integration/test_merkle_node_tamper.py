@@ -7,10 +7,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select, update
 
-from ledger.bootstrap import LedgerRuntime
-from ledger.checkpoint import Checkpoint, sign_note
-from ledger.merkle import leaf_hash, root_hash, root_node_ids
-from ledger.signing import SigningKey
+from ledger.crypto.checkpoint import Checkpoint, sign_note
+from ledger.crypto.merkle import leaf_hash, root_hash
+from ledger.crypto.merkle_log import root_node_ids
+from ledger.crypto.signing import SigningKey
+from ledger.runtime import LedgerRuntime
 from projections.schema import checkpoints, merkle_nodes
 from projections.service import ReadSide
 from projections.transparency import TransparencyLogTampered
@@ -18,7 +19,7 @@ from projections.transparency import TransparencyLogTampered
 
 def _events(runtime: LedgerRuntime, count: int, prefix: str = "k") -> None:
     for n in range(count):
-        runtime.ledger.issue_api_key(f"{prefix}{n}", ["read"], "test:suite")
+        runtime.api_keys.issue(f"{prefix}{n}", ["read"], "test:suite")
 
 
 def _read_side(runtime: LedgerRuntime) -> ReadSide:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import inspect
 
-from ledger.bootstrap import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from projections.database import ReadModelDatabase
 
 

@@ -7,9 +7,9 @@ import threading
 import pytest
 from sqlalchemy import Table, func, select
 
-from ledger.bootstrap import LedgerRuntime
 from ledger.errors import InvalidInput
-from ledger.source_commands import SourceDraft
+from ledger.registry.commands import SourceDraft
+from ledger.runtime import LedgerRuntime
 from projections.schema import spans, versions
 from projections.service import ReadSide
 
@@ -118,7 +118,7 @@ def test_the_position_moves_past_events_of_other_kinds(runtime: LedgerRuntime) -
     read_side = ReadSide(runtime.ledger, runtime.database)
     read_side.catch_up()
     for n in range(5):  # events the registry does not read
-        runtime.ledger.issue_api_key(f"app-{n}", ["read"], "test:suite")
+        runtime.api_keys.issue(f"app-{n}", ["read"], "test:suite")
     end = runtime.ledger.last_position()
     assert read_side.registry.catch_up() == end
     assert read_side.registry.position() == end
@@ -143,7 +143,7 @@ def test_an_event_written_after_the_end_was_read_is_not_skipped(
     _ingest(runtime, 1)
     read_side = ReadSide(runtime.ledger, runtime.database)
     read_side.catch_up()
-    runtime.ledger.issue_api_key("app", ["read"], "test:suite")
+    runtime.api_keys.issue("app", ["read"], "test:suite")
     last_position = runtime.ledger.last_position
     ends: list[int] = []
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.bootstrap import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from projections.replay import ReplayError, replay
 from tests.tamper import Tamperer, two_key_history
 

@@ -7,12 +7,13 @@ import threading
 
 import pytest
 
-from ledger.api_keys import ApiKey, key_aggregate_id
-from ledger.bootstrap import LedgerRuntime, open_ledger
-from ledger.envelope import format_hash, open_state
+from api.services import open_ledger
+from api.settings import Settings
+from ledger.audit.log_verify import verify_log
 from ledger.errors import Conflict, InvalidInput, NotFound
-from ledger.settings import Settings
-from ledger.verify import verify_log
+from ledger.eventlog.envelope import format_hash, open_state
+from ledger.keys.api_keys import ApiKey, key_aggregate_id
+from ledger.runtime import LedgerRuntime
 
 ACTOR = "test:suite"
 
@@ -22,7 +23,7 @@ def _log(runtime: LedgerRuntime) -> list[dict[str, object]]:
 
 
 def test_every_event_is_stored_signed_with_a_stable_topic(runtime: LedgerRuntime) -> None:
-    runtime.ledger.issue_api_key("reporter", ["read", "ingest"], ACTOR)
+    runtime.api_keys.issue("reporter", ["read", "ingest"], ACTOR)
 
     [notification] = runtime.ledger.read_log(0, 10)
     sealed = open_state(notification.state)
@@ -38,10 +39,10 @@ def test_every_event_is_stored_signed_with_a_stable_topic(runtime: LedgerRuntime
 
 
 def test_each_event_links_to_the_hash_of_its_predecessor(runtime: LedgerRuntime) -> None:
-    ledger = runtime.ledger
-    ledger.issue_api_key("app", ["read"], ACTOR)
-    ledger.revoke_api_key("app", "rotated", ACTOR)
-    ledger.issue_api_key("app", ["read"], ACTOR)
+    ledger, keys = runtime.ledger, runtime.api_keys
+    keys.issue("app", ["read"], ACTOR)
+    keys.revoke("app", "rotated", ACTOR)
+    keys.issue("app", ["read"], ACTOR)
 
     sealed = [open_state(n.state) for n in ledger.read_log(0, 10)]
 
@@ -55,11 +56,11 @@ def test_each_event_links_to_the_hash_of_its_predecessor(runtime: LedgerRuntime)
 
 def test_chain_continues_across_a_restart(settings: Settings) -> None:
     first = open_ledger(settings)
-    first.ledger.issue_api_key("app", ["read"], ACTOR)
+    first.api_keys.issue("app", ["read"], ACTOR)
     first.close()
     second = open_ledger(settings)
     try:
-        second.ledger.revoke_api_key("app", "done", ACTOR)
+        second.api_keys.revoke("app", "done", ACTOR)
         report = verify_log(second.ledger.recorder, second.keyring)
     finally:
         second.close()
@@ -68,7 +69,7 @@ def test_chain_continues_across_a_restart(settings: Settings) -> None:
 
 
 def test_aggregate_reads_back_from_its_signed_events(runtime: LedgerRuntime) -> None:
-    secret = runtime.ledger.issue_api_key("app", ["claims:write"], ACTOR)
+    secret = runtime.api_keys.issue("app", ["claims:write"], ACTOR)
 
     key: ApiKey = runtime.ledger.repository.get(key_aggregate_id("app"))
 
@@ -78,22 +79,22 @@ def test_aggregate_reads_back_from_its_signed_events(runtime: LedgerRuntime) -> 
 
 
 def test_revoked_key_no_longer_authenticates(runtime: LedgerRuntime) -> None:
-    secret = runtime.ledger.issue_api_key("app", ["read"], ACTOR)
-    assert runtime.ledger.authenticate(secret) is not None
+    secret = runtime.api_keys.issue("app", ["read"], ACTOR)
+    assert runtime.api_keys.authenticate(secret) is not None
 
-    runtime.ledger.revoke_api_key("app", "leaked", ACTOR)
+    runtime.api_keys.revoke("app", "leaked", ACTOR)
 
-    assert runtime.ledger.authenticate(secret) is None
+    assert runtime.api_keys.authenticate(secret) is None
 
 
 def test_issuing_an_active_name_again_is_a_conflict_and_changes_nothing(
     runtime: LedgerRuntime,
 ) -> None:
-    runtime.ledger.issue_api_key("app", ["read"], ACTOR)
+    runtime.api_keys.issue("app", ["read"], ACTOR)
     before = _log(runtime)
 
     with pytest.raises(Conflict, match="is active; revoke it before issuing it again"):
-        runtime.ledger.issue_api_key("app", ["admin"], ACTOR)
+        runtime.api_keys.issue("app", ["admin"], ACTOR)
 
     assert _log(runtime) == before
 
@@ -106,14 +107,14 @@ def test_invalid_key_requests_leave_no_trace(
     runtime: LedgerRuntime, name: str, scopes: list[str], field: str
 ) -> None:
     with pytest.raises(InvalidInput) as caught:
-        runtime.ledger.issue_api_key(name, scopes, ACTOR)
+        runtime.api_keys.issue(name, scopes, ACTOR)
     assert caught.value.field == field
     assert runtime.ledger.last_position() == 0
 
 
 def test_revoking_an_unknown_key_is_not_found(runtime: LedgerRuntime) -> None:
     with pytest.raises(NotFound, match="no API key named 'ghost'"):
-        runtime.ledger.revoke_api_key("ghost", "x", ACTOR)
+        runtime.api_keys.revoke("ghost", "x", ACTOR)
 
 
 def test_writers_racing_on_one_aggregate_never_fork_its_chain(settings: Settings) -> None:
@@ -121,14 +122,14 @@ def test_writers_racing_on_one_aggregate_never_fork_its_chain(settings: Settings
     one = open_ledger(settings)
     two = open_ledger(settings)
     try:
-        one.ledger.issue_api_key("shared", ["read"], ACTOR)
+        one.api_keys.issue("shared", ["read"], ACTOR)
         stale = two.ledger.repository.get(key_aggregate_id("shared"))
-        one.ledger.revoke_api_key("shared", "first", ACTOR)
+        one.api_keys.revoke("shared", "first", ACTOR)
         stale.revoke("second", ACTOR)
         with pytest.raises(Conflict, match="retry"):
             two.ledger.commit(stale)
         # The loser's chain-head cache was dropped: it can write again after reloading.
-        two.ledger.issue_api_key("shared", ["read"], ACTOR)
+        two.api_keys.issue("shared", ["read"], ACTOR)
         report = verify_log(one.ledger.recorder, one.keyring)
     finally:
         one.close()
@@ -143,8 +144,8 @@ def test_concurrent_threads_keep_every_event_and_chain(runtime: LedgerRuntime) -
     def work(index: int) -> None:
         try:
             for round_ in range(5):
-                runtime.ledger.issue_api_key(f"k{index}", ["read"], ACTOR)
-                runtime.ledger.revoke_api_key(f"k{index}", f"r{round_}", ACTOR)
+                runtime.api_keys.issue(f"k{index}", ["read"], ACTOR)
+                runtime.api_keys.revoke(f"k{index}", f"r{round_}", ACTOR)
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from ledger.bootstrap import LedgerRuntime
-from ledger.merkle import leaf_hash, root_hash
-from ledger.source_commands import SourceDraft
+from ledger.crypto.merkle import leaf_hash, root_hash
+from ledger.registry.commands import SourceDraft
+from ledger.runtime import LedgerRuntime
 from projections import tracking
 from projections.log_anchor import ReadModelsAhead
 from projections.schema import checkpoints, sources

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, insert, select
 
-from ledger.bootstrap import LedgerRuntime
-from ledger.checkpoint import verify_note
-from ledger.merkle import leaf_hash, root_hash
+from ledger.crypto.checkpoint import verify_note
+from ledger.crypto.merkle import leaf_hash, root_hash
+from ledger.runtime import LedgerRuntime
 from projections.log_anchor import ReadModelsAhead
 from projections.schema import checkpoints, merkle_leaves, merkle_nodes
 from projections.service import ReadSide
@@ -17,7 +17,7 @@ from projections.service import ReadSide
 
 def _events(runtime: LedgerRuntime, count: int, prefix: str) -> None:
     for n in range(count):
-        runtime.ledger.issue_api_key(f"{prefix}{n}", ["read"], "test:suite")
+        runtime.api_keys.issue(f"{prefix}{n}", ["read"], "test:suite")
 
 
 def _read_side(runtime: LedgerRuntime) -> ReadSide:

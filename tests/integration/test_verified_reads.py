@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.api_keys import key_aggregate_id
-from ledger.bootstrap import LedgerRuntime, open_ledger
-from ledger.envelope import open_state
+from api.services import open_ledger
+from api.settings import Settings
 from ledger.errors import LedgerIntegrityError
+from ledger.eventlog.envelope import open_state
 from ledger.gate import Binding, ClaimDraft, GateConfig
-from ledger.receipt_commands import CommitRequest, ReceiptDesk, ReceiptRequest
-from ledger.settings import Settings
-from ledger.signing import KeyStore
-from ledger.source_commands import SourceDraft
-from ledger.sources import Source, source_aggregate_id
-from projections.expiry_process import ExpiryProcess
+from ledger.keys.api_keys import key_aggregate_id
+from ledger.keys.signing_keys import KeyStore
+from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
+from ledger.receipts.expiry import ExpiryDesk
+from ledger.registry.commands import SourceDraft
+from ledger.registry.source import Source, source_aggregate_id
+from ledger.runtime import LedgerRuntime
+from processes.expiry import ExpiryProcess
 from projections.service import ReadSide
 from tests.tamper import Tamperer, two_key_history
 
@@ -115,11 +117,11 @@ def test_an_event_moved_to_another_row_is_refused(populated: LedgerRuntime) -> N
 def test_a_key_rotated_by_another_process_verifies_after_the_keyring_is_read_again(
     settings: Settings, runtime: LedgerRuntime
 ) -> None:
-    runtime.ledger.issue_api_key("alpha", ["read"], "test:suite")
+    runtime.api_keys.issue("alpha", ["read"], "test:suite")
     KeyStore(settings.keys_dir, settings.signing_key_file).rotate()
     rotated = open_ledger(settings)
     try:
-        rotated.ledger.revoke_api_key("alpha", "rotated", "test:suite")
+        rotated.api_keys.revoke("alpha", "rotated", "test:suite")
     finally:
         rotated.close()
 
@@ -133,9 +135,9 @@ def test_an_event_this_process_wrote_is_not_checked_again_when_read_back(
     runtime: LedgerRuntime,
 ) -> None:
     before = runtime.ledger.checks.checked
-    secret = runtime.ledger.issue_api_key("alpha", ["read"], "test:suite")
+    secret = runtime.api_keys.issue("alpha", ["read"], "test:suite")
 
-    assert runtime.ledger.authenticate(secret) is not None
+    assert runtime.api_keys.authenticate(secret) is not None
     assert runtime.ledger.checks.checked == before
 
 
@@ -149,7 +151,9 @@ def test_a_withdrawal_inserted_with_a_bad_signature_expires_no_receipt(
         )
         read_side.catch_up()
         span = registered.spans[0]
-        desk = ReceiptDesk(runtime.ledger, read_side.span_resolver, GateConfig())
+        desk = ReceiptDesk(
+            runtime.ledger, read_side.span_resolver, GateConfig(), ExpiryDesk(runtime.ledger)
+        )
         receipt, _ = desk.open(
             ReceiptRequest(
                 "q",
@@ -166,7 +170,7 @@ def test_a_withdrawal_inserted_with_a_bad_signature_expires_no_receipt(
         )
         claim = ClaimDraft(span.text, bindings=(Binding(span.span_id),))
         desk.commit(receipt.receipt_id, CommitRequest([claim], fingerprint="f"), "t", None)
-        process = ExpiryProcess(read_side)
+        process = ExpiryProcess(read_side, ExpiryDesk(read_side.ledger))
         process.run_once()
         source = source_aggregate_id("src")
         [head] = runtime.ledger.recorder.select_events(source, desc=True, limit=1)

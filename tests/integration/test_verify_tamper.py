@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from ledger.bootstrap import LedgerRuntime
-from ledger.canonical import canonical_json
-from ledger.envelope import open_state
-from ledger.signing import Keyring, SigningKey
-from ledger.verify import FailureReason, verify_log
+from ledger.audit.log_verify import FailureReason, verify_log
+from ledger.crypto.canonical import canonical_json
+from ledger.crypto.signing import Keyring, SigningKey
+from ledger.eventlog.envelope import open_state
+from ledger.runtime import LedgerRuntime
 from tests.tamper import Tamperer, two_key_history
 
 

@@ -1,6 +1,6 @@
 """The service's witness submitter on both backends, against an in-process witness.
 
-The witness is the real :class:`~ledger.witness.Witness` over a data directory; only the HTTP
+The witness is the real :class:`~ledger.audit.witness.Witness` over a data directory; only the HTTP
 hop is left out (the e2e tests run it as a process).
 """
 
@@ -14,17 +14,17 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
-from ledger.bootstrap import LedgerRuntime
-from ledger.checkpoint import Checkpoint, sign_note, vkey
-from ledger.cosignature import WitnessKey
+from api.settings import Settings
+from ledger.audit.witness import Witness, format_add_checkpoint
+from ledger.audit.witness_store import WitnessDataDir
+from ledger.crypto.checkpoint import Checkpoint, sign_note, vkey
+from ledger.crypto.cosignature import WitnessKey
+from ledger.crypto.merkle import leaf_hash, root_hash
+from ledger.crypto.signing import SigningKey
 from ledger.errors import ConfigurationError
-from ledger.merkle import leaf_hash, root_hash
-from ledger.settings import Settings
-from ledger.signing import SigningKey
-from ledger.witness import Witness, format_add_checkpoint
-from ledger.witness_store import WitnessDataDir
+from ledger.runtime import LedgerRuntime
+from processes.witness_submitter import WitnessSubmitter
 from projections.service import ReadSide
-from projections.witness_submitter import WitnessSubmitter
 
 
 class InProcessWitness:
@@ -57,7 +57,7 @@ def witness_dir(runtime: LedgerRuntime, settings: Settings, tmp_path: Path) -> W
 @pytest.fixture
 def read_side(runtime: LedgerRuntime, settings: Settings) -> Iterator[ReadSide]:
     for name in ("a", "b", "c", "d"):
-        runtime.ledger.issue_api_key(name, ["read"], "t")
+        runtime.api_keys.issue(name, ["read"], "t")
     side = ReadSide(runtime.ledger, runtime.database, settings.log_origin)
     side.catch_up()
     yield side
@@ -105,7 +105,7 @@ def test_a_newer_checkpoint_submitted_by_another_process_is_not_taken_for_a_roll
     key = witness_dir.public_key()
 
     def another_process_goes_first() -> None:
-        runtime.ledger.issue_api_key("e", ["read"], "t")
+        runtime.api_keys.issue("e", ["read"], "t")
         read_side.catch_up()
         _submitter(read_side, InProcessWitness(witness), key, settings).run_once()
 
@@ -176,7 +176,7 @@ def test_an_unreachable_witness_leaves_the_service_ready_and_the_checkpoint_unco
             "background": False,
         }
     )
-    secret = runtime.ledger.issue_api_key("auditor", ["audit:read"], "t")
+    secret = runtime.api_keys.issue("auditor", ["audit:read"], "t")
     with TestClient(create_app(configured, runtime)) as client:
         response = client.get("/v1/audit/checkpoint", headers={"Authorization": f"Bearer {secret}"})
         ready = client.get("/readyz")
@@ -196,10 +196,10 @@ def test_readyz_is_503_when_the_witness_refused_the_log(
     _seed(witness, runtime, settings.log_origin, [*_leaves(runtime), leaf_hash(b"lost")])
     configured = settings.model_copy(update={"background": False})
     with TestClient(create_app(configured, runtime)) as client:
-        client.app.state.witness = _submitter(  # type: ignore[attr-defined]
+        client.app.state.services.witness = _submitter(  # type: ignore[attr-defined]
             read_side, InProcessWitness(witness), witness_dir.public_key(), settings
         )
-        client.app.state.witness.run_once()  # type: ignore[attr-defined]
+        client.app.state.services.witness.run_once()  # type: ignore[attr-defined]
         ready = client.get("/readyz")
 
     assert ready.status_code == 503

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.api_keys import (
+from ledger.errors import InvalidInput
+from ledger.keys.api_keys import (
     Principal,
     check_name,
     hash_secret,
@@ -12,7 +13,6 @@ from ledger.api_keys import (
     new_secret,
     parse_scopes,
 )
-from ledger.errors import InvalidInput
 
 
 def test_secret_names_its_key_and_is_stored_only_as_a_hash() -> None:

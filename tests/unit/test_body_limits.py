@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.settings import Settings
+from api.settings import Settings
 
 
 def test_the_source_body_limit_follows_the_text_limit_by_default() -> None:

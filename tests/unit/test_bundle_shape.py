@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from ledger.bundle_reasons import BundleReason, BundleVerificationError
-from ledger.bundle_shape import parse_bundle
+from ledger.audit.bundle.reasons import BundleReason
+from ledger.audit.bundle.shape import parse_bundle
+from ledger.errors import BundleVerificationError
 
 SHAPE: dict[str, Any] = {
     "format": "provledger.bundle/v1",
@@ -113,7 +114,7 @@ def test_a_bundle_that_is_not_an_object_is_malformed() -> None:
 
 def test_the_offline_verifier_imports_no_database_or_web_code() -> None:
     probe = (
-        "import sys, ledger.bundle_verify; "
+        "import sys, ledger.audit.bundle.verify; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & "
         "{'sqlalchemy', 'projections', 'api', 'fastapi', 'starlette', 'psycopg', 'asyncpg'}))"
     )

@@ -9,7 +9,7 @@ import rfc8785
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.canonical import canonical_json
+from ledger.crypto.canonical import canonical_json
 from ledger.errors import CanonicalisationError
 
 _text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20)

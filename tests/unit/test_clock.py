@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger import store
-from ledger.clock import (
+from ledger.errors import InvalidInput
+from ledger.eventlog.clock import (
     EARLIEST,
     LATEST,
     TimeOutOfRange,
@@ -17,7 +17,6 @@ from ledger.clock import (
     ledger_time,
     parse_time,
 )
-from ledger.errors import InvalidInput
 
 LEDGER_TIME_WIDTH = len("2024-01-01T00:00:00.000000Z")
 
@@ -112,8 +111,3 @@ def test_times_stored_with_an_unpadded_year_still_parse() -> None:
 def test_a_string_that_is_no_time_is_still_refused() -> None:
     with pytest.raises(ValueError, match="Invalid isoformat"):
         parse_time("last tuesday")
-
-
-def test_the_store_module_still_offers_both_functions() -> None:
-    assert store.format_time is format_time
-    assert store.parse_time is parse_time

@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("ledger", "api", "projections")
+PACKAGES = ("ledger", "api", "projections", "processes")
 # Import name -> distribution name, where they differ.
 DISTRIBUTION_OF = {"nacl": "pynacl", "yaml": "pyyaml", "markdown_it": "markdown-it-py"}
 # Modules that come with a declared distribution rather than as their own.

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ledger.dsse import pae, seal_envelope, verify_envelope
+from ledger.crypto.dsse import pae, seal_envelope, verify_envelope
+from ledger.crypto.hmac_keys import HmacKey, open_hmac_key
+from ledger.crypto.signing import Keyring, PublicKeyRecord, SigningKey
 from ledger.errors import KeyringError
-from ledger.hmac_keys import HmacKey, open_hmac_key
-from ledger.signing import Keyring, PublicKeyRecord, SigningKey
 
 KIND = "application/vnd.provledger.receipt+json"
 SIGNER = SigningKey.generate()

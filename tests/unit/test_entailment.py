@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.entailment import EntailmentError, EntailmentVerdict, parse_verdict, sampled
+from ledger.errors import EntailmentError
+from ledger.receipts.entailment import EntailmentVerdict, parse_verdict, sampled
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from ledger.canonical import canonical_json
-from ledger.envelope import MalformedEvent, format_hash, open_state, parse_hash, seal
-from ledger.signing import SigningKey, verify_with_cryptography
+from ledger.crypto.canonical import canonical_json
+from ledger.crypto.signing import SigningKey, verify_with_cryptography
+from ledger.errors import MalformedEvent
+from ledger.eventlog.envelope import format_hash, open_state, parse_hash, seal
 
 KEY = SigningKey.generate()
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ledger.gate import Outcome
-from ledger.render_check import check_render
+from ledger.receipts.render_check import check_render
 
 A = "sp_" + "a" * 24
 B = "sp_" + "b" * 24

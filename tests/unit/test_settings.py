@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from api.settings import Settings
 from ledger.errors import InvalidInput
-from ledger.settings import Settings, parse_database_url
+from ledger.eventlog.database import parse_database_url
 
 
 def test_defaults_to_sqlite_files_in_the_data_dir(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-import ledger.signature_pool as pool
-from ledger.envelope import SealedEvent, seal
-from ledger.signing import Keyring, PublicKeyRecord, SigningKey
+import ledger.eventlog.signature_pool as pool
+from ledger.crypto.signing import Keyring, PublicKeyRecord, SigningKey
+from ledger.eventlog.envelope import SealedEvent, seal
 
 KEY = SigningKey.generate()
 OTHER = SigningKey.generate()

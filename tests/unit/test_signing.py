@@ -13,8 +13,9 @@ from cryptography.hazmat.primitives.asymmetric.ec import SECP256R1, generate_pri
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ledger.crypto.signing import Keyring, SigningKey, key_id_for, verify_with_cryptography
 from ledger.errors import KeyringError
-from ledger.signing import Keyring, KeyStore, SigningKey, key_id_for, verify_with_cryptography
+from ledger.keys.signing_keys import KeyStore
 
 _KEY = SigningKey.generate()
 

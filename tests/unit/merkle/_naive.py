@@ -1,7 +1,7 @@
 """A naive Merkle tree, written straight from the definitions of RFC 9162 section 2.1.
 
 Recursive, over the raw entries, slicing lists at every step: slow and obviously right, so
-the fast code in :mod:`ledger.merkle` can be compared against it.
+the fast code in :mod:`ledger.crypto.merkle` can be compared against it.
 """
 
 from __future__ import annotations

@@ -9,9 +9,8 @@ import re
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ledger.checkpoint import (
+from ledger.crypto.checkpoint import (
     Checkpoint,
-    CheckpointError,
     NoteSignature,
     key_hash,
     parse_note,
@@ -20,9 +19,9 @@ from ledger.checkpoint import (
     verify_note,
     vkey,
 )
-from ledger.errors import LedgerError
-from ledger.merkle import leaf_hash, root_hash
-from ledger.signing import SigningKey, verify_with_cryptography
+from ledger.crypto.merkle import leaf_hash, root_hash
+from ledger.crypto.signing import SigningKey, verify_with_cryptography
+from ledger.errors import CheckpointError, LedgerError
 
 # The example key and note of golang.org/x/mod/sumdb/note, the C2SP signed-note reference.
 GO_VKEY = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"

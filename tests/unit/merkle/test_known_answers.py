@@ -10,7 +10,7 @@ import hashlib
 
 import pytest
 
-from ledger.merkle import (
+from ledger.crypto.merkle import (
     EMPTY_ROOT,
     LEAF_PREFIX,
     NODE_PREFIX,

@@ -10,26 +10,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger.errors import InvalidInput
-from ledger.merkle import (
+from ledger.crypto.merkle import (
     EMPTY_ROOT,
-    MemoryNodeStore,
-    MerkleLog,
-    NodeReader,
     consistency_proof,
-    consistency_proof_from_nodes,
     inclusion_proof,
-    inclusion_proof_from_nodes,
     leaf_hash,
     node_hash,
-    proof_node_ids_for_consistency,
-    proof_node_ids_for_inclusion,
-    root_from_nodes,
     root_hash,
-    root_node_ids,
     verify_consistency,
     verify_inclusion,
 )
+from ledger.crypto.merkle_log import (
+    MemoryNodeStore,
+    MerkleLog,
+    NodeReader,
+    consistency_proof_from_nodes,
+    inclusion_proof_from_nodes,
+    proof_node_ids_for_consistency,
+    proof_node_ids_for_inclusion,
+    root_from_nodes,
+    root_node_ids,
+)
+from ledger.errors import InvalidInput
 
 SIZE = 64
 LEAVES = [leaf_hash(f"entry {i}".encode()) for i in range(SIZE)]

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger.merkle import (
+from ledger.crypto.merkle import (
     consistency_proof,
     inclusion_proof,
     leaf_hash,

@@ -11,9 +11,8 @@ from collections.abc import Callable
 
 import pytest
 
-from ledger.merkle import (
+from ledger.crypto.merkle import (
     EMPTY_ROOT,
-    MerkleVerificationError,
     consistency_proof,
     inclusion_proof,
     leaf_hash,
@@ -21,6 +20,7 @@ from ledger.merkle import (
     verify_consistency,
     verify_inclusion,
 )
+from ledger.errors import MerkleVerificationError
 
 LEAVES = [leaf_hash(f"entry {i}".encode()) for i in range(9)]
 ROOT = {size: root_hash(LEAVES[:size]) for size in range(1, 10)}

@@ -12,19 +12,19 @@ from dataclasses import dataclass
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ledger.checkpoint import Checkpoint, sign_note
-from ledger.merkle import consistency_proof, leaf_hash, root_hash
-from ledger.signing import SigningKey
-from ledger.witness import (
+from ledger.audit.witness import (
     MAX_PROOF_HASHES,
     AddCheckpoint,
     WitnessedState,
-    WitnessError,
     WitnessRefusal,
     check_add_checkpoint,
     format_add_checkpoint,
     parse_add_checkpoint,
 )
+from ledger.crypto.checkpoint import Checkpoint, sign_note
+from ledger.crypto.merkle import consistency_proof, leaf_hash, root_hash
+from ledger.crypto.signing import SigningKey
+from ledger.errors import WitnessError
 
 ORIGIN = "ledger.example/log"
 LOG_KEY = SigningKey(Ed25519PrivateKey.from_private_bytes(bytes(range(32))))

@@ -9,8 +9,8 @@ from collections.abc import Callable
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ledger.checkpoint import Checkpoint, CheckpointError, sign_note, verify_note, vkey
-from ledger.cosignature import (
+from ledger.crypto.checkpoint import Checkpoint, sign_note, verify_note, vkey
+from ledger.crypto.cosignature import (
     WitnessKey,
     add_signature_lines,
     cosign,
@@ -20,8 +20,9 @@ from ledger.cosignature import (
     verify_cosignature,
     witness_vkey,
 )
-from ledger.merkle import leaf_hash, root_hash
-from ledger.signing import SigningKey, verify_with_cryptography
+from ledger.crypto.merkle import leaf_hash, root_hash
+from ledger.crypto.signing import SigningKey, verify_with_cryptography
+from ledger.errors import CheckpointError
 
 ORIGIN = "ledger.example/log"
 WITNESS_NAME = "witness.example/w1"

@@ -8,12 +8,13 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ledger.checkpoint import Checkpoint, sign_note
-from ledger.cosignature import WitnessKey, add_signature_lines, cosign
-from ledger.merkle import consistency_proof, leaf_hash, root_hash
-from ledger.signing import Keyring, PublicKeyRecord, SigningKey, key_id_for
-from ledger.witness import WitnessError, WitnessRefusal
-from ledger.witness_check import check_bundle_against_witness, verify_witnessed_note
+from ledger.audit.witness import WitnessRefusal
+from ledger.audit.witness_check import check_bundle_against_witness, verify_witnessed_note
+from ledger.crypto.checkpoint import Checkpoint, sign_note
+from ledger.crypto.cosignature import WitnessKey, add_signature_lines, cosign
+from ledger.crypto.merkle import consistency_proof, leaf_hash, root_hash
+from ledger.crypto.signing import Keyring, PublicKeyRecord, SigningKey, key_id_for
+from ledger.errors import WitnessError
 
 ORIGIN = "ledger.example/log"
 LOG_KEY = SigningKey(Ed25519PrivateKey.from_private_bytes(bytes(range(32))))

@@ -10,13 +10,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fastapi.testclient import TestClient
 
 from api.witness_app import TLOG_SIZE, create_witness_app
-from ledger.checkpoint import Checkpoint, sign_note, vkey
-from ledger.cosignature import add_signature_lines, verify_cosignature
-from ledger.errors import ConfigurationError
-from ledger.merkle import consistency_proof, leaf_hash, root_hash
-from ledger.signing import SigningKey
-from ledger.witness import WitnessError, WitnessRefusal, format_add_checkpoint
-from ledger.witness_store import WitnessDataDir
+from ledger.audit.witness import WitnessRefusal, format_add_checkpoint
+from ledger.audit.witness_store import WitnessDataDir
+from ledger.crypto.checkpoint import Checkpoint, sign_note, vkey
+from ledger.crypto.cosignature import add_signature_lines, verify_cosignature
+from ledger.crypto.merkle import consistency_proof, leaf_hash, root_hash
+from ledger.crypto.signing import SigningKey
+from ledger.errors import ConfigurationError, WitnessError
 
 ORIGIN = "ledger.example/log"
 LOG_KEY = SigningKey(Ed25519PrivateKey.from_private_bytes(bytes(range(32))))

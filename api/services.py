@@ -1,0 +1,185 @@
+"""The composition root: every long-lived object of a running provledger is built here.
+
+:func:`build_services` turns :class:`~api.settings.Settings` into :class:`Services`: the open
+ledger, the read side, the receipt, repair and expiry desks, and the event processors. The
+FastAPI lifespan (``api.main``) and every CLI command (``api.cli``) call it; nothing else
+constructs these objects. Parts a command does not touch (the read side and what hangs off it)
+are built on first use, so ``provledger keys list`` opens no read-model database.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from api.settings import Settings
+from ledger.crypto.cosignature import parse_witness_vkey
+from ledger.crypto.hmac_keys import open_hmac_key
+from ledger.errors import ConfigurationError, LedgerError
+from ledger.eventlog.application import Ledger
+from ledger.gate import GateConfig
+from ledger.keys.desk import ApiKeyDesk
+from ledger.keys.signing_keys import KeyStore
+from ledger.receipts.commands import ReceiptDesk
+from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.repair_desk import RepairDesk
+from ledger.registry.ingestion import Limits
+from ledger.runtime import LedgerRuntime
+from processes.entailment_http import HttpEntailmentVerifier
+from processes.entailment_sampler import EntailmentSampler
+from processes.expiry import ExpiryProcess
+from processes.witness_client import WitnessClient
+from processes.witness_submitter import WitnessSubmitter
+from projections.database import ensure_postgres_schema
+from projections.log_rows import notification_id_of
+from projections.service import ReadSide
+
+
+def open_ledger(settings: Settings) -> LedgerRuntime:
+    """Load or create the signing key, prepare the database and open the application."""
+    keystore = KeyStore(settings.keys_dir, settings.signing_key_file)
+    signing_key, keyring = keystore.open()
+    hmac_key = open_hmac_key(settings.keys_dir, settings.hmac_key_file)
+    database = settings.database()
+    if database.kind == "sqlite":
+        assert database.sqlite_path is not None
+        database.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_postgres_schema(database)
+    limits = Limits(settings.max_text_bytes, settings.max_sentence_chars)
+    ledger = Ledger(
+        signing_key,
+        database.eventsourcing_env(),
+        limits,
+        keyring,
+        keystore.load_keyring,
+        locate_event=notification_id_of,
+    )
+    return LedgerRuntime(
+        ledger=ledger, keyring=keyring, keystore=keystore, database=database, hmac_key=hmac_key
+    )
+
+
+class Services:
+    """One ledger's application services and processes, wired once.
+
+    ``owned`` says whether :meth:`close` also closes the runtime (a test may share one).
+    """
+
+    def __init__(self, settings: Settings, runtime: LedgerRuntime, owned: bool) -> None:
+        self.settings = settings
+        self.runtime = runtime
+        self.owned = owned
+        self.expiry_desk = ExpiryDesk(runtime.ledger)
+
+    @property
+    def ledger(self) -> Ledger:
+        """The ledger application (commit, read, position)."""
+        return self.runtime.ledger
+
+    @property
+    def api_keys(self) -> ApiKeyDesk:
+        """Issue, revoke, authenticate and list API keys."""
+        return self.runtime.api_keys
+
+    @cached_property
+    def read_side(self) -> ReadSide:
+        """The read models, their runners and the verified span resolver."""
+        return ReadSide(
+            self.ledger, self.runtime.database, self.settings.log_origin, self.runtime.keyring
+        )
+
+    @cached_property
+    def receipts(self) -> ReceiptDesk:
+        """Opens receipts and commits claims through the gate."""
+        return ReceiptDesk(
+            self.ledger, self.read_side.span_resolver, gate_config(self.settings), self.expiry_desk
+        )
+
+    @cached_property
+    def repairs(self) -> RepairDesk:
+        """Re-attributes claims to better spans."""
+        return RepairDesk(self.receipts)
+
+    @cached_property
+    def expiry(self) -> ExpiryProcess:
+        """The expiry process over the read side."""
+        return ExpiryProcess(self.read_side, self.expiry_desk)
+
+    @cached_property
+    def entailment(self) -> EntailmentSampler | None:
+        """The entailment sampler, when an entailment tier is configured."""
+        verifier = entailment_verifier(self.settings)
+        if verifier is None:
+            return None
+        return EntailmentSampler(self.read_side, verifier, self.settings.entailment_sample_rate)
+
+    @cached_property
+    def witness(self) -> WitnessSubmitter | None:
+        """The witness submitter, when ``PROVLEDGER_WITNESS_URL`` is set."""
+        return witness_submitter(self.settings, self.read_side)
+
+    def follow(self) -> None:
+        """Run the processes after each background catch-up of the read side."""
+        self.read_side.followers.append(self.expiry.run_once)
+        if self.entailment is not None:
+            self.read_side.followers.append(self.entailment.run_once)
+        if self.witness is not None:
+            self.read_side.followers.append(self.witness.run_once)
+
+    async def aclose(self) -> None:
+        """Stop the read side (async engine included) and close what this owns."""
+        if "read_side" in self.__dict__:
+            await self.read_side.aclose()
+        self._close_rest()
+
+    def close(self) -> None:
+        """Stop the read side and close what this owns (outside an event loop)."""
+        if "read_side" in self.__dict__:
+            self.read_side.close()
+        self._close_rest()
+
+    def _close_rest(self) -> None:
+        witness = self.__dict__.get("witness")
+        if witness is not None:
+            witness.close()
+        if self.owned:
+            self.runtime.close()
+
+
+def build_services(settings: Settings, runtime: LedgerRuntime | None = None) -> Services:
+    """Open the ledger described by ``settings`` (or use ``runtime``) and wire its services."""
+    if runtime is not None:
+        return Services(settings, runtime, owned=False)
+    return Services(settings, open_ledger(settings), owned=True)
+
+
+def gate_config(settings: Settings) -> GateConfig:
+    """The gate's configuration: library defaults unless a setting overrides them."""
+    if settings.support_threshold is None:
+        return GateConfig()
+    return GateConfig(support_threshold=settings.support_threshold)
+
+
+def entailment_verifier(settings: Settings) -> HttpEntailmentVerifier | None:
+    """The configured entailment verifier (None: the default ``none`` tier)."""
+    if settings.entailment == "none" or settings.entailment_sample_rate <= 0:
+        return None
+    if not settings.entailment_url:
+        raise ConfigurationError("PROVLEDGER_ENTAILMENT=http needs PROVLEDGER_ENTAILMENT_URL")
+    return HttpEntailmentVerifier(
+        settings.entailment_url, settings.entailment_model, settings.entailment_api_key
+    )
+
+
+def witness_submitter(settings: Settings, read_side: ReadSide) -> WitnessSubmitter | None:
+    """The witness submitter when ``PROVLEDGER_WITNESS_URL`` is set (it needs the vkey too)."""
+    if not settings.witness_url:
+        return None
+    if not settings.witness_vkey:
+        raise ConfigurationError("PROVLEDGER_WITNESS_URL needs PROVLEDGER_WITNESS_VKEY")
+    try:
+        key = parse_witness_vkey(settings.witness_vkey)
+    except LedgerError as exc:
+        raise ConfigurationError(f"PROVLEDGER_WITNESS_VKEY: {exc}") from exc
+    return WitnessSubmitter(
+        read_side.db.sync, WitnessClient(settings.witness_url), key, settings.log_origin
+    )

@@ -1,0 +1,67 @@
+"""Service settings, read from ``PROVLEDGER_*`` environment variables.
+
+Only the data directory is needed to start: by default the ledger keeps SQLite files and its
+signing key there. A ``postgresql://`` database URL moves events (and read models) to
+PostgreSQL; the data dir then only holds keys unless a key file is supplied.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from ledger.eventlog.database import DatabaseConfig, parse_database_url
+
+
+class Settings(BaseSettings):
+    """Everything provledger reads from its environment."""
+
+    model_config = SettingsConfigDict(env_prefix="PROVLEDGER_", extra="ignore")
+
+    data_dir: Path = Field(default=Path("./provledger-data"))
+    database_url: str | None = None
+    signing_key_file: Path | None = None
+    hmac_key_file: Path | None = None
+    support_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    max_text_bytes: int = Field(default=10 * 1024 * 1024, ge=1)
+    max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1)
+    """The largest request body a route takes (``413`` beyond it), counted while it streams."""
+    max_source_body_bytes: int | None = Field(default=None, ge=1)
+    """The same for the routes that carry a source text; default ``3 * max_text_bytes + 1 MiB``
+    (JSON escapes can triple a text's size)."""
+    max_sentence_chars: int = Field(default=400, ge=40)
+    entailment: str = Field(default="none", pattern="^(none|http)$")
+    entailment_url: str | None = None
+    entailment_model: str = "gpt-4o-mini"
+    entailment_api_key: str | None = Field(default=None, repr=False)
+    entailment_sample_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    log_origin: str = Field(default="provledger.local/ledger", pattern=r"^[!-~]{1,255}$")
+    witness_url: str | None = None
+    """A C2SP tlog-witness that cosigns each new checkpoint (docs/audit.md)."""
+    witness_vkey: str | None = None
+    """The witness's verifier key; its cosignatures are checked before they are served."""
+    log_level: str = "INFO"
+    background: bool = True
+    """Run the projections and the expiry process in the API process (off when a separate
+    ``provledger expire`` process does it for one or more API processes)."""
+    log_json: bool = True
+
+    @property
+    def source_body_limit(self) -> int:
+        """The body limit of ``POST /v1/sources`` and ``POST /v1/sources/{id}/versions``."""
+        if self.max_source_body_bytes is not None:
+            return self.max_source_body_bytes
+        return self.max_text_bytes * 3 + 1024 * 1024
+
+    @property
+    def keys_dir(self) -> Path:
+        """Where the signing key and keyring live."""
+        return self.data_dir / "keys"
+
+    def database(self) -> DatabaseConfig:
+        """Parse :attr:`database_url` (or the embedded default)."""
+        if self.database_url is None:
+            return DatabaseConfig(kind="sqlite", sqlite_path=self.data_dir / "ledger.sqlite3")
+        return parse_database_url(self.database_url)

@@ -1,0 +1,162 @@
+"""The ledger application: the one ``eventsourcing`` application whose log is signed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import Application, Repository
+from eventsourcing.persistence import (
+    EventStore,
+    IntegrityError,
+    Mapper,
+    Notification,
+    Recording,
+    StoredEvent,
+)
+
+from ledger.audit.verified_reads import EventChecks, EventLocator, VerifiedEventStore
+from ledger.crypto.signing import Keyring, PublicKeyRecord, SigningKey
+from ledger.errors import Conflict, InvalidInput
+from ledger.eventlog.store import SignedMapper
+from ledger.registry.commands import SourceRegistry
+from ledger.registry.ingestion import Limits
+
+MAX_PAGE = 1000
+
+
+def project(aggregate: Any, events: Iterable[Any]) -> Any:
+    """Apply ``events`` in order to ``aggregate`` (None before the first).
+
+    The library's default projector asserts, per event, that the event matches a runtime
+    protocol; that check costs more than applying a small event, and every event read here
+    was rebuilt by :class:`~ledger.eventlog.store.SignedMapper` from a class with ``mutate``.
+    """
+    for event in events:
+        aggregate = event.mutate(aggregate)
+    return aggregate
+
+
+class LedgerRepository(Repository[UUID]):
+    """The library's repository, with :func:`project` as the default projector."""
+
+    def get(
+        self,
+        aggregate_id: UUID,
+        *,
+        version: int | None = None,
+        projector_func: Any = project,
+        fastforward_skipping: bool = False,
+        deepcopy_from_cache: bool = True,
+    ) -> Any:
+        """Reconstruct an aggregate (see :meth:`Repository.get`)."""
+        return super().get(
+            aggregate_id,
+            version=version,
+            projector_func=projector_func,
+            fastforward_skipping=fastforward_skipping,
+            deepcopy_from_cache=deepcopy_from_cache,
+        )
+
+
+class Ledger(Application[UUID]):
+    """Commands and log reads over the signed event store.
+
+    Every aggregate is rebuilt from verified events (:mod:`ledger.audit.verified_reads`), checked
+    against ``keyring`` (by default the signing key alone); ``reload_keyring`` re-reads the
+    keyring when an event names a key it lacks.
+    """
+
+    name = "provledger"
+
+    def __init__(
+        self,
+        signing_key: SigningKey,
+        env: Mapping[str, str],
+        limits: Limits | None = None,
+        keyring: Keyring | None = None,
+        reload_keyring: Callable[[], Keyring] | None = None,
+        locate_event: EventLocator | None = None,
+    ) -> None:
+        self.signing_key = signing_key
+        own = PublicKeyRecord(signing_key.kid, signing_key.public_key, "active", "")
+        self.checks = EventChecks(keyring or Keyring([own]), reload_keyring, locate=locate_event)
+        super().__init__(dict(env))
+        self.sources = SourceRegistry(self, limits or Limits())
+
+    def construct_mapper(self) -> Mapper[UUID]:
+        """Use the signing mapper instead of the library's transcoder-only one."""
+        return SignedMapper(self.signing_key)
+
+    @property
+    def signed_mapper(self) -> SignedMapper:
+        """The mapper, typed as the signing mapper it always is."""
+        assert isinstance(self.mapper, SignedMapper)
+        return self.mapper
+
+    def construct_event_store(self) -> EventStore[UUID]:
+        """Store events sealed and chained; read them back verified."""
+        assert isinstance(self.mapper, SignedMapper)
+        return VerifiedEventStore(mapper=self.mapper, recorder=self.recorder, checks=self.checks)
+
+    def construct_repository(self) -> Repository[UUID]:
+        """The library's repository, configured the same way, folding with :func:`project`."""
+        built = super().construct_repository()
+        return LedgerRepository(
+            event_store=built.event_store,
+            snapshot_store=built.snapshot_store,
+            cache_maxsize=None if built.cache is None else getattr(built.cache, "maxsize", 0),
+            fastforward=built.fastforward,
+            fastforward_skipping=built.fastforward_skipping,
+            deepcopy_from_cache=built.deepcopy_from_cache,
+        )
+
+    def commit(self, *aggregates: Any) -> list[Recording[UUID]]:
+        """Save aggregates atomically; a concurrent write to one of them is a Conflict."""
+        try:
+            return self.save(*aggregates)
+        except IntegrityError as exc:
+            raise Conflict(
+                "another writer changed the same record at the same time; retry"
+            ) from exc
+
+    # The log --------------------------------------------------------------------------------
+
+    def verified_event(self, stored: StoredEvent) -> Any:
+        """Decode one event read from the log, after checking it as every read is checked
+        (:mod:`ledger.audit.verified_reads`)."""
+        assert isinstance(self.events, VerifiedEventStore)
+        return self.events.verified(stored)
+
+    def read_log(self, after: int, limit: int) -> list[Notification]:
+        """Up to ``limit`` stored events with notification id greater than ``after``."""
+        if after < 0:
+            raise InvalidInput("after", "minimum", "after must be 0 or more")
+        if not 1 <= limit <= MAX_PAGE:
+            raise InvalidInput("limit", "range", f"limit must be between 1 and {MAX_PAGE}")
+        return list(
+            self.recorder.select_notifications(start=after, limit=limit, inclusive_of_start=False)
+        )
+
+    def last_position(self) -> int:
+        """The highest notification id (0 for an empty log); doubles as a database check."""
+        return self.recorder.max_notification_id() or 0
+
+    def decode(self, notification: Notification) -> Any:
+        """The domain event of a stored notification, decoded (not verified: callers that decide
+        on it read the aggregate through the repository, which verifies)."""
+        return self.mapper.to_domain_event(notification)
+
+    def notifications(self, topics: Sequence[str]) -> list[Notification]:
+        """Every stored event of the given topics, in log order."""
+        result: list[Notification] = []
+        start = 0
+        while True:
+            page = self.recorder.select_notifications(
+                start=start, limit=MAX_PAGE, topics=topics, inclusive_of_start=False
+            )
+            result.extend(page)
+            if len(page) < MAX_PAGE:
+                return result
+            start = page[-1].id

@@ -1,0 +1,87 @@
+"""API-key commands: issue, revoke, authenticate and list keys kept as ledger aggregates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from eventsourcing.application import AggregateNotFoundError
+
+from ledger.errors import InvalidInput, NotFound
+from ledger.eventlog.port import EventLog
+from ledger.keys.api_keys import (
+    ApiKey,
+    Principal,
+    check_name,
+    hash_secret,
+    key_aggregate_id,
+    name_in_secret,
+    new_secret,
+    parse_scopes,
+)
+
+
+class ApiKeyDesk:
+    """The API keys of one ledger; only the hash of a secret is ever stored."""
+
+    def __init__(self, log: EventLog) -> None:
+        self.log = log
+
+    def issue(self, name: str, scopes: Sequence[str], actor: str) -> str:
+        """Issue a key and return its secret; the ledger keeps only the hash."""
+        check_name(name)
+        scope_list = parse_scopes(scopes)
+        secret = new_secret(name)
+        try:
+            key: ApiKey = self.log.repository.get(key_aggregate_id(name))
+        except AggregateNotFoundError:
+            key = ApiKey.issue(name, scope_list, hash_secret(secret), actor)
+        else:
+            key.reissue(scope_list, hash_secret(secret), actor)
+        self.log.commit(key)
+        return secret
+
+    def revoke(self, name: str, reason: str, actor: str) -> None:
+        """Revoke the key called ``name``."""
+        check_name(name)
+        if len(reason) > 500:
+            raise InvalidInput("reason", "max-length", "reason is at most 500 characters")
+        key = self._get_key(name)
+        key.revoke(reason, actor)
+        self.log.commit(key)
+
+    def authenticate(self, secret: str) -> Principal | None:
+        """Return the principal a secret stands for, or None if unknown or revoked."""
+        name = name_in_secret(secret)
+        if name is None:
+            return None
+        try:
+            key: ApiKey = self.log.repository.get(key_aggregate_id(name))
+        except AggregateNotFoundError:
+            return None
+        if key.revoked or not key.matches(secret):
+            return None
+        return Principal(name=key.name, scopes=frozenset(key.scopes))
+
+    def list(self) -> list[dict[str, Any]]:
+        """Every key name with its scopes and status (never a hash or secret)."""
+        names: list[str] = []
+        for notification in self.log.notifications([ApiKey.Issued.TOPIC]):
+            names.append(self.log.decode(notification).name)
+        keys = [self._get_key(name) for name in names]
+        return [
+            {
+                "name": key.name,
+                "scopes": key.scopes,
+                "status": "revoked" if key.revoked else "active",
+                "issued_at": key.created_on,
+            }
+            for key in keys
+        ]
+
+    def _get_key(self, name: str) -> ApiKey:
+        try:
+            key: ApiKey = self.log.repository.get(key_aggregate_id(name))
+        except AggregateNotFoundError:
+            raise NotFound(f"no API key named {name!r}") from None
+        return key

@@ -1,0 +1,121 @@
+"""The receipt as a document: what a DSSE envelope carries and what an auditor checks.
+
+The payload is the RFC 8785 canonical JSON of :func:`receipt_document`. Its ``receipt_id``
+is derived from its own opening fields (:func:`ledger.receipts.receipt.receipt_id_for`), so a
+verifier can recompute it: an edited context or pool no longer matches the id.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from ledger.crypto.canonical import canonical_json
+from ledger.eventlog.clock import format_time
+from ledger.receipts.receipt import Receipt, opening_content, receipt_id_for
+
+FORMAT = "provledger.receipt/v1"
+
+
+def receipt_status(receipt: Receipt, now: datetime | None = None) -> dict[str, Any]:
+    """``open`` or ``expired``, with the first expiry's reason and every expiry recorded.
+
+    Expiry is an event (:class:`~ledger.receipts.receipt.Receipt.Expired`). Between ``expires_at``
+    and the expiry sweep that records it (within a second in a running service), the status
+    already reads ``expired`` with reason ``expires_at_passed``.
+    """
+    if receipt.expiries:
+        first = receipt.expiries[0]
+        return {
+            "status": "expired",
+            "reason": first["reason"],
+            "at": first["at"],
+            "expiries": receipt.expiries,
+        }
+    moment = format_time(now or datetime.now(UTC))
+    if receipt.expires_at is not None and receipt.expires_at <= moment:
+        return {
+            "status": "expired",
+            "reason": "expires_at_passed",
+            "at": receipt.expires_at,
+            "expiries": [],
+        }
+    return {"status": "open", "reason": None, "at": None, "expiries": []}
+
+
+def receipt_document(receipt: Receipt, now: datetime | None = None) -> dict[str, Any]:
+    """Everything the receipt seals and records, as one JSON object."""
+    context = receipt.context
+    return {
+        "format": FORMAT,
+        "receipt_id": receipt.receipt_id,
+        "request": context["request"],
+        "actor": context["actor"],
+        "purpose": context["purpose"],
+        "policy_version": context["policy_version"],
+        "route": context["route"],
+        "model": context["model"],
+        "tools": context["tools"],
+        "budget": context["budget"],
+        "as_of": receipt.as_of,
+        "expires_at": receipt.expires_at,
+        "opened_at": format_time(receipt.created_on),
+        "pool": receipt.pool,
+        "excluded": receipt.excluded,
+        "claims": receipt.claims,
+        "quarantined": receipt.rejected,
+        "status": receipt_status(receipt, now),
+    }
+
+
+def receipt_payload(receipt: Receipt, now: datetime | None = None) -> bytes:
+    """The envelope payload: RFC 8785 canonical JSON of the receipt document."""
+    return canonical_json(receipt_document(receipt, now))
+
+
+def check_receipt_payload(payload: bytes) -> tuple[dict[str, Any] | None, list[str]]:
+    """Parse a payload and list what is wrong with it (empty when it is sound)."""
+    try:
+        document = json.loads(payload)
+    except (ValueError, UnicodeDecodeError):
+        return None, ["payload is not JSON"]
+    if not isinstance(document, dict):
+        return None, ["payload is not a JSON object"]
+    reasons: list[str] = []
+    if document.get("format") != FORMAT:
+        reasons.append(f"payload format is {document.get('format')!r}, expected {FORMAT!r}")
+        return document, reasons
+    try:
+        if canonical_json(document) != payload:
+            reasons.append("payload is not in RFC 8785 canonical form")
+        context = {
+            key: document[key]
+            for key in (
+                "request",
+                "actor",
+                "purpose",
+                "policy_version",
+                "route",
+                "model",
+                "tools",
+                "budget",
+            )
+        }
+        derived = receipt_id_for(
+            opening_content(
+                context,
+                document["pool"],
+                document["excluded"],
+                document["as_of"],
+                document["expires_at"],
+            )
+        )
+    except (KeyError, ValueError) as exc:
+        reasons.append(f"payload lacks a receipt field: {exc}")
+        return document, reasons
+    if derived != document.get("receipt_id"):
+        reasons.append(
+            f"receipt_id {document.get('receipt_id')} does not match its content ({derived})"
+        )
+    return document, reasons

@@ -1,0 +1,76 @@
+"""Expiry and correction commands: expire a receipt for a cause, retire a policy.
+
+Expiry is idempotent per cause (see :meth:`ledger.receipts.receipt.Receipt.expire`): a process that
+delivers the same cause twice, after a crash or from two replicas, records it once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eventsourcing.application import AggregateNotFoundError
+
+from ledger.errors import Conflict, InvalidInput, NotFound
+from ledger.eventlog.port import EventLog
+from ledger.receipts.policies import (
+    Policy,
+    already_retired,
+    check_policy_version,
+    policy_aggregate_id,
+)
+from ledger.receipts.receipt import Receipt, receipt_aggregate_id
+
+PROCESS_ACTOR = "process:expiry"
+ATTEMPTS = 10
+
+
+class ExpiryDesk:
+    """Expires receipts and retires policies (``ledger.receipts.expiry``)."""
+
+    def __init__(self, ledger: EventLog) -> None:
+        self.ledger = ledger
+
+    def expire(
+        self,
+        receipt_id: str,
+        reason: str,
+        cause: str,
+        detail: dict[str, Any],
+        actor: str = PROCESS_ACTOR,
+    ) -> bool:
+        """Append an expiry for ``cause`` unless the receipt already has one; True if new."""
+        for _ in range(ATTEMPTS):
+            try:
+                receipt: Receipt = self.ledger.repository.get(receipt_aggregate_id(receipt_id))
+            except AggregateNotFoundError:
+                raise NotFound(f"no receipt {receipt_id!r}") from None
+            if not receipt.expire(reason, cause, detail, actor):
+                return False
+            try:
+                self.ledger.commit(receipt)
+            except Conflict:
+                continue  # a concurrent write to the receipt: re-read and decide again
+            return True
+        raise Conflict(f"receipt {receipt_id} is being written by others; retry")
+
+    def is_retired(self, policy_version: str) -> bool:
+        """Tell whether a policy version was retired."""
+        try:
+            self.ledger.repository.get(policy_aggregate_id(policy_version))
+        except AggregateNotFoundError:
+            return False
+        return True
+
+    def retire_policy(self, policy_version: str, reason: str, actor: str) -> Policy:
+        """Record the retirement; the expiry process then expires the policy's receipts."""
+        check_policy_version(policy_version)
+        if not reason.strip() or len(reason) > 2000:
+            raise InvalidInput("reason", "length", "reason must be 1 to 2000 characters")
+        if self.is_retired(policy_version):
+            raise already_retired(policy_version)
+        policy = Policy.retire(policy_version, reason.strip(), actor)
+        try:
+            self.ledger.commit(policy)
+        except Conflict:
+            raise already_retired(policy_version) from None
+        return policy

@@ -1,0 +1,357 @@
+"""Context receipts: the sealed record of one inference and the claims committed under it.
+
+A receipt is opened with the evidence pool the model was shown (sealed: span ids, their
+source versions, version hashes and hashes of the verbatim span text) and then receives
+claims. Every commit attempt leaves a signed event: accepted claims in ``ClaimsCommitted``,
+rejected ones in ``ClaimsRejected``, so auditors can count both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from eventsourcing.domain import Aggregate
+
+from ledger.crypto.canonical import canonical_json
+from ledger.eventlog.aggregate import LedgerAggregate, fork_state
+from ledger.eventlog.clock import format_time
+from ledger.eventlog.topics import aggregate_topic
+
+_NAMESPACE = uuid5(NAMESPACE_URL, "https://provledger.dev/ns/receipt")
+RECEIPT_PREFIX = "rcpt_"
+CLAIM_PREFIX = "clm_"
+
+
+def receipt_id_for(opening: dict[str, Any]) -> str:
+    """Content-derived receipt id: ``rcpt_`` + 32 hex digits of SHA-256 of the RFC 8785 form
+    of the opening content (context, sealed pool, exclusions, as_of, expires_at)."""
+    return RECEIPT_PREFIX + hashlib.sha256(canonical_json(opening)).hexdigest()[:32]
+
+
+def receipt_aggregate_id(receipt_id: str) -> UUID:
+    """The aggregate id of a receipt."""
+    return uuid5(_NAMESPACE, receipt_id)
+
+
+def claim_id_for(receipt_id: str, ordinal: int, claim: dict[str, Any]) -> str:
+    """Content-derived claim id: the receipt, the claim's ordinal in it and its content."""
+    digest = hashlib.sha256(
+        receipt_id.encode() + b"\x00" + str(ordinal).encode() + b"\x00" + canonical_json(claim)
+    )
+    return CLAIM_PREFIX + digest.hexdigest()[:24]
+
+
+def upcast_idempotency(state: dict[str, Any]) -> None:
+    """``upcast_v1_v2`` of the claim events: version 1 kept the HTTP status of the answer (201
+    or 422) in its idempotency record, version 2 keeps whether the commit was accepted. Stored
+    events are never rewritten; a version 1 record is read as version 2."""
+    record = state.get("idempotency")
+    if record is not None and "status" in record:
+        record = dict(record)
+        record["accepted"] = record.pop("status") == 201
+        state["idempotency"] = record
+
+
+@aggregate_topic("provledger.receipt")
+class Receipt(LedgerAggregate):
+    """One inference's receipt and its claims."""
+
+    class Opened(Aggregate.Created, LedgerAggregate.Event):
+        """The receipt was opened and its evidence pool sealed."""
+
+        TOPIC = "provledger.receipt.opened"
+        receipt_id: str
+        context: dict[str, Any]
+        pool: list[dict[str, Any]]
+        excluded: list[dict[str, str]]
+        as_of: str
+        expires_at: str | None
+
+    class ClaimsCommitted(LedgerAggregate.Event):
+        """Claims passed the gate (verified or unverified) and were committed together."""
+
+        TOPIC = "provledger.receipt.claims_committed"
+        class_version = 2
+        mode: str
+        claims: list[dict[str, Any]]
+        rendered_answer: str | None
+        render_check: dict[str, Any] | None
+        idempotency: dict[str, Any] | None
+
+        def apply(self, aggregate: Receipt) -> None:
+            aggregate.claims.extend(self.claims)
+            aggregate.remember(self.idempotency)
+
+        upcast_v1_v2 = staticmethod(upcast_idempotency)
+
+    class ClaimsRejected(LedgerAggregate.Event):
+        """Claims the gate rejected: quarantined, never committed, kept for audit."""
+
+        TOPIC = "provledger.receipt.claims_rejected"
+        class_version = 2
+        mode: str
+        claims: list[dict[str, Any]]
+        render_check: dict[str, Any] | None
+        idempotency: dict[str, Any] | None
+
+        def apply(self, aggregate: Receipt) -> None:
+            aggregate.rejected.extend(self.claims)
+            aggregate.remember(self.idempotency)
+
+        upcast_v1_v2 = staticmethod(upcast_idempotency)
+
+    class Expired(LedgerAggregate.Event):
+        """The receipt no longer stands: its evidence changed, its time passed or its policy
+        was retired. ``cause`` identifies what caused it, so each cause expires it once."""
+
+        TOPIC = "provledger.receipt.expired"
+        reason: str
+        cause: str
+        detail: dict[str, Any]
+
+        def apply(self, aggregate: Receipt) -> None:
+            aggregate.expiries.append(
+                {
+                    "reason": self.reason,
+                    "cause": self.cause,
+                    "detail": self.detail,
+                    "at": format_time(self.timestamp),
+                }
+            )
+
+    class ClaimRepaired(LedgerAggregate.Event):
+        """A misattributed claim's binding was moved to a span of the sealed pool."""
+
+        TOPIC = "provledger.receipt.claim_repaired"
+        claim_id: str
+        binding_index: int
+        previous_binding: dict[str, Any]
+        new_binding: dict[str, Any]
+        ranker: str
+        ranker_version: str
+        rank: int | None
+        score: float | None
+        attempts: list[dict[str, Any]]
+        status: str
+        checks: list[dict[str, Any]]
+
+        def apply(self, aggregate: Receipt) -> None:
+            claim = aggregate.claim(self.claim_id)
+            bindings = list(claim["bindings"])
+            bindings[self.binding_index] = self.new_binding
+            claim.update(bindings=bindings, status=self.status, checks=self.checks)
+            claim["repairs"] = [*claim.get("repairs", []), _repair_record(self)]
+            aggregate.recommit(self.claim_id)
+
+    class RepairFailed(LedgerAggregate.Event):
+        """No candidate of the pool passed the gate: the claim is flagged unverified."""
+
+        TOPIC = "provledger.receipt.repair_failed"
+        claim_id: str
+        binding_index: int
+        ranker: str
+        ranker_version: str
+        attempts: list[dict[str, Any]]
+
+        def apply(self, aggregate: Receipt) -> None:
+            claim = aggregate.claim(self.claim_id)
+            if claim["status"] == "verified":  # never: verified claims are not repaired
+                claim["status"] = "unverified"
+            claim["repairs"] = [*claim.get("repairs", []), _repair_record(self)]
+
+    class EntailmentJudged(LedgerAggregate.Event):
+        """A sampled entailment check of a committed claim (advisory; status unchanged)."""
+
+        TOPIC = "provledger.receipt.entailment_judged"
+        claim_id: str
+        claim_text: str
+        verdict: str
+        verifier: str
+        model: str
+        raw: str
+
+        def apply(self, aggregate: Receipt) -> None:
+            claim = aggregate.claim(self.claim_id)
+            claim["entailment"] = [
+                *claim.get("entailment", []),
+                {"verdict": self.verdict, "verifier": self.verifier, "model": self.model},
+            ]
+
+    def __init__(
+        self,
+        receipt_id: str,
+        context: dict[str, Any],
+        pool: list[dict[str, Any]],
+        excluded: list[dict[str, str]],
+        as_of: str,
+        expires_at: str | None,
+    ) -> None:
+        self.receipt_id = receipt_id
+        self.context = context
+        self.pool = pool
+        self.pool_index = {entry["span_id"]: entry for entry in pool}
+        self.excluded = excluded
+        self.as_of = as_of
+        self.expires_at = expires_at
+        self.claims: list[dict[str, Any]] = []
+        self.rejected: list[dict[str, Any]] = []
+        self.idempotency: dict[str, dict[str, Any]] = {}
+        self.expiries: list[dict[str, Any]] = []
+
+    @classmethod
+    def open(
+        cls,
+        context: dict[str, Any],
+        pool: list[dict[str, Any]],
+        excluded: list[dict[str, str]],
+        as_of: str,
+        expires_at: str | None,
+        actor: str,
+    ) -> Receipt:
+        """Open a receipt; its id is derived from everything it seals."""
+        receipt_id = receipt_id_for(opening_content(context, pool, excluded, as_of, expires_at))
+        return cls._create(
+            cls.Opened,
+            id=receipt_aggregate_id(receipt_id),
+            receipt_id=receipt_id,
+            context=context,
+            pool=pool,
+            excluded=excluded,
+            as_of=as_of,
+            expires_at=expires_at,
+            actor=actor,
+        )
+
+    def fork(self) -> Receipt:
+        """A copy a command may change without touching this receipt: the lists and the dict
+        that events extend are copied; a claim dict is replaced, never edited (:meth:`claim`);
+        the sealed pool, context and exclusions never change after opening."""
+        return fork_state(self, ("claims", "rejected", "expiries"), ("idempotency",))
+
+    def claim(self, claim_id: str) -> dict[str, Any]:
+        """A committed or quarantined claim, as a fresh dict that replaces the stored one
+        (so a change never writes through into an event's payload)."""
+        for claims in (self.claims, self.rejected):
+            for index, claim in enumerate(claims):
+                if claim["claim_id"] == claim_id:
+                    copy = dict(claim)
+                    claims[index] = copy
+                    return copy
+        raise KeyError(claim_id)
+
+    def recommit(self, claim_id: str) -> None:
+        """Move a quarantined claim that a repair made acceptable into the committed claims."""
+        for index, claim in enumerate(self.rejected):
+            if claim["claim_id"] == claim_id and claim["status"] != "rejected":
+                self.claims.append(self.rejected.pop(index))
+                return
+
+    def judge_entailment(
+        self, claim_id: str, verdict: str, verifier: str, model: str, raw: str, actor: str
+    ) -> bool:
+        """Record a sampled entailment verdict once per claim and verifier model."""
+        claim = next(c for c in self.claims if c["claim_id"] == claim_id)
+        if any(
+            e["verifier"] == verifier and e["model"] == model for e in claim.get("entailment", [])
+        ):
+            return False
+        self.trigger_event(
+            self.EntailmentJudged,
+            claim_id=claim_id,
+            claim_text=claim["text"],
+            verdict=verdict,
+            verifier=verifier,
+            model=model,
+            raw=raw,
+            actor=actor,
+        )
+        return True
+
+    def has_cause(self, cause: str) -> bool:
+        """Tell whether an expiry with this cause was already recorded."""
+        return any(expiry["cause"] == cause for expiry in self.expiries)
+
+    def expire(self, reason: str, cause: str, detail: dict[str, Any], actor: str) -> bool:
+        """Record an expiry unless one with the same cause exists; returns whether it did."""
+        if self.has_cause(cause):
+            return False
+        self.trigger_event(self.Expired, reason=reason, cause=cause, detail=detail, actor=actor)
+        return True
+
+    @property
+    def next_ordinal(self) -> int:
+        """Ordinal of the next claim (accepted and rejected claims share the count)."""
+        return len(self.claims) + len(self.rejected)
+
+    def remember(self, idempotency: dict[str, Any] | None) -> None:
+        """Keep the first answer given under an idempotency key."""
+        if idempotency is not None:
+            self.idempotency.setdefault(idempotency["key"], idempotency)
+
+    def commit(
+        self,
+        mode: str,
+        accepted: list[dict[str, Any]],
+        rejected: list[dict[str, Any]],
+        rendered_answer: str | None,
+        render_check: dict[str, Any] | None,
+        idempotency: dict[str, Any] | None,
+        actor: str,
+    ) -> None:
+        """Record one commit attempt: accepted and rejected claims in their own events."""
+        if accepted:
+            self.trigger_event(
+                self.ClaimsCommitted,
+                mode=mode,
+                claims=accepted,
+                rendered_answer=rendered_answer,
+                render_check=render_check,
+                idempotency=None if rejected else idempotency,
+                actor=actor,
+            )
+        if rejected:
+            self.trigger_event(
+                self.ClaimsRejected,
+                mode=mode,
+                claims=rejected,
+                render_check=render_check,
+                idempotency=idempotency,
+                actor=actor,
+            )
+
+
+def _repair_record(event: Any) -> dict[str, Any]:
+    record = {
+        "outcome": "repaired" if isinstance(event, Receipt.ClaimRepaired) else "failed",
+        "binding_index": event.binding_index,
+        "ranker": event.ranker,
+        "ranker_version": event.ranker_version,
+        "attempts": event.attempts,
+    }
+    if isinstance(event, Receipt.ClaimRepaired):
+        record.update(
+            previous_binding=event.previous_binding,
+            new_binding=event.new_binding,
+            rank=event.rank,
+            score=event.score,
+        )
+    return record
+
+
+def opening_content(
+    context: dict[str, Any],
+    pool: list[dict[str, Any]],
+    excluded: list[dict[str, str]],
+    as_of: str,
+    expires_at: str | None,
+) -> dict[str, Any]:
+    """What a receipt id is derived from."""
+    return {
+        "context": context,
+        "pool": pool,
+        "excluded": excluded,
+        "as_of": as_of,
+        "expires_at": expires_at,
+    }

@@ -1,0 +1,170 @@
+"""Validation of receipt and commit requests: every rule, each named by field and rule."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from ledger.crypto.canonical import canonical_json
+from ledger.errors import InvalidInput
+from ledger.gate import ClaimDraft
+
+MAX_POOL = 1000
+MAX_CLAIMS = 100
+MAX_BINDINGS = 20
+MAX_TEXT = 4000
+MAX_RENDERED = 100_000
+
+_REASON_CODE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+_SPAN_ID = re.compile(r"^sp_[0-9a-f]{24}$")
+
+
+class Route(StrEnum):
+    """How the inference was answered."""
+
+    DETERMINISTIC_STATE = "deterministic_state"
+    HYBRID_RETRIEVAL = "hybrid_retrieval"
+    LONG_CONTEXT = "long_context"
+    ABSTAIN = "abstain"
+    REDESIGN = "redesign"
+
+
+class Mode(StrEnum):
+    """``atomic``: all claims or none; ``independent``: rejected claims are quarantined."""
+
+    ATOMIC = "atomic"
+    INDEPENDENT = "independent"
+
+
+@dataclass(frozen=True)
+class ReceiptRequest:
+    """``POST /v1/receipts`` after schema validation."""
+
+    request: str
+    actor: str
+    purpose: str
+    policy_version: str
+    route: str
+    model: dict[str, str]
+    tools: list[str]
+    evidence: list[str]
+    excluded: list[dict[str, str]]
+    as_of: datetime | None = None
+    expires_at: datetime | None = None
+    budget: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class CommitRequest:
+    """``POST /v1/receipts/{id}/claims`` after schema validation."""
+
+    claims: list[ClaimDraft]
+    mode: str = Mode.ATOMIC.value
+    rendered_answer: str | None = None
+    fingerprint: str = ""
+    repair: bool = False
+
+
+def _text(errors: list[dict[str, str]], name: str, value: str, limit: int = MAX_TEXT) -> None:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        errors.append({"field": name, "rule": "utf-8", "message": f"{name} has a lone surrogate"})
+        return
+    if len(value) > limit:
+        errors.append(
+            {"field": name, "rule": "max-length", "message": f"{name} is at most {limit} chars"}
+        )
+
+
+def check_receipt_request(request: ReceiptRequest) -> list[dict[str, str]]:
+    """Every rule a receipt request breaks (empty when it is sound)."""
+    errors: list[dict[str, str]] = []
+    for name in ("request", "actor", "purpose", "policy_version"):
+        value = getattr(request, name)
+        if not value.strip():
+            errors.append({"field": name, "rule": "non-empty", "message": f"{name} is empty"})
+        _text(errors, name, value, 20_000 if name == "request" else 500)
+    if request.route not in {route.value for route in Route}:
+        errors.append(
+            {
+                "field": "route",
+                "rule": "known-route",
+                "message": f"route must be one of {[r.value for r in Route]}",
+            }
+        )
+    for key in ("name", "version"):
+        value = request.model.get(key)
+        if not isinstance(value, str) or not value.strip():
+            errors.append(
+                {
+                    "field": f"model.{key}",
+                    "rule": "non-empty",
+                    "message": f"model.{key} is required",
+                }
+            )
+    if len(request.evidence) > MAX_POOL:
+        errors.append(
+            {"field": "evidence", "rule": "max-items", "message": f"at most {MAX_POOL} spans"}
+        )
+    if len(set(request.evidence)) != len(request.evidence):
+        errors.append(
+            {"field": "evidence", "rule": "unique", "message": "evidence lists a span twice"}
+        )
+    for index, item in enumerate(request.excluded):
+        if not _REASON_CODE.match(item.get("reason_code", "")):
+            errors.append(
+                {
+                    "field": f"excluded[{index}].reason_code",
+                    "rule": "reason-code",
+                    "message": "reason_code is a non-sensitive code: [a-z0-9_.-], 1-64 chars",
+                }
+            )
+        _text(errors, f"excluded[{index}].ref", item.get("ref", ""), 500)
+    if request.budget is not None and len(canonical_json(request.budget)) > 4096:
+        errors.append({"field": "budget", "rule": "max-size", "message": "budget is at most 4 KiB"})
+    return errors
+
+
+def check_commit_request(request: CommitRequest) -> None:
+    """Refuse a malformed commit before the gate runs, naming every bad field."""
+    errors: list[dict[str, str]] = []
+    if request.mode not in {mode.value for mode in Mode}:
+        errors.append(
+            {"field": "mode", "rule": "known-mode", "message": "mode is atomic or independent"}
+        )
+    if not 1 <= len(request.claims) <= MAX_CLAIMS:
+        errors.append({"field": "claims", "rule": "count", "message": f"1 to {MAX_CLAIMS} claims"})
+    for index, claim in enumerate(request.claims):
+        name = f"claims[{index}]"
+        if not claim.text.strip():
+            errors.append(
+                {"field": f"{name}.text", "rule": "non-empty", "message": "text is empty"}
+            )
+        _text(errors, f"{name}.text", claim.text)
+        if len(claim.bindings) > MAX_BINDINGS:
+            errors.append(
+                {
+                    "field": f"{name}.bindings",
+                    "rule": "max-items",
+                    "message": f"at most {MAX_BINDINGS}",
+                }
+            )
+        for b_index, binding in enumerate(claim.bindings):
+            if not _SPAN_ID.match(binding.span_id):
+                errors.append(
+                    {
+                        "field": f"{name}.bindings[{b_index}].span_id",
+                        "rule": "pattern",
+                        "message": "span_id is sp_ followed by 24 hex digits",
+                    }
+                )
+            if binding.quote is not None:
+                _text(errors, f"{name}.bindings[{b_index}].quote", binding.quote)
+    if request.rendered_answer is not None:
+        _text(errors, "rendered_answer", request.rendered_answer, MAX_RENDERED)
+    if errors:
+        raise InvalidInput.many(errors)

@@ -1,0 +1,2 @@
+"""The source registry: the source aggregate, its commands, ingestion, the span codec, the
+evidence port and verified spans."""

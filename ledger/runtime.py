@@ -1,0 +1,32 @@
+"""An open ledger together with the keys that sign and verify it and where it is stored."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ledger.crypto.hmac_keys import HmacKey
+from ledger.crypto.signing import Keyring
+from ledger.eventlog.application import Ledger
+from ledger.eventlog.database import DatabaseConfig
+from ledger.keys.desk import ApiKeyDesk
+from ledger.keys.signing_keys import KeyStore
+
+
+@dataclass
+class LedgerRuntime:
+    """An open ledger with the keys that sign and verify it."""
+
+    ledger: Ledger
+    keyring: Keyring
+    keystore: KeyStore
+    database: DatabaseConfig
+    hmac_key: HmacKey
+    api_keys: ApiKeyDesk = field(init=False)
+    """Issue, revoke, authenticate and list API keys."""
+
+    def __post_init__(self) -> None:
+        self.api_keys = ApiKeyDesk(self.ledger)
+
+    def close(self) -> None:
+        """Release database connections."""
+        self.ledger.close()
