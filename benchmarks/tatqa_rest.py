@@ -34,6 +34,8 @@ from fastapi.testclient import TestClient
 
 from api.main import create_app
 from api.observability import configure_logging
+from api.services import open_ledger
+from api.settings import Settings
 from benchmarks.eval_cases import HALVES, Case, data_dir
 from benchmarks.tatqa_cases import (
     QUESTION_FORM,
@@ -43,9 +45,7 @@ from benchmarks.tatqa_cases import (
     paragraph_sentences,
     tatqa,
 )
-from ledger.bootstrap import open_ledger
 from ledger.gate import GateConfig, Status, judge
-from ledger.settings import Settings
 
 ARITHMETIC = ("tatqa_arithmetic", "tatqa_arithmetic" + QUESTION_FORM)
 PERTURBED = tuple(

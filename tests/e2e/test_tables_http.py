@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from ledger.bootstrap import LedgerRuntime
+from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import open_receipt, register
 
 TATQA_TABLE: dict[str, Any] = {

@@ -197,7 +197,7 @@ def test_a_claim_edited_in_the_database_is_neither_served_nor_signed(
     restart: Restart,
 ) -> None:
     with restart() as (client, runtime):
-        secret = runtime.ledger.issue_api_key("app", ["ingest", "read", "claims:write"], "t")
+        secret = runtime.api_keys.issue("app", ["ingest", "read", "claims:write"], "t")
         headers = {"Authorization": f"Bearer {secret}"}
         spans, receipt, claim_id, position = _commit_one(client, runtime, headers)
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ledger.errors import InvalidInput
-from ledger.ingestion import Limits, prepare_version
+from ledger.registry.ingestion import Limits, prepare_version
 from ledger.text.normalize import normalise
 from ledger.text.spans import check_spans
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger.ingestion import Limits, prepare_version
-from ledger.sources import Source
-from ledger.store import event_from_body
+from ledger.eventlog.store import event_from_body
+from ledger.registry.ingestion import Limits, prepare_version
+from ledger.registry.source import Source
 
 V1_TABLE = {
     "table_id": "t1",
