@@ -112,15 +112,12 @@ class VerifiedSpans:
             for name, stored, verified in (
                 ("version_hash", row.version_hash, info.version_hash),
                 ("effective_from", row.effective_from, info.effective_from),
-                ("start", row.start, span.start),
-                ("end", row.end, span.end),
-                ("envelope", row.envelope, span.envelope),
-                ("heading_path", tuple(row.heading_path), span.heading_path),
             )
             if stored != verified
         ]
-        if not hmac.compare_digest(row.text.encode(), span.text.encode()):
-            differences.append("text")
+        differences += _span_differences(
+            span, row.start, row.end, row.heading_path, row.envelope, row.text
+        )
         # Lagging rows (None) are fine; a value the verified events do not have is not.
         if row.effective_to is not None and row.effective_to != effective_to:
             differences.append("effective_to")
@@ -178,18 +175,14 @@ class VerifiedSpans:
             span = frozen.spans.get(served["span_id"])
             if span is None:
                 _served_mismatch(source_id, version, served["span_id"], "no such span")
-            differences = [
-                name
-                for name, stored, verified in (
-                    ("start", served["start"], span.start),
-                    ("end", served["end"], span.end),
-                    ("heading_path", tuple(served["heading_path"]), span.heading_path),
-                    ("envelope", served.get("envelope", span.envelope), span.envelope),
-                )
-                if stored != verified
-            ]
-            if not hmac.compare_digest(str(served["text"]).encode(), span.text.encode()):
-                differences.append("text")
+            differences = _span_differences(
+                span,
+                served["start"],
+                served["end"],
+                served["heading_path"],
+                served.get("envelope", span.envelope),
+                str(served["text"]),
+            )
             if differences:
                 _served_mismatch(
                     source_id,
@@ -248,6 +241,25 @@ def _mismatch(row: ResolvedSpan, detail: str) -> NoReturn:
         f"registry span {row.span_id} ({row.source_id} version {row.version}): {detail}",
         {"table": "registry_spans", "span_id": row.span_id, "source_id": row.source_id},
     )
+
+
+def _span_differences(
+    span: Span, start: int, end: int, heading_path: Sequence[str], envelope: str | None, text: str
+) -> list[str]:
+    """The names of the fields a stored span differs in from the verified ``span``."""
+    differences = [
+        name
+        for name, stored, verified in (
+            ("start", start, span.start),
+            ("end", end, span.end),
+            ("envelope", envelope, span.envelope),
+            ("heading_path", tuple(heading_path), span.heading_path),
+        )
+        if stored != verified
+    ]
+    if not hmac.compare_digest(text.encode(), span.text.encode()):
+        differences.append("text")
+    return differences
 
 
 def _served_mismatch(source_id: str, version: int, span_id: str | None, detail: str) -> NoReturn:
