@@ -46,20 +46,7 @@ async def get_claim(
         # Bindings the index does not hold (the claim as it stood before a repair).
         async with read_side.async_engine.connect() as conn:
             views = {**views, **await binding_views(conn, missing, as_of)}
-    bindings = []
-    for binding in claim["bindings"]:
-        view: dict[str, Any] = {"span_id": binding["span_id"], "role": binding["role"]}
-        coordinates = _coordinates(binding)
-        if coordinates is not None:
-            if coordinates not in views:
-                span_id, source_id, version = coordinates
-                raise NotFound(
-                    f"span {span_id} of {source_id} version {version} is not in the registry"
-                )
-            view.update(views[coordinates])
-        view["quote"] = binding["quote"]
-        view["warnings"] = _warnings(view.get("status"), claim["status"])
-        bindings.append(view)
+    bindings = _render_bindings(claim, views)
     expiry = receipt_status(receipt, None if as_of.known_at is None else parse_time(as_of.known_at))
     return {
         "claim_id": claim_id,
@@ -79,6 +66,27 @@ async def get_claim(
             | ({claim["status"]} if claim["status"] != "verified" else set())
         ),
     }
+
+
+def _render_bindings(
+    claim: dict[str, Any], views: dict[Coordinates, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Each binding of the verified ``claim`` with its rendered span and its warnings."""
+    bindings = []
+    for binding in claim["bindings"]:
+        view: dict[str, Any] = {"span_id": binding["span_id"], "role": binding["role"]}
+        coordinates = _coordinates(binding)
+        if coordinates is not None:
+            if coordinates not in views:
+                span_id, source_id, version = coordinates
+                raise NotFound(
+                    f"span {span_id} of {source_id} version {version} is not in the registry"
+                )
+            view.update(views[coordinates])
+        view["quote"] = binding["quote"]
+        view["warnings"] = _warnings(view.get("status"), claim["status"])
+        bindings.append(view)
+    return bindings
 
 
 def _coordinates(binding: dict[str, Any]) -> Coordinates | None:
