@@ -17,7 +17,7 @@ TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice. Costs fe
 
 
 def _open(services: Services, policy: str = "policy-1") -> tuple[str, list[Span]]:
-    version = services.ledger.sources.register(
+    version = services.sources.register(
         "src", SourceDraft(TEXT, "text/plain", "Src"), "derived", "t"
     )
     services.read_side.catch_up()
