@@ -21,6 +21,7 @@ from ledger.keys.desk import ApiKeyDesk
 from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.repair_desk import RepairDesk
+from ledger.registry.commands import SourceRegistry
 from ledger.runtime import LedgerRuntime
 from processes.expiry import ExpiryProcess
 from processes.witness_submitter import WitnessSubmitter
@@ -53,6 +54,11 @@ async def get_runtime(services: ServicesDep) -> LedgerRuntime:
 async def get_ledger(services: ServicesDep) -> Ledger:
     """The ledger application."""
     return services.ledger
+
+
+async def get_sources(services: ServicesDep) -> SourceRegistry:
+    """The source registry: register, add a version, withdraw."""
+    return services.sources
 
 
 async def get_api_keys(services: ServicesDep) -> ApiKeyDesk:
@@ -92,6 +98,7 @@ async def get_witness(services: ServicesDep) -> WitnessSubmitter | None:
 
 RuntimeDep = Annotated[LedgerRuntime, Depends(get_runtime)]
 LedgerDep = Annotated[Ledger, Depends(get_ledger)]
+SourcesDep = Annotated[SourceRegistry, Depends(get_sources)]
 ApiKeysDep = Annotated[ApiKeyDesk, Depends(get_api_keys)]
 ReadSideDep = Annotated[ReadSide, Depends(get_read_side)]
 ReceiptDeskDep = Annotated[ReceiptDesk, Depends(get_receipts)]

@@ -12,8 +12,7 @@ from typing import Any, Protocol
 import httpx
 
 from ledger.errors import LedgerError
-from ledger.eventlog.application import Ledger
-from ledger.registry.commands import BatchItem, SourceDraft
+from ledger.registry.commands import BatchItem, SourceDraft, SourceRegistry
 
 MEDIA_TYPES = {
     ".txt": "text/plain",
@@ -61,8 +60,8 @@ class Sink(Protocol):
 class LocalSink:
     """Writes straight into the ledger in the data dir, one transaction per batch."""
 
-    def __init__(self, ledger: Ledger, actor: str) -> None:
-        self.ledger = ledger
+    def __init__(self, sources: SourceRegistry, actor: str) -> None:
+        self.sources = sources
         self.actor = actor
 
     def put_many(self, batch: list[tuple[Document, str]]) -> list[tuple[str, str]]:
@@ -77,7 +76,7 @@ class LocalSink:
         ]
         return [
             (outcome.status, outcome.detail)
-            for outcome in self.ledger.sources.ingest_batch(items, self.actor)
+            for outcome in self.sources.ingest_batch(items, self.actor)
         ]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from api.settings import Settings
+from ledger.audit.verified_reads import EventChecks
 from ledger.crypto.cosignature import parse_witness_vkey
 from ledger.crypto.hmac_keys import open_hmac_key
 from ledger.errors import ConfigurationError, LedgerError
@@ -22,6 +23,7 @@ from ledger.keys.signing_keys import KeyStore
 from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.repair_desk import RepairDesk
+from ledger.registry.commands import SourceRegistry
 from ledger.registry.ingestion import Limits
 from ledger.runtime import LedgerRuntime
 from processes.entailment_http import HttpEntailmentVerifier
@@ -45,16 +47,15 @@ def open_ledger(settings: Settings) -> LedgerRuntime:
         database.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
     ensure_postgres_schema(database)
     limits = Limits(settings.max_text_bytes, settings.max_sentence_chars)
-    ledger = Ledger(
-        signing_key,
-        database.eventsourcing_env(),
-        limits,
-        keyring,
-        keystore.load_keyring,
-        locate_event=notification_id_of,
-    )
+    checks = EventChecks(keyring, keystore.load_keyring, locate=notification_id_of)
+    ledger = Ledger(signing_key, database.eventsourcing_env(), checks)
     return LedgerRuntime(
-        ledger=ledger, keyring=keyring, keystore=keystore, database=database, hmac_key=hmac_key
+        ledger=ledger,
+        keyring=keyring,
+        keystore=keystore,
+        database=database,
+        hmac_key=hmac_key,
+        limits=limits,
     )
 
 
@@ -74,6 +75,11 @@ class Services:
     def ledger(self) -> Ledger:
         """The ledger application (commit, read, position)."""
         return self.runtime.ledger
+
+    @property
+    def sources(self) -> SourceRegistry:
+        """Register sources, add versions, withdraw, ingest in batches."""
+        return self.runtime.sources
 
     @property
     def api_keys(self) -> ApiKeyDesk:

@@ -81,7 +81,7 @@ def bench(backend: str, events: int, expired: int) -> None:
         read_side = ReadSide(runtime.ledger, runtime.database)
         try:
             draft = SourceDraft("Revenue rose 2.2% in 2023. Costs fell.", "text/plain", "S")
-            runtime.ledger.sources.register("src", draft, "derived", "key:bench")
+            runtime.sources.register("src", draft, "derived", "key:bench")
             read_side.catch_up()
             baseline = _median_ms(read_side.registry.catch_up)
             for _ in range(events // 500):

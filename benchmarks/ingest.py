@@ -81,7 +81,7 @@ def bench_backend(backend: str, docs: int, batch: int) -> None:
             started = time.perf_counter()
             if batch == 1:
                 for i, text in enumerate(texts):
-                    receipt = runtime.ledger.sources.register(
+                    receipt = runtime.sources.register(
                         f"doc-{i}", SourceDraft(text, "text/plain", f"D{i}"), "derived", "key:b"
                     )
                     read_side.catch_up()
@@ -92,7 +92,7 @@ def bench_backend(backend: str, docs: int, batch: int) -> None:
                         BatchItem(f"doc-{i}", SourceDraft(texts[i], "text/plain", f"D{i}"))
                         for i in range(offset, min(offset + batch, docs))
                     ]
-                    outcomes = runtime.ledger.sources.ingest_batch(items, "key:b")
+                    outcomes = runtime.sources.ingest_batch(items, "key:b")
                     read_side.catch_up()
                     spans += sum(outcome.span_count for outcome in outcomes)
             elapsed = time.perf_counter() - started

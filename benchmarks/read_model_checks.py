@@ -45,7 +45,7 @@ def bench(backend: str, rounds: int) -> None:
             full: list[float] = []
             for n in range(rounds):
                 checked = n % 2 == 1
-                runtime.ledger.sources.register(
+                runtime.sources.register(
                     f"s{n}", SourceDraft(f"Revenue rose {n}%.", "text/plain", "S"), "derived", "b"
                 )
                 read_side.transparency.catch_up()  # the full check reads the newest leaf

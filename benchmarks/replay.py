@@ -47,14 +47,14 @@ def main() -> None:
                 BatchItem(f"s{i}", SourceDraft(f"Fact number {i} was recorded.", "text/plain", "S"))
                 for i in range(offset, min(offset + 1000, docs))
             ]
-            runtime.ledger.sources.ingest_batch(items, "key:bench")
+            runtime.sources.ingest_batch(items, "key:bench")
             changed = [
                 BatchItem(
                     item.source_id, SourceDraft(item.draft.text + " Revised.", "text/plain", "S")
                 )
                 for item in items[::10]
             ]
-            runtime.ledger.sources.ingest_batch(changed, "key:bench")
+            runtime.sources.ingest_batch(changed, "key:bench")
             times.append(format_time(datetime.now(UTC)))
         events = runtime.ledger.last_position()
         print(f"ledger: {events:,} events written in {time.perf_counter() - started:.0f}s")

@@ -51,7 +51,7 @@ def bench(backend: str, events: int, proof_leaves: int) -> None:
                 for i in range(events // 2)
             ]
             for offset in range(0, len(items), 500):
-                runtime.ledger.sources.ingest_batch(items[offset : offset + 500], "key:b")
+                runtime.sources.ingest_batch(items[offset : offset + 500], "key:b")
             read_side.registry.catch_up()
             read_side.receipts.catch_up()
             started = time.perf_counter()
@@ -129,7 +129,7 @@ def _proofs(read_side: ReadSide, size: int) -> list[float]:
 
 def _bundle(runtime, read_side: ReadSide, backend: str) -> None:  # type: ignore[no-untyped-def]
     receipt_text = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice."
-    version = runtime.ledger.sources.register(
+    version = runtime.sources.register(
         "bundle-src", SourceDraft(receipt_text, "text/plain", "B"), "derived", "key:b"
     )
     read_side.catch_up()

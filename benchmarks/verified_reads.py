@@ -46,7 +46,7 @@ def bench(backend: str, reads: int) -> None:
             keys.issue("bench", ["read"], "bench")
             keys.revoke("bench", "rotate", "bench")
             keys.issue("bench", ["read"], "bench")
-            version = ledger.sources.register(
+            version = runtime.sources.register(
                 "bench", SourceDraft(SENTENCES, "text/plain", "Bench"), "derived", "bench"
             )
             read_side.catch_up()

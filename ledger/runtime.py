@@ -10,6 +10,8 @@ from ledger.eventlog.application import Ledger
 from ledger.eventlog.database import DatabaseConfig
 from ledger.keys.desk import ApiKeyDesk
 from ledger.keys.signing_keys import KeyStore
+from ledger.registry.commands import SourceRegistry
+from ledger.registry.ingestion import Limits
 
 
 @dataclass
@@ -21,11 +23,15 @@ class LedgerRuntime:
     keystore: KeyStore
     database: DatabaseConfig
     hmac_key: HmacKey
+    limits: Limits = field(default_factory=Limits)
     api_keys: ApiKeyDesk = field(init=False)
     """Issue, revoke, authenticate and list API keys."""
+    sources: SourceRegistry = field(init=False)
+    """Register sources, add versions, withdraw, ingest in batches."""
 
     def __post_init__(self) -> None:
         self.api_keys = ApiKeyDesk(self.ledger)
+        self.sources = SourceRegistry(self.ledger, self.limits)
 
     def close(self) -> None:
         """Release database connections."""

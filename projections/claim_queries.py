@@ -2,121 +2,207 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import RowMapping, and_, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ledger.errors import NotFound
 from projections.registry_queries import (
     NOW,
     AsOf,
-    known_versions,
     source_as_of,
     version_status,
 )
 from projections.schema import claim_bindings, receipt_claims, receipts, sources, spans, versions
 
+Coordinates = tuple[str, str, int]
+"""A bound span's coordinates in the registry: ``(span_id, source_id, version)``."""
 
-async def receipt_of_claim(conn: AsyncConnection, claim_id: str) -> str:
-    """The receipt that holds ``claim_id``."""
-    receipt_id = (
+
+@dataclass(frozen=True)
+class ClaimLookup:
+    """What the read model knows of one claim: its receipt and its bound spans rendered."""
+
+    receipt_id: str
+    views: dict[Coordinates, dict[str, Any]]
+
+
+async def claim_lookup(conn: AsyncConnection, claim_id: str, as_of: AsOf = NOW) -> ClaimLookup:
+    """The receipt that holds ``claim_id`` and the views of the spans the read model has it
+    bound to, in a fixed number of queries whatever the number of bindings.
+
+    The read model is an index here: the caller takes the claim itself from the verified
+    receipt and asks :func:`binding_views` for any binding the index did not cover (a claim
+    read as it stood before a repair).
+    """
+    rows = (
         await conn.execute(
-            select(receipt_claims.c.receipt_id).where(receipt_claims.c.claim_id == claim_id)
-        )
-    ).scalar()
-    if receipt_id is None:
-        raise NotFound(f"no claim {claim_id!r}")
-    return str(receipt_id)
-
-
-# Over 60 lines on purpose: the queries that render one bound span (span, source, version,
-# window, excerpt, status) share the connection and the span's coordinates.
-async def binding_view(
-    conn: AsyncConnection,
-    span_id: str,
-    source_id: str,
-    version: int,
-    window: int = 1,
-    as_of: AsOf = NOW,
-) -> dict[str, Any]:
-    """A bound span rendered for a reader: document, breadcrumb, excerpt, highlight, status."""
-    span = (
-        (
-            await conn.execute(
-                select(spans).where(
-                    spans.c.span_id == span_id,
-                    spans.c.source_id == source_id,
-                    spans.c.version == version,
+            select(
+                receipt_claims.c.receipt_id,
+                claim_bindings.c.span_id,
+                claim_bindings.c.source_id,
+                claim_bindings.c.version,
+            )
+            .select_from(
+                receipt_claims.outerjoin(
+                    claim_bindings, claim_bindings.c.claim_id == receipt_claims.c.claim_id
                 )
             )
+            .where(receipt_claims.c.claim_id == claim_id)
         )
-        .mappings()
-        .first()
+    ).all()
+    if not rows:
+        raise NotFound(f"no claim {claim_id!r}")
+    coordinates = [
+        (span_id, source_id, version)
+        for _, span_id, source_id, version in rows
+        if span_id is not None and source_id is not None and version is not None
+    ]
+    return ClaimLookup(str(rows[0][0]), await binding_views(conn, coordinates, as_of))
+
+
+async def binding_views(
+    conn: AsyncConnection,
+    coordinates: Collection[Coordinates],
+    as_of: AsOf = NOW,
+    window: int = 1,
+) -> dict[Coordinates, dict[str, Any]]:
+    """Bound spans rendered for a reader (document, breadcrumb, excerpt, highlight, status),
+    keyed by their coordinates, in three queries however many spans are asked for.
+
+    The excerpt is the span widened to the top-level sentences ``window`` either side of it.
+    A span whose span, version or source row is not in the registry is left out.
+    """
+    wanted = sorted(set(coordinates))
+    if not wanted:
+        return {}
+    rows = await _span_rows(conn, wanted, window)
+    states = await _sources_as_of(conn, sorted({source_id for _, source_id, _ in wanted}), as_of)
+    views: dict[Coordinates, dict[str, Any]] = {}
+    for row in rows:
+        source = states.get(row["source_id"])
+        if source is None:
+            continue
+        views[(row["span_id"], row["source_id"], row["version"])] = {
+            "span_id": row["span_id"],
+            "source_id": row["source_id"],
+            "title": row["title"],
+            "uri": source["uri"],
+            "authority": source["authority"],
+            "version": row["version"],
+            "version_hash": row["version_hash"],
+            "version_date": row["effective_from"],
+            "effective_to": row["effective_to"],
+            "heading_path": row["heading_path"],
+            "page": row["page"],
+            "text": row["text"],
+            "excerpt": row["excerpt"],
+            "highlight": [
+                row["start"] - row["excerpt_start"],
+                row["end"] - row["excerpt_start"],
+            ],
+            "status": version_status(source, row["version"]),
+        }
+    return views
+
+
+async def _span_rows(
+    conn: AsyncConnection, wanted: list[Coordinates], window: int
+) -> Sequence[RowMapping]:
+    """The span, version and excerpt columns of each wanted span, in one query."""
+    around = spans.alias("around")
+    neighbours = (
+        around.c.source_id == spans.c.source_id,
+        around.c.version == spans.c.version,
+        around.c.parent_span_id.is_(None),
+        around.c.sent_index.between(spans.c.sent_index - window, spans.c.sent_index + window),
     )
-    source = (
-        (await conn.execute(select(sources).where(sources.c.source_id == source_id)))
-        .mappings()
-        .first()
-    )
-    if span is None or source is None:
-        raise NotFound(f"span {span_id} of {source_id} version {version} is not in the registry")
-    row = (
+    low = select(func.min(around.c.start)).where(*neighbours).scalar_subquery()
+    high = select(func.max(around.c.end)).where(*neighbours).scalar_subquery()
+    start = case((low < spans.c.start, low), else_=spans.c.start)
+    end = case((high > spans.c.end, high), else_=spans.c.end)
+    return (
         (
             await conn.execute(
                 select(
+                    spans.c.span_id,
+                    spans.c.source_id,
+                    spans.c.version,
+                    spans.c.start,
+                    spans.c.end,
+                    spans.c.text,
+                    spans.c.heading_path,
+                    spans.c.page,
+                    versions.c.title,
                     versions.c.version_hash,
                     versions.c.effective_from,
                     versions.c.effective_to,
-                    versions.c.title,
-                ).where(versions.c.source_id == source_id, versions.c.version == version)
-            )
-        )
-        .mappings()
-        .one()
-    )
-    bounds = (
-        await conn.execute(
-            select(func.min(spans.c.start), func.max(spans.c.end)).where(
-                and_(
-                    spans.c.source_id == source_id,
-                    spans.c.version == version,
-                    spans.c.parent_span_id.is_(None),
-                    spans.c.sent_index.between(
-                        span["sent_index"] - window, span["sent_index"] + window
-                    ),
+                    start.label("excerpt_start"),
+                    func.substr(versions.c.frozen_text, start + 1, end - start).label("excerpt"),
+                )
+                .select_from(
+                    spans.join(
+                        versions,
+                        and_(
+                            versions.c.source_id == spans.c.source_id,
+                            versions.c.version == spans.c.version,
+                        ),
+                    )
+                )
+                .where(
+                    or_(
+                        *(
+                            and_(
+                                spans.c.span_id == span_id,
+                                spans.c.source_id == source_id,
+                                spans.c.version == version,
+                            )
+                            for span_id, source_id, version in wanted
+                        )
+                    )
                 )
             )
         )
-    ).one()
-    start = min(bounds[0], span["start"]) if bounds[0] is not None else span["start"]
-    end = max(bounds[1], span["end"]) if bounds[1] is not None else span["end"]
-    excerpt = (
-        await conn.execute(
-            select(func.substr(versions.c.frozen_text, start + 1, end - start)).where(
-                versions.c.source_id == source_id, versions.c.version == version
+        .mappings()
+        .all()
+    )
+
+
+async def _sources_as_of(
+    conn: AsyncConnection, source_ids: list[str], as_of: AsOf
+) -> dict[str, dict[str, Any]]:
+    """Each source's row as it stood at ``as_of`` (two queries for all of them)."""
+    source_rows = {
+        row["source_id"]: row
+        for row in (await conn.execute(select(sources).where(sources.c.source_id.in_(source_ids))))
+        .mappings()
+        .all()
+    }
+    known: dict[str, list[RowMapping]] = {source_id: [] for source_id in source_ids}
+    for row in (
+        (
+            await conn.execute(
+                select(
+                    versions.c.source_id,
+                    versions.c.version,
+                    versions.c.title,
+                    versions.c.recorded_at,
+                )
+                .where(versions.c.source_id.in_(source_ids))
+                .order_by(versions.c.source_id, versions.c.version)
             )
         )
-    ).scalar_one()
-    status = version_status(
-        source_as_of(source, await known_versions(conn, source_id, as_of), as_of), version
-    )
+        .mappings()
+        .all()
+    ):
+        if as_of.knows(row["recorded_at"]):
+            known[row["source_id"]].append(row)
     return {
-        "span_id": span_id,
-        "source_id": source_id,
-        "title": row["title"],
-        "uri": source["uri"],
-        "authority": source["authority"],
-        "version": version,
-        "version_hash": row["version_hash"],
-        "version_date": row["effective_from"],
-        "effective_to": row["effective_to"],
-        "heading_path": span["heading_path"],
-        "page": span["page"],
-        "text": span["text"],
-        "excerpt": excerpt,
-        "highlight": [span["start"] - start, span["end"] - start],
-        "status": status,
+        source_id: source_as_of(source, known[source_id], as_of)
+        for source_id, source in source_rows.items()
     }
 
 

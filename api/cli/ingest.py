@@ -36,7 +36,7 @@ def ingest(
     else:
         with open_services() as services:
             services.read_side.catch_up()  # read models out of step with the store: write nothing
-            sink = LocalSink(services.ledger, actor())
+            sink = LocalSink(services.sources, actor())
             with progress_bar(show_progress, len(documents)) as advance:
                 outcomes, failures = ingest_documents(documents, sink, advance)
             services.read_side.catch_up()

@@ -12,7 +12,7 @@ from ledger.errors import NotFound
 from ledger.eventlog.clock import parse_time
 from ledger.keys.api_keys import Principal, Scope
 from ledger.receipts.document import receipt_status
-from projections.claim_queries import binding_view, receipt_of_claim
+from projections.claim_queries import Coordinates, binding_views, claim_lookup
 
 router = APIRouter(tags=["claims"])
 Reader = Annotated[Principal, Depends(require(Scope.READ))]
@@ -26,35 +26,27 @@ async def get_claim(
     stood at ``known_at`` (committed, repaired, its receipt expired or not)."""
     try:
         async with read_side.async_engine.connect() as conn:
-            receipt_id = await receipt_of_claim(conn, claim_id)
+            found = await claim_lookup(conn, claim_id, as_of)
     except NotFound:
         # Read-your-writes: a claim committed a moment ago may not be projected yet.
         await run_in_threadpool(read_side.receipts.catch_up)
         async with read_side.async_engine.connect() as conn:
-            receipt_id = await receipt_of_claim(conn, claim_id)
+            found = await claim_lookup(conn, claim_id, as_of)
+    receipt_id = found.receipt_id
+    # The claim itself comes from the verified receipt; the read model only renders spans.
     receipt = await run_in_threadpool(desk.get_as_of, receipt_id, as_of.known_at)
     claim = next((c for c in receipt.claims + receipt.rejected if c["claim_id"] == claim_id), None)
     if claim is None:
         when = "" if as_of.known_at is None else f" at {as_of.known_at}"
         raise NotFound(f"no claim {claim_id!r}{when}")
     committed = any(c["claim_id"] == claim_id for c in receipt.claims)
-    bindings = []
-    async with read_side.async_engine.connect() as conn:
-        for binding in claim["bindings"]:
-            view: dict[str, Any] = {"span_id": binding["span_id"], "role": binding["role"]}
-            if binding["source_id"] is not None:
-                view.update(
-                    await binding_view(
-                        conn,
-                        binding["span_id"],
-                        binding["source_id"],
-                        binding["version"],
-                        as_of=as_of,
-                    )
-                )
-            view["quote"] = binding["quote"]
-            view["warnings"] = _warnings(view.get("status"), claim["status"])
-            bindings.append(view)
+    views = found.views
+    missing = [c for c in map(_coordinates, claim["bindings"]) if c and c not in views]
+    if missing:
+        # Bindings the index does not hold (the claim as it stood before a repair).
+        async with read_side.async_engine.connect() as conn:
+            views = {**views, **await binding_views(conn, missing, as_of)}
+    bindings = _render_bindings(claim, views)
     expiry = receipt_status(receipt, None if as_of.known_at is None else parse_time(as_of.known_at))
     return {
         "claim_id": claim_id,
@@ -74,6 +66,34 @@ async def get_claim(
             | ({claim["status"]} if claim["status"] != "verified" else set())
         ),
     }
+
+
+def _render_bindings(
+    claim: dict[str, Any], views: dict[Coordinates, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Each binding of the verified ``claim`` with its rendered span and its warnings."""
+    bindings = []
+    for binding in claim["bindings"]:
+        view: dict[str, Any] = {"span_id": binding["span_id"], "role": binding["role"]}
+        coordinates = _coordinates(binding)
+        if coordinates is not None:
+            if coordinates not in views:
+                span_id, source_id, version = coordinates
+                raise NotFound(
+                    f"span {span_id} of {source_id} version {version} is not in the registry"
+                )
+            view.update(views[coordinates])
+        view["quote"] = binding["quote"]
+        view["warnings"] = _warnings(view.get("status"), claim["status"])
+        bindings.append(view)
+    return bindings
+
+
+def _coordinates(binding: dict[str, Any]) -> Coordinates | None:
+    """Where a bound span sits in the registry, or None for a binding to no source."""
+    if binding["source_id"] is None:
+        return None
+    return (binding["span_id"], binding["source_id"], binding["version"])
 
 
 def _warnings(version_status: str | None, claim_status: str) -> list[str]:

@@ -86,6 +86,16 @@ class ClaimIn(BaseModel):
     material: bool = True
     bindings: list[BindingIn] = Field(default_factory=list)
 
+    def to_draft(self) -> ClaimDraft:
+        """The claim as the ledger judges and keeps it (``ledger.receipts.claims``)."""
+        return ClaimDraft(
+            text=self.text,
+            type=ClaimType(self.type),
+            material=self.material,
+            bindings=tuple(Binding(b.span_id, Role(b.role), b.quote) for b in self.bindings),
+            client_ref=self.client_ref,
+        )
+
 
 class CommitIn(BaseModel):
     """``POST /v1/receipts/{receipt_id}/claims``."""
@@ -97,16 +107,6 @@ class CommitIn(BaseModel):
     repair: bool = Field(
         default=False,
         description="try re-attribution within the sealed pool for claims that fail",
-    )
-
-
-def _draft(claim: ClaimIn) -> ClaimDraft:
-    return ClaimDraft(
-        text=claim.text,
-        type=ClaimType(claim.type),
-        material=claim.material,
-        bindings=tuple(Binding(b.span_id, Role(b.role), b.quote) for b in claim.bindings),
-        client_ref=claim.client_ref,
     )
 
 
@@ -149,7 +149,7 @@ def commit_claims(
             "Idempotency-Key", "pattern", "Idempotency-Key must match [A-Za-z0-9._:-]{1,128}"
         )
     request = CommitRequest(
-        claims=[_draft(claim) for claim in body.claims],
+        claims=[claim.to_draft() for claim in body.claims],
         mode=body.mode,
         rendered_answer=body.rendered_answer,
         fingerprint=request_fingerprint(body.model_dump(mode="json")),

@@ -10,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.body_guard import source_body
-from api.deps import MAX_INT, MAX_INT32, AsOfDep, LedgerDep, ReadSideDep, require
+from api.deps import MAX_INT, MAX_INT32, AsOfDep, ReadSideDep, SourcesDep, require
 from ledger.keys.api_keys import Principal, Scope
 from ledger.registry.commands import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
@@ -92,7 +92,7 @@ def _receipt(receipt: VersionReceipt, include_spans: bool, response: Response) -
 @router.post("/v1/sources", status_code=201, dependencies=[Depends(source_body)])
 def register_source(
     body: SourceIn,
-    ledger: LedgerDep,
+    sources: SourcesDep,
     read_side: ReadSideDep,
     principal: Ingester,
     response: Response,
@@ -107,7 +107,7 @@ def register_source(
         body.effective_from,
         body.cite_headings,
     )
-    receipt = ledger.sources.register(
+    receipt = sources.register(
         body.source_id, draft, body.authority, principal.actor, body.uri, body.metadata
     )
     read_side.registry.catch_up()  # read-your-writes: the registry includes this version
@@ -120,7 +120,7 @@ def register_source(
 def add_version(
     source_id: str,
     body: VersionIn,
-    ledger: LedgerDep,
+    sources: SourcesDep,
     read_side: ReadSideDep,
     principal: Ingester,
     response: Response,
@@ -129,12 +129,12 @@ def add_version(
     """Add version n+1, superseding version n."""
     title = body.title
     if title is None:
-        source = ledger.sources.get(source_id)
+        source = sources.get(source_id)
         title = source.title
     draft = SourceDraft(
         body.text, body.media_type, title, body.tables, body.effective_from, body.cite_headings
     )
-    receipt = ledger.sources.add_version(source_id, draft, principal.actor)
+    receipt = sources.add_version(source_id, draft, principal.actor)
     read_side.registry.catch_up()
     return _receipt(receipt, include_spans, response)
 
@@ -143,12 +143,12 @@ def add_version(
 async def withdraw_source(
     source_id: str,
     body: WithdrawIn,
-    ledger: LedgerDep,
+    sources: SourcesDep,
     read_side: ReadSideDep,
     principal: Ingester,
 ) -> dict[str, Any]:
     """Withdraw a source: old citations still resolve, marked withdrawn."""
-    await run_in_threadpool(ledger.sources.withdraw, source_id, body.reason, principal.actor)
+    await run_in_threadpool(sources.withdraw, source_id, body.reason, principal.actor)
     await run_in_threadpool(read_side.registry.catch_up)  # read-your-writes: the registry only
     async with read_side.async_engine.connect() as conn:
         return await queries.get_source(conn, source_id)

@@ -22,19 +22,17 @@ import hashlib
 import hmac
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
 from uuid import UUID
 
-from eventsourcing.domain import DomainEventProtocol
 from eventsourcing.persistence import AggregateRecorder, StoredEvent
 
 from ledger.audit.log_verify import FailureReason, LogVerifier
 from ledger.crypto.signing import Keyring
 from ledger.errors import EventCheckFailed, LedgerIntegrityError
 from ledger.eventlog.envelope import SealedEvent
-from ledger.eventlog.store import SignedEventStore, SignedMapper
 
 EventLocator = Callable[[AggregateRecorder, UUID | str, int], int | None]
 """Finds one stored event's log position, to name it in a failure (a storage adapter supplies it:
@@ -54,7 +52,9 @@ class _Verified:
 
 
 class EventChecks:
-    """Checks events read back from the store, remembering each verified event once.
+    """Checks events read back from the store, remembering each verified event once: the
+    :class:`~ledger.eventlog.port.ReadChecks` that ``api/services.py`` hands to the ``Ledger``
+    (whose :class:`~ledger.eventlog.store.VerifiedEventStore` calls it on every read).
 
     ``reload_keyring`` is called once when an event names a key id the keyring lacks (a key
     rotated by another process); the event fails as ``unknown_key`` if the reloaded keyring
@@ -199,40 +199,3 @@ class EventChecks:
 def head_hash(head: tuple[int, bytes] | None) -> bytes | None:
     """The hash a head names (None before version 1)."""
     return None if head is None else head[1]
-
-
-class VerifiedEventStore(SignedEventStore):
-    """The signed store whose reads verify every event before it is decoded."""
-
-    def __init__(
-        self, mapper: SignedMapper, recorder: AggregateRecorder, checks: EventChecks
-    ) -> None:
-        super().__init__(mapper=mapper, recorder=recorder)
-        self.checks = checks
-
-    def get(
-        self,
-        originator_id: UUID,
-        *,
-        gt: int | None = None,
-        lte: int | None = None,
-        desc: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[DomainEventProtocol[UUID]]:
-        """The aggregate's events, each verified (see :class:`EventChecks`)."""
-        stored = self.recorder.select_events(originator_id, gt=gt, lte=lte, desc=desc, limit=limit)
-        self.checks.check(self.recorder, originator_id, stored, None if desc else (gt or 0) + 1)
-        return map(self.mapper.to_domain_event, stored)
-
-    def written(
-        self, stored: Sequence[StoredEvent], links: Sequence[tuple[bytes, bytes | None]]
-    ) -> None:
-        """Remember what was just written as verified."""
-        self.checks.remember_written(stored, links)
-
-    def verified(self, stored: StoredEvent) -> DomainEventProtocol[UUID]:
-        """Decode one event read from the log (a notification) after verifying it and its
-        link to its predecessor."""
-        originator_id = UUID(str(stored.originator_id))
-        self.checks.check(self.recorder, originator_id, [stored], stored.originator_version)
-        return self.mapper.to_domain_event(stored)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -16,12 +16,10 @@ from eventsourcing.persistence import (
     StoredEvent,
 )
 
-from ledger.audit.verified_reads import EventChecks, EventLocator, VerifiedEventStore
-from ledger.crypto.signing import Keyring, PublicKeyRecord, SigningKey
+from ledger.crypto.signing import SigningKey
 from ledger.errors import Conflict, InvalidInput
-from ledger.eventlog.store import SignedMapper
-from ledger.registry.commands import SourceRegistry
-from ledger.registry.ingestion import Limits
+from ledger.eventlog.port import ReadChecks
+from ledger.eventlog.store import SignedMapper, VerifiedEventStore
 
 MAX_PAGE = 1000
 
@@ -61,29 +59,20 @@ class LedgerRepository(Repository[UUID]):
 
 
 class Ledger(Application[UUID]):
-    """Commands and log reads over the signed event store.
+    """Commit, aggregate reads and log reads over the signed event store.
 
-    Every aggregate is rebuilt from verified events (:mod:`ledger.audit.verified_reads`), checked
-    against ``keyring`` (by default the signing key alone); ``reload_keyring`` re-reads the
-    keyring when an event names a key it lacks.
+    Every aggregate is rebuilt from events that ``checks`` verified first (the composition
+    root passes :class:`ledger.audit.verified_reads.EventChecks`, against the keyring). The
+    commands live in the rooms above (``SourceRegistry``, the receipt desks), each given this
+    application as its :class:`~ledger.eventlog.port.EventLog`.
     """
 
     name = "provledger"
 
-    def __init__(
-        self,
-        signing_key: SigningKey,
-        env: Mapping[str, str],
-        limits: Limits | None = None,
-        keyring: Keyring | None = None,
-        reload_keyring: Callable[[], Keyring] | None = None,
-        locate_event: EventLocator | None = None,
-    ) -> None:
+    def __init__(self, signing_key: SigningKey, env: Mapping[str, str], checks: ReadChecks) -> None:
         self.signing_key = signing_key
-        own = PublicKeyRecord(signing_key.kid, signing_key.public_key, "active", "")
-        self.checks = EventChecks(keyring or Keyring([own]), reload_keyring, locate=locate_event)
+        self.checks = checks
         super().__init__(dict(env))
-        self.sources = SourceRegistry(self, limits or Limits())
 
     def construct_mapper(self) -> Mapper[UUID]:
         """Use the signing mapper instead of the library's transcoder-only one."""
@@ -124,8 +113,7 @@ class Ledger(Application[UUID]):
     # The log --------------------------------------------------------------------------------
 
     def verified_event(self, stored: StoredEvent) -> Any:
-        """Decode one event read from the log, after checking it as every read is checked
-        (:mod:`ledger.audit.verified_reads`)."""
+        """Decode one event read from the log, after checking it as every read is checked."""
         assert isinstance(self.events, VerifiedEventStore)
         return self.events.verified(stored)
 

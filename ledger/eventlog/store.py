@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -33,6 +33,7 @@ from eventsourcing.utils import resolve_topic
 from ledger.crypto.signing import SigningKey
 from ledger.eventlog.clock import format_time, parse_time
 from ledger.eventlog.envelope import SealedEvent, open_state, seal
+from ledger.eventlog.port import ReadChecks
 from ledger.eventlog.topics import event_topic, stable_aggregate_topic
 
 _RESERVED = ("originator_id", "originator_version", "timestamp", "actor")
@@ -294,3 +295,41 @@ class SignedEventStore(EventStore[UUID]):
         self._heads.move_to_end(originator_id)
         if len(self._heads) > self._head_cache_size:
             self._heads.popitem(last=False)
+
+
+class VerifiedEventStore(SignedEventStore):
+    """The signed store whose reads verify every event before it is decoded, with the
+    :class:`~ledger.eventlog.port.ReadChecks` it is given."""
+
+    def __init__(
+        self, mapper: SignedMapper, recorder: AggregateRecorder, checks: ReadChecks
+    ) -> None:
+        super().__init__(mapper=mapper, recorder=recorder)
+        self.checks = checks
+
+    def get(
+        self,
+        originator_id: UUID,
+        *,
+        gt: int | None = None,
+        lte: int | None = None,
+        desc: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[DomainEventProtocol[UUID]]:
+        """The aggregate's events, each verified by the read checks."""
+        stored = self.recorder.select_events(originator_id, gt=gt, lte=lte, desc=desc, limit=limit)
+        self.checks.check(self.recorder, originator_id, stored, None if desc else (gt or 0) + 1)
+        return map(self.mapper.to_domain_event, stored)
+
+    def written(
+        self, stored: Sequence[StoredEvent], links: Sequence[tuple[bytes, bytes | None]]
+    ) -> None:
+        """Remember what was just written as verified."""
+        self.checks.remember_written(stored, links)
+
+    def verified(self, stored: StoredEvent) -> DomainEventProtocol[UUID]:
+        """Decode one event read from the log (a notification) after verifying it and its
+        link to its predecessor."""
+        originator_id = UUID(str(stored.originator_id))
+        self.checks.check(self.recorder, originator_id, [stored], stored.originator_version)
+        return self.mapper.to_domain_event(stored)

@@ -166,6 +166,9 @@ def _within(candidate: Candidate, years: tuple[int, int] | None) -> bool:
     )
 
 
+# Over 60 lines on purpose: the reason codes are an ordered ladder (not computational,
+# unparseable, sign conflict, no operands, recomputed, unit mismatch, sign ambiguous,
+# mismatch, not reproduced); kept in one place, their order can be read top to bottom.
 def check_computation(
     claim_text: str | Reading,
     claim_type: ClaimType,

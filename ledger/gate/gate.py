@@ -68,6 +68,8 @@ _BOUND = CheckResult("coverage", Outcome.PASS, "bound", "the claim cites a suppo
 """The coverage result of every claim with a support span (results are immutable)."""
 
 
+# Over 60 lines on purpose: the one place that lists every check in the order of the
+# verdict, reading the claim once and sharing that reading between the checks.
 def judge(
     claim: ClaimDraft, spans: Mapping[str, SpanFacts], config: GateConfig = DEFAULT_CONFIG
 ) -> Verdict:

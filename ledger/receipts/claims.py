@@ -1,17 +1,21 @@
-"""The claim as the ledger keeps it: one JSON form from a commit request to the event and back.
+"""The claim as the ledger keeps it: one model from a commit request to the event and back.
 
-A :class:`~ledger.gate.ClaimDraft` (what the gate judges) becomes :func:`claim_content` (the
-content a claim id is derived from); the committed record adds its id, ordinal, the source of
-each binding (:func:`with_sources`), its status and checks; :func:`draft_from_json` turns a
-stored record back into a draft (for repair).
+The API maps a request's claim to a :class:`~ledger.gate.ClaimDraft` (what the gate judges).
+Judged, it becomes a :class:`ClaimRecord`: the draft with its id (derived from
+:func:`claim_content`), ordinal, the sealed-pool source of each binding, its status, checks and
+repairs. :meth:`ClaimRecord.to_event` is the JSON form the ``ClaimsCommitted`` and
+``ClaimsRejected`` events carry (unchanged: no schema change); :meth:`ClaimRecord.from_event`
+reads a stored record back (for repair).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ledger.gate import Binding, ClaimDraft, ClaimType, Role
-from ledger.receipts.receipt import Receipt
+from ledger.gate import Binding, ClaimDraft, ClaimType, Role, Verdict
+from ledger.receipts.receipt import Receipt, claim_id_for
 from ledger.registry.evidence import ResolvedSpan
 
 
@@ -28,7 +32,7 @@ def claim_content(claim: ClaimDraft) -> dict[str, Any]:
     }
 
 
-def draft_from_json(claim: dict[str, Any]) -> ClaimDraft:
+def _draft_from_event(claim: Mapping[str, Any]) -> ClaimDraft:
     """Rebuild a draft from its JSON form (schema already validated)."""
     return ClaimDraft(
         text=claim["text"],
@@ -42,12 +46,75 @@ def draft_from_json(claim: dict[str, Any]) -> ClaimDraft:
     )
 
 
-def with_sources(receipt: Receipt, bindings: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each binding with the source version the receipt's sealed pool holds for its span."""
-    return [
-        {**binding, **_binding_source(receipt.pool_index.get(binding["span_id"]))}
-        for binding in bindings
-    ]
+@dataclass(frozen=True)
+class ClaimRecord:
+    """A judged claim: its draft, where it stands in its receipt, and the gate's verdict.
+
+    ``sources`` holds, per binding, the ``source_id``, ``version`` and ``version_hash`` of the
+    span in the receipt's sealed pool (all None for a span outside it).
+    """
+
+    claim_id: str
+    ordinal: int
+    draft: ClaimDraft
+    sources: tuple[Mapping[str, Any], ...]
+    status: str
+    checks: tuple[Mapping[str, Any], ...]
+    repairs: tuple[Mapping[str, Any], ...] = ()
+
+    @classmethod
+    def judged(
+        cls, receipt: Receipt, ordinal: int, draft: ClaimDraft, verdict: Verdict
+    ) -> ClaimRecord:
+        """The record of ``draft`` judged as the ``ordinal``-th claim of ``receipt``."""
+        claim_id = claim_id_for(receipt.receipt_id, ordinal, claim_content(draft))
+        return cls(claim_id, ordinal, draft, (), "", ()).rebound(receipt, draft, verdict)
+
+    def rebound(self, receipt: Receipt, draft: ClaimDraft, verdict: Verdict) -> ClaimRecord:
+        """This claim (same id) with ``draft``'s bindings and their verdict (a repair)."""
+        return replace(
+            self,
+            draft=draft,
+            sources=tuple(
+                _binding_source(receipt.pool_index.get(b.span_id)) for b in draft.bindings
+            ),
+            status=verdict.status.value,
+            checks=tuple(check.to_json() for check in verdict.checks),
+        )
+
+    def to_event(self) -> dict[str, Any]:
+        """The claim's JSON form, as the events carry it."""
+        content = claim_content(self.draft)
+        record = {
+            "claim_id": self.claim_id,
+            "ordinal": self.ordinal,
+            **content,
+            "bindings": [
+                {**binding, **source}
+                for binding, source in zip(content["bindings"], self.sources, strict=True)
+            ],
+            "status": self.status,
+            "checks": [dict(check) for check in self.checks],
+        }
+        if self.repairs:
+            record["repairs"] = [dict(repair) for repair in self.repairs]
+        return record
+
+    @classmethod
+    def from_event(cls, record: Mapping[str, Any]) -> ClaimRecord:
+        """A claim read back from its JSON form (schema already validated)."""
+        return cls(
+            claim_id=record["claim_id"],
+            ordinal=record["ordinal"],
+            draft=_draft_from_event(record),
+            sources=tuple(
+                {key: b.get(key) for key in ("source_id", "version", "version_hash")}
+                for b in record.get("bindings", [])
+            ),
+            status=record["status"],
+            checks=tuple(record.get("checks", [])),
+            repairs=tuple(record.get("repairs", [])),
+        )
 
 
 def pool_entry(span: ResolvedSpan) -> dict[str, Any]:

@@ -20,16 +20,15 @@ from ledger.eventlog.application import project
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.eventlog.snapshots import Snapshots
 from ledger.gate import (
-    ClaimDraft,
     GateConfig,
     Outcome,
     SpanFacts,
     Status,
     judge,
 )
-from ledger.receipts.claims import claim_content, pool_entry, with_sources
+from ledger.receipts.claims import ClaimRecord, pool_entry
 from ledger.receipts.expiry import ExpiryDesk
-from ledger.receipts.receipt import Receipt, claim_id_for, receipt_aggregate_id, receipt_id_for
+from ledger.receipts.receipt import Receipt, receipt_aggregate_id, receipt_id_for
 from ledger.receipts.receipt import opening_content as _opening
 from ledger.receipts.render_check import check_render
 from ledger.receipts.repair_records import binding_to_repair, repair_record
@@ -267,19 +266,11 @@ class ReceiptDesk:
         pool: dict[str, SpanFacts] | None = None
         for claim in request.claims:
             verdict = judge(claim, facts, self.config)
-            content = claim_content(claim)
-            record = {
-                "claim_id": claim_id_for(receipt.receipt_id, ordinal, content),
-                "ordinal": ordinal,
-                **content,
-                "bindings": with_sources(receipt, content["bindings"]),
-                "status": verdict.status.value,
-                "checks": [check.to_json() for check in verdict.checks],
-            }
+            record = ClaimRecord.judged(receipt, ordinal, claim, verdict)
             if request.repair and verdict.status != Status.VERIFIED and claim.bindings:
                 pool = pool if pool is not None else self.pool_facts(receipt)
-                self._repair(receipt, claim, record, pool)
-            judged.append(record)
+                record = self._repair(receipt, record, pool)
+            judged.append(record.to_event())
             ordinal += 1
         accepted = [c for c in judged if c["status"] != Status.REJECTED.value]
         rejected = [c for c in judged if c["status"] == Status.REJECTED.value]
@@ -301,33 +292,23 @@ class ReceiptDesk:
         return CommitResult(bool(accepted), body), accepted, rejected, render
 
     def _repair(
-        self,
-        receipt: Receipt,
-        claim: ClaimDraft,
-        record: dict[str, Any],
-        pool: dict[str, SpanFacts],
-    ) -> None:
+        self, receipt: Receipt, record: ClaimRecord, pool: dict[str, SpanFacts]
+    ) -> ClaimRecord:
         """Commit-time re-attribution (``repair: true``): on success the claim commits with
         the new binding; either way the attempt is recorded in the claim's ``repairs``."""
-        index = binding_to_repair(record)
+        claim, current = record.draft, record.to_event()
+        index = binding_to_repair(current)
         outcome = find_repair(claim, index, pool, self.ranker, self.config)
-        repair = repair_record(outcome, index, record["bindings"][index])
+        repair = repair_record(outcome, index, current["bindings"][index])
         if outcome.new_binding is not None:
-            bindings = list(claim.bindings)
-            bindings[index] = outcome.new_binding
-            verdict = judge(replace(claim, bindings=tuple(bindings)), pool, self.config)
-            new_bindings = with_sources(
-                receipt, claim_content(replace(claim, bindings=tuple(bindings)))["bindings"]
-            )
-            repair["new_binding"] = new_bindings[index]
-            record.update(
-                bindings=new_bindings,
-                status=verdict.status.value,
-                checks=[check.to_json() for check in verdict.checks],
-            )
-        elif record["status"] == Status.VERIFIED.value:  # never: only failures are repaired
-            record["status"] = Status.UNVERIFIED.value
-        record["repairs"] = [repair]
+            rebound = list(claim.bindings)
+            rebound[index] = outcome.new_binding
+            draft = replace(claim, bindings=tuple(rebound))
+            record = record.rebound(receipt, draft, judge(draft, pool, self.config))
+            repair["new_binding"] = record.to_event()["bindings"][index]
+        elif record.status == Status.VERIFIED.value:  # never: only failures are repaired
+            record = replace(record, status=Status.UNVERIFIED.value)
+        return replace(record, repairs=(repair,))
 
     def pool_facts(self, receipt: Receipt) -> dict[str, SpanFacts]:
         """Facts for every span of the receipt's sealed pool (the repair candidates)."""

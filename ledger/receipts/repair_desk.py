@@ -15,7 +15,7 @@ from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import RepairOutcome, find_repair
 from ledger.errors import Conflict, NotFound
 from ledger.gate import ClaimDraft, GateConfig, SpanFacts, judge
-from ledger.receipts.claims import draft_from_json
+from ledger.receipts.claims import ClaimRecord
 from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.receipt import Receipt
 from ledger.receipts.repair_records import binding_to_repair, repair_record
@@ -59,17 +59,15 @@ class RepairDesk:
                 raise Conflict(f"claim {claim_id} is verified; there is nothing to repair")
             index = binding_to_repair(claim)
             pool = self.receipts.pool_facts(receipt)
-            draft = draft_from_json(claim)
-            outcome, repaired = self.attempt(receipt, draft, index, pool)
+            stored = ClaimRecord.from_event(claim)
+            outcome, repaired = self.attempt(receipt, stored.draft, index, pool)
             record = repair_record(outcome, index, claim["bindings"][index])
             if repaired is not None and outcome.new_binding is not None:
                 verdict = judge(repaired, pool, self.config)
-                new_binding = {
-                    "span_id": outcome.new_binding.span_id,
-                    "role": outcome.new_binding.role.value,
-                    "quote": outcome.new_binding.quote,
-                    **_source(receipt.pool_index.get(outcome.new_binding.span_id)),
-                }
+                rebound = stored.rebound(receipt, repaired, verdict)
+                new_binding = rebound.to_event()["bindings"][index]
+                if new_binding["source_id"] is None:  # never: candidates come from the pool
+                    raise AssertionError("a repair bound a span outside the sealed pool")
                 record["new_binding"] = new_binding
                 receipt.trigger_event(
                     receipt.ClaimRepaired,
@@ -103,13 +101,3 @@ class RepairDesk:
             after = next(c for c in receipt.claims + receipt.rejected if c["claim_id"] == claim_id)
             return {"receipt_id": receipt_id, "repair": record, "claim": after}
         raise Conflict(f"receipt {receipt_id} is being written by others; retry")
-
-
-def _source(entry: dict[str, Any] | None) -> dict[str, Any]:
-    if entry is None:  # never: candidates come from the pool
-        raise AssertionError("a repair bound a span outside the sealed pool")
-    return {
-        "source_id": entry["source_id"],
-        "version": entry["version"],
-        "version_hash": entry["version_hash"],
-    }

@@ -8,6 +8,7 @@ from api.services import Services
 from ledger.errors import Conflict, InvalidInput
 from ledger.eventlog.store import event_from_body
 from ledger.gate import Binding, ClaimDraft
+from ledger.receipts.claims import ClaimRecord
 from ledger.receipts.commands import CommitRequest, ReceiptRequest
 from ledger.receipts.receipt import Receipt
 from ledger.registry.commands import SourceDraft
@@ -17,7 +18,7 @@ TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice. Costs fe
 
 
 def _open(services: Services, policy: str = "policy-1") -> tuple[str, list[Span]]:
-    version = services.ledger.sources.register(
+    version = services.sources.register(
         "src", SourceDraft(TEXT, "text/plain", "Src"), "derived", "t"
     )
     services.read_side.catch_up()
@@ -126,3 +127,28 @@ def test_an_idempotency_record_stored_with_an_http_status_is_read_as_accepted_or
         "body": {},
     }
     assert record["status"] == status  # the stored body itself is not rewritten
+
+
+def test_every_stored_claim_reads_back_from_its_event_unchanged(services: Services) -> None:
+    receipt_id, spans = _open(services)
+    verbatim = ClaimDraft(spans[0].text, bindings=(Binding(spans[0].span_id),), client_ref="a")
+    misattributed = ClaimDraft(spans[0].text, bindings=(Binding(spans[1].span_id),))
+    services.receipts.commit(
+        receipt_id,
+        CommitRequest([verbatim, misattributed], "independent", fingerprint="f", repair=True),
+        "t",
+        None,
+    )
+    services.receipts.commit(
+        receipt_id, CommitRequest([misattributed], "independent", fingerprint="g"), "t", None
+    )
+    quarantined = services.receipts.get(receipt_id).rejected[0]["claim_id"]
+    services.repairs.repair(receipt_id, quarantined, "t")
+
+    receipt = services.receipts.get(receipt_id)
+    stored = receipt.claims + receipt.rejected
+
+    assert len(stored) == 3
+    assert sum("repairs" in claim for claim in stored) == 2
+    for claim in stored:
+        assert ClaimRecord.from_event(claim).to_event() == claim

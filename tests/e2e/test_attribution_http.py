@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from ledger.eventlog.clock import format_time
 from ledger.receipts.receipt import Receipt
 from ledger.runtime import LedgerRuntime
 
@@ -84,6 +87,29 @@ def test_repair_moves_a_misattributed_claim_onto_the_right_pool_span(
     assert [c["claim_id"] for c in view["claims"]] == [quarantined["claim_id"]]
     last = runtime.ledger.read_log(runtime.ledger.last_position() - 1, 1)[0]
     assert last.topic == Receipt.ClaimRepaired.TOPIC
+
+
+def test_a_repaired_claim_read_as_of_before_its_repair_shows_its_old_binding(
+    client: TestClient, headers: dict[str, str], spans: dict[str, Any]
+) -> None:
+    pool = [spans[k]["span_id"] for k in ("board", "revenue", "costs")]
+    receipt = _receipt(client, headers, pool)
+    committed = _commit(client, headers, receipt, spans["board"]["span_id"], mode="independent")
+    claim_id = committed.json()["quarantined"][0]["claim_id"]
+    time.sleep(0.01)
+    before = format_time(datetime.now(UTC))
+    time.sleep(0.01)
+    client.post(f"/v1/receipts/{receipt}/claims/{claim_id}/repair", headers=headers)
+
+    then = client.get(f"/v1/claims/{claim_id}", params={"known_at": before}, headers=headers)
+    now = client.get(f"/v1/claims/{claim_id}", headers=headers)
+
+    assert then.status_code == 200, then.text
+    assert [b["span_id"] for b in then.json()["bindings"]] == [spans["board"]["span_id"]]
+    assert then.json()["bindings"][0]["text"] == spans["board"]["text"]
+    assert then.json()["repairs"] == []
+    assert [b["span_id"] for b in now.json()["bindings"]] == [spans["revenue"]["span_id"]]
+    assert now.json()["bindings"][0]["text"] == spans["revenue"]["text"]
 
 
 def test_repair_never_binds_a_span_outside_the_sealed_pool(

@@ -85,7 +85,7 @@ def test_project_runs_as_its_own_process_and_stops_on_sigterm(
     runtime = open_ledger(settings_env)
     from ledger.registry.commands import SourceDraft
 
-    runtime.ledger.sources.register(
+    runtime.sources.register(
         "a", SourceDraft("One sentence. Two sentences.", "text/plain", "A"), "derived", "t"
     )
     last = runtime.ledger.last_position()

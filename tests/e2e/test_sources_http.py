@@ -221,7 +221,7 @@ def test_invalid_utf8_is_a_4xx(client: TestClient, ingest: dict[str, str]) -> No
 def test_text_over_the_limit_is_413(
     client: TestClient, ingest: dict[str, str], runtime: LedgerRuntime
 ) -> None:
-    runtime.ledger.sources.limits = type(runtime.ledger.sources.limits)(max_text_bytes=1000)
+    runtime.sources.limits = type(runtime.sources.limits)(max_text_bytes=1000)
     response = _register(client, ingest, text="word " * 300)
     assert response.status_code == 413
     assert "limit is 1000 bytes" in response.json()["detail"]

@@ -298,7 +298,7 @@ def test_deleting_a_withdrawal_brings_the_source_back_but_fails_against_the_witn
 
     Tamperer(runtime).delete(withdrawal.id)
 
-    assert runtime.ledger.sources.get("policy-7").withdrawn is False  # the attack
+    assert runtime.sources.get("policy-7").withdrawn is False  # the attack
 
     code, output = _cli("verify", "--no-progress")
     assert code == 0, output

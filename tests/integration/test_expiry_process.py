@@ -29,7 +29,7 @@ TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice."
 def _setup(runtime: LedgerRuntime, receipts: int) -> tuple[ReadSide, list[str]]:
     """A source and ``receipts`` receipts, each with one claim bound to its version 1."""
     read_side = ReadSide(runtime.ledger, runtime.database)
-    version = runtime.ledger.sources.register(
+    version = runtime.sources.register(
         "src", SourceDraft(TEXT, "text/plain", "Src"), "derived", "t"
     )
     read_side.catch_up()
@@ -79,7 +79,7 @@ def test_a_crash_after_the_effects_but_before_the_position_repeats_nothing(
     runtime: LedgerRuntime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     read_side, _ = _setup(runtime, 5)
-    supersession = runtime.ledger.sources.add_version(
+    supersession = runtime.sources.add_version(
         "src", SourceDraft("New text.", "text/plain", "Src"), "t"
     ).position
     process = ExpiryProcess(read_side, ExpiryDesk(read_side.ledger))
@@ -111,7 +111,7 @@ def test_killing_and_restarting_the_process_midway_expires_each_receipt_once(
     runtime = open_ledger(settings_env)
     read_side, _ = _setup(runtime, 150)
     read_side.close()
-    runtime.ledger.sources.add_version("src", SourceDraft("New text.", "text/plain", "Src"), "t")
+    runtime.sources.add_version("src", SourceDraft("New text.", "text/plain", "Src"), "t")
     cli = Path(sys.executable).parent / "provledger"
 
     process = subprocess.Popen([str(cli), "expire", "--interval", "0.05"], env=dict(os.environ))
@@ -164,7 +164,7 @@ def test_claims_committed_on_an_already_superseded_version_expire_at_once(
     )
     process = ExpiryProcess(read_side, ExpiryDesk(read_side.ledger))
     process.run_once()
-    runtime.ledger.sources.add_version("src", SourceDraft("New text.", "text/plain", "Src"), "t")
+    runtime.sources.add_version("src", SourceDraft("New text.", "text/plain", "Src"), "t")
     process.run_once()  # the two receipts with claims expire; the late one has none yet
     assert process.expired == 2
 

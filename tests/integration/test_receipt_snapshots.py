@@ -27,7 +27,7 @@ def _desk(runtime: LedgerRuntime) -> tuple[ReadSide, ReceiptDesk]:
 
 
 def _open(runtime: LedgerRuntime, desk: ReceiptDesk, read_side: ReadSide) -> tuple[str, list[Span]]:
-    version = runtime.ledger.sources.register(
+    version = runtime.sources.register(
         "src", SourceDraft(TEXT, "text/plain", "Src"), "derived", "t"
     )
     read_side.catch_up()

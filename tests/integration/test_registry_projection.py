@@ -18,7 +18,7 @@ TEXT = "The board met on Jan. 5. Revenue rose 2.2% to $4.5 million. No dividend 
 
 def _ingest(runtime: LedgerRuntime, count: int) -> None:
     for i in range(count):
-        runtime.ledger.sources.register(
+        runtime.sources.register(
             f"doc-{i}",
             SourceDraft(f"{TEXT} Document {i}.", "text/plain", f"Doc {i}"),
             "derived",
@@ -38,7 +38,7 @@ def test_catch_up_applies_each_event_once_across_restarts(runtime: LedgerRuntime
     rows = _rows(first)
     first.close()
 
-    _ingest_more = runtime.ledger.sources.register(
+    _ingest_more = runtime.sources.register(
         "late", SourceDraft("One more sentence here.", "text/plain", "Late"), "advisory", "t"
     )
     second = ReadSide(runtime.ledger, runtime.database)
@@ -69,10 +69,10 @@ def test_two_runners_on_one_database_never_double_apply(runtime: LedgerRuntime) 
 
 def test_rebuild_gives_identical_rows(runtime: LedgerRuntime) -> None:
     _ingest(runtime, 3)
-    runtime.ledger.sources.add_version(
+    runtime.sources.add_version(
         "doc-1", SourceDraft("A changed text. With two sentences.", "text/plain", "Doc 1"), "t"
     )
-    runtime.ledger.sources.withdraw("doc-2", "retracted", "t")
+    runtime.sources.withdraw("doc-2", "retracted", "t")
     read_side = ReadSide(runtime.ledger, runtime.database)
     try:
         read_side.catch_up()
@@ -86,9 +86,7 @@ def test_ingestion_is_all_or_nothing_when_the_text_is_rejected(runtime: LedgerRu
     _ingest(runtime, 1)
     position = runtime.ledger.last_position()
     with pytest.raises(InvalidInput) as caught:
-        runtime.ledger.sources.register(
-            "bad", SourceDraft("", "text/plain", "Empty"), "derived", "t"
-        )
+        runtime.sources.register("bad", SourceDraft("", "text/plain", "Empty"), "derived", "t")
     assert caught.value.field == "text"
     assert runtime.ledger.last_position() == position
 
@@ -97,7 +95,7 @@ def test_concurrent_registrations_of_one_id_create_one_source(runtime: LedgerRun
     results: list[object] = []
 
     def register() -> None:
-        receipt = runtime.ledger.sources.register(
+        receipt = runtime.sources.register(
             "race", SourceDraft("Same text for both.", "text/plain", "Race"), "derived", "t"
         )
         results.append(receipt.created)
@@ -164,6 +162,6 @@ def test_an_event_written_after_the_end_was_read_is_not_skipped(
 
 
 def _ingest_one(runtime: LedgerRuntime, source_id: str) -> None:
-    runtime.ledger.sources.register(
+    runtime.sources.register(
         source_id, SourceDraft(TEXT, "text/plain", source_id), "derived", "test:suite"
     )

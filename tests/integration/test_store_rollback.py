@@ -19,7 +19,7 @@ TEXT = "Revenue rose 2.2% to $4.5 million. No dividend was declared."
 
 
 def _register(runtime: LedgerRuntime, source_id: str) -> None:
-    runtime.ledger.sources.register(
+    runtime.sources.register(
         source_id, SourceDraft(f"{TEXT} ({source_id})", "text/plain", source_id), "derived", "t"
     )
 

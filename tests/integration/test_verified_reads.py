@@ -146,7 +146,7 @@ def test_a_withdrawal_inserted_with_a_bad_signature_expires_no_receipt(
 ) -> None:
     read_side = ReadSide(runtime.ledger, runtime.database)
     try:
-        registered = runtime.ledger.sources.register(
+        registered = runtime.sources.register(
             "src", SourceDraft(TEXT, "text/plain", "Src"), "derived", "t"
         )
         read_side.catch_up()
