@@ -12,6 +12,8 @@ from typing import IO, Any
 import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.metrics import observe_request
+
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 log = structlog.get_logger("provledger.http")
 
@@ -119,11 +121,14 @@ class RequestContextMiddleware:
             if not response_started:
                 await _internal_error(scope, receive, send_with_id)
         finally:
+            seconds = time.perf_counter() - started
+            route = getattr(scope.get("route"), "path", None)  # the template, set by routing
+            observe_request(scope["method"], route, status, seconds)
             fields: dict[str, Any] = {
                 "method": scope["method"],
                 "path": scope["path"],
                 "status": status,
-                "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+                "duration_ms": round(seconds * 1000, 3),
                 "request_id": request_id,
             }
             if failure is not None:
