@@ -215,13 +215,17 @@ class _Everything(Collector):
         self.ledger = LedgerCollector(services)
 
     def collect(self) -> Iterable[Metric]:
-        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-            processes = CollectorRegistry()
-            multiprocess.MultiProcessCollector(processes)  # type: ignore[no-untyped-call]
-            yield from processes.collect()
-        else:
-            yield from REGISTRY.collect()
+        yield from process_metrics()
         yield from self.ledger.collect()
+
+
+def process_metrics() -> Iterable[Metric]:
+    """This process's counters and histograms, or every process's in multiprocess mode."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        processes = CollectorRegistry()
+        multiprocess.MultiProcessCollector(processes)  # type: ignore[no-untyped-call]
+        return processes.collect()
+    return REGISTRY.collect()
 
 
 def registry_for(services: Services) -> CollectorRegistry:
