@@ -10,6 +10,7 @@ from fastapi import FastAPI
 
 from api.body_guard import RequestBodyGuard
 from api.errors import install_error_handlers
+from api.metrics import MetricsServer, observe_store, registry_for, serve_metrics
 from api.observability import RequestContextMiddleware, configure_logging
 from api.routes import (
     attribution,
@@ -20,6 +21,7 @@ from api.routes import (
     expiry,
     health,
     keys,
+    metrics,
     provenance,
     receipts,
     review,
@@ -41,6 +43,12 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         services = build_services(settings, runtime)
         app.state.services = services
+        observe_store(services)
+        app.state.metrics = registry_for(services)
+        metrics_server: MetricsServer | None = None
+        if settings.metrics_addr:
+            metrics_server = serve_metrics(settings.metrics_addr, app.state.metrics)
+        app.state.metrics_server = metrics_server
         services.read_side.catch_up()
         services.follow()
         if settings.background:
@@ -55,6 +63,8 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         try:
             yield
         finally:
+            if metrics_server is not None:
+                metrics_server.close()
             await services.aclose()
 
     app = FastAPI(
@@ -67,6 +77,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.add_middleware(RequestBodyGuard)  # inside the request context: its refusals are logged
     app.add_middleware(RequestContextMiddleware)
     app.include_router(health.router)
+    app.include_router(metrics.router)
     app.include_router(keys.router)
     app.include_router(events.router)
     app.include_router(sources.router)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from api.metrics import MeteredReceiptDesk
 from api.settings import Settings
 from ledger.audit.verified_reads import EventChecks
 from ledger.crypto.cosignature import parse_witness_vkey
@@ -96,7 +97,7 @@ class Services:
     @cached_property
     def receipts(self) -> ReceiptDesk:
         """Opens receipts and commits claims through the gate."""
-        return ReceiptDesk(
+        return MeteredReceiptDesk(
             self.ledger, self.read_side.span_resolver, gate_config(self.settings), self.expiry_desk
         )
 

@@ -47,6 +47,10 @@ class Settings(BaseSettings):
     """Run the projections and the expiry process in the API process (off when a separate
     ``provledger expire`` process does it for one or more API processes)."""
     log_json: bool = True
+    metrics_addr: str | None = None
+    """``[HOST:]PORT`` of an unauthenticated ``/metrics`` bind (host default 127.0.0.1)."""
+    projection_max_lag: int = Field(default=10_000, ge=0)
+    """How many events a projection may be behind the log before ``/readyz`` answers 503."""
 
     @property
     def source_body_limit(self) -> int:

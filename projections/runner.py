@@ -93,6 +93,9 @@ class ProjectionRunner:
         # Last position this runner committed; None means "read it from the table".
         self._known: int | None = None
         self._started = 0  # the position the current batch started from
+        self.failure: str | None = None
+        """Why the last catch-up failed (``None`` after one that succeeded): ``/readyz``
+        names a projection that fails on every poll instead of calling the service ready."""
 
     def position(self) -> int:
         """The last notification id this projection has applied."""
@@ -107,6 +110,15 @@ class ProjectionRunner:
 
     def catch_up(self) -> int:
         """Apply every new event of the projection's topics; return the new position."""
+        try:
+            position = self._catch_up()
+        except Exception as exc:
+            self.failure = f"{type(exc).__name__}: {exc}"
+            raise
+        self.failure = None
+        return position
+
+    def _catch_up(self) -> int:
         with self._lock:
             while True:
                 try:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import structlog
 from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
-from api.deps import LedgerDep, WitnessDep
+from api.deps import ServicesDep
 from api.errors import problem
+from api.readiness import check_readiness
 from api.schemas import Health, Readiness
 
 router = APIRouter(tags=["health"])
@@ -17,7 +20,7 @@ log = structlog.get_logger("provledger.health")
 
 @router.get("/healthz", response_model=Health)
 def healthz() -> Health:
-    """The process is up."""
+    """The process is up (liveness: no database, no projection is consulted)."""
     return Health(status="ok")
 
 
@@ -25,24 +28,26 @@ def healthz() -> Health:
     "/readyz",
     response_model=Readiness,
     response_model_exclude_none=True,
-    responses={503: {"description": "not ready"}},
+    responses={503: {"description": "not ready: every failing check is named"}},
 )
-async def readyz(ledger: LedgerDep, submitter: WitnessDep) -> Readiness | JSONResponse:
-    """The database answers, and no witness refused the log (its state is reported)."""
-    try:
-        position = await run_in_threadpool(ledger.last_position)
-    except Exception as exc:  # any database failure means "not ready"
-        log.warning("not_ready", error=type(exc).__name__)
-        return problem(503, "Not ready", "the event store does not answer", "not-ready")
-    if submitter is None:
-        return Readiness(status="ready", position=position)
-    witness = submitter.status.as_json()
-    if submitter.status.state == "refused":
-        return problem(
-            503,
-            "Not ready",
-            f"the witness refused the log: {submitter.status.detail}",
-            "witness-refused",
-            witness=witness,
-        )
-    return Readiness(status="ready", position=position, witness=witness)
+async def readyz(services: ServicesDep) -> Readiness | JSONResponse:
+    """Every check passes: the database answers, a signing key is loaded, each projection is
+    within its lag bound and not failing, and no witness refused the log (its state is
+    reported)."""
+    report = await run_in_threadpool(check_readiness, services)
+    submitter = services.witness
+    witness = submitter.status.as_json() if submitter is not None else None
+    failing = report.failing
+    if not failing:
+        return Readiness(status="ready", position=report.position, witness=witness)
+    log.warning("not_ready", failing=failing)
+    # A refused log keeps its own problem type (docs/audit.md); anything else is not-ready.
+    slug = "witness-refused" if failing == ["witness"] else "not-ready"
+    detail = report.checks["witness"].detail if slug == "witness-refused" else None
+    extra: dict[str, Any] = {
+        "failing": failing,
+        "checks": {name: check.as_json() for name, check in report.checks.items()},
+    }
+    if witness is not None:
+        extra["witness"] = witness
+    return problem(503, "Not ready", detail or f"failing: {report.summary()}", slug, **extra)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -161,11 +162,15 @@ class SignedEventStore(EventStore[UUID]):
         self._heads: OrderedDict[UUID, tuple[int, bytes]] = OrderedDict()
         self._head_cache_size = head_cache_size
         self._last_time: datetime | None = None
+        # Optional observers (metrics): a put's seconds, and each group commit's write count.
+        self.on_append: Callable[[float], None] | None = None
+        self.on_group: Callable[[int], None] | None = None
 
     def put(
         self, domain_events: Sequence[DomainEventProtocol[UUID]], **kwargs: Any
     ) -> list[Recording[UUID]]:
         """Seal and store ``domain_events`` atomically (all of them or none)."""
+        started = time.perf_counter()
         write = _Write(list(domain_events), kwargs)
         with self._queue_lock:
             self._queue.append(write)
@@ -174,6 +179,8 @@ class SignedEventStore(EventStore[UUID]):
                 with self._queue_lock:
                     group, self._queue = self._queue, []
                 self._write(group)
+        if self.on_append is not None:
+            self.on_append(time.perf_counter() - started)
         if write.error is not None:
             raise write.error
         recordings: list[Recording[UUID]] = []
@@ -193,6 +200,8 @@ class SignedEventStore(EventStore[UUID]):
     def _write(self, group: list[_Write]) -> None:
         """Seal and insert ``group`` in order (under the writer lock); every write ends done,
         with its notification ids or its error."""
+        if self.on_group is not None:
+            self.on_group(len(group))
         try:
             for write in group:
                 self._seal(write)

@@ -36,6 +36,7 @@ class Scope(StrEnum):
     INGEST = "ingest"
     CLAIMS_WRITE = "claims:write"
     AUDIT_READ = "audit:read"
+    METRICS = "metrics"
     ADMIN = "admin"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -50,3 +51,6 @@ def test_serve_answers_health_and_logs_json_with_request_ids(tmp_path: Path) -> 
         output, _ = process.communicate(timeout=20)
     assert '"request_id": "probe-1"' in output
     assert '"path": "/readyz"' in output
+    lines = [json.loads(line) for line in output.splitlines()]  # every line is JSON
+    assert any(line["event"].startswith("Started server process") for line in lines)
+    assert all(line["logger"] for line in lines)

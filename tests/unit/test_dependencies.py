@@ -14,7 +14,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("ledger", "api", "projections", "processes")
 # Import name -> distribution name, where they differ.
-DISTRIBUTION_OF = {"nacl": "pynacl", "yaml": "pyyaml", "markdown_it": "markdown-it-py"}
+DISTRIBUTION_OF = {
+    "nacl": "pynacl",
+    "yaml": "pyyaml",
+    "markdown_it": "markdown-it-py",
+    "prometheus_client": "prometheus-client",
+}
 # Modules that come with a declared distribution rather than as their own.
 PROVIDED_BY = {"starlette": "fastapi", "psycopg_pool": "eventsourcing", "uvicorn": "uvicorn"}
 

@@ -1,0 +1,284 @@
+"""Prometheus metrics: what the API, the gate, the event store and the read side report.
+
+Counters and histograms are module-level (``prometheus-client``); with
+``PROMETHEUS_MULTIPROC_DIR`` set before the process starts, the library keeps them in files
+there and :func:`exposition` sums every process's. What describes the ledger rather than a
+process (projection lag, checkpoint size and age, witness state) is read when scraped, by
+:class:`LedgerCollector`. Labels are bounded: a route's template (never the raw path), a
+status code, an outcome, a gate reason code.
+
+Other modules report through the functions here (``key_cache_hit()`` and
+``key_cache_miss()`` for the API-key cache), so they need not know prometheus.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from threading import Thread
+from typing import TYPE_CHECKING, Any
+from wsgiref.simple_server import WSGIServer
+
+import structlog
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+    start_http_server,
+)
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+from sqlalchemy import select
+
+from ledger.errors import ConfigurationError
+from ledger.receipts.commands import CommitRequest, CommitResult, ReceiptDesk
+from projections.schema import checkpoints
+
+if TYPE_CHECKING:
+    from api.services import Services
+
+__all__ = ["CONTENT_TYPE_LATEST", "key_cache_hit", "key_cache_miss"]
+
+log = structlog.get_logger("provledger.metrics")
+
+REQUESTS = Counter(
+    "provledger_http_requests",
+    "HTTP requests answered, by method, route template and status",
+    ["method", "route", "status"],
+)
+REQUEST_SECONDS = Histogram(
+    "provledger_http_request_duration_seconds",
+    "HTTP request latency, by method, route template and status",
+    ["method", "route", "status"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+COMMITS = Counter(
+    "provledger_commits",
+    "Claim commit requests by outcome: accepted, rejected, replayed, failed",
+    ["outcome"],
+)
+GATE_CHECKS = Counter(
+    "provledger_gate_checks",
+    "Gate checks of committed requests' claims, by check, outcome and reason code",
+    ["check", "outcome", "reason"],
+)
+APPEND_SECONDS = Histogram(
+    "provledger_event_store_append_seconds",
+    "Event-store append latency as a writer sees it (queueing for the group commit included)",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+)
+GROUP_COMMIT_WRITES = Histogram(
+    "provledger_event_store_group_commit_writes",
+    "Writes inserted together by one group commit",
+    buckets=(1, 2, 4, 8, 16, 32, 64, 128),
+)
+KEY_CACHE = Counter(
+    "provledger_api_key_cache",
+    "API-key authentications answered from the per-process cache (hit) or the store (miss)",
+    ["result"],
+)
+UNMATCHED = "unmatched"
+"""The route label of a request no route matched (the raw path is never a label)."""
+
+
+def key_cache_hit() -> None:
+    """Count one authentication answered from the key cache."""
+    KEY_CACHE.labels("hit").inc()
+
+
+def key_cache_miss() -> None:
+    """Count one authentication that had to read the key's events."""
+    KEY_CACHE.labels("miss").inc()
+
+
+def observe_request(method: str, route: str | None, status: int, seconds: float) -> None:
+    """Count one answered request under its route template."""
+    labels = (method, route or UNMATCHED, str(status))
+    REQUESTS.labels(*labels).inc()
+    REQUEST_SECONDS.labels(*labels).observe(seconds)
+
+
+def observe_commit(result: CommitResult) -> None:
+    """Count a commit's outcome and, unless replayed, every gate check of its claims."""
+    if result.replayed:
+        COMMITS.labels("replayed").inc()
+        return
+    COMMITS.labels("accepted" if result.accepted else "rejected").inc()
+    body = result.body
+    for group in ("committed", "quarantined", "rejected"):
+        for claim in body.get(group) or ():
+            for check in claim.get("checks") or ():
+                GATE_CHECKS.labels(check["check"], check["outcome"], check["reason"]).inc()
+
+
+class MeteredReceiptDesk(ReceiptDesk):
+    """The receipt desk, counting each commit's outcome and gate checks."""
+
+    def commit(
+        self, receipt_id: str, request: CommitRequest, actor: str, idempotency_key: str | None
+    ) -> CommitResult:
+        """:meth:`ReceiptDesk.commit`, counted (a raised error counts as ``failed``)."""
+        try:
+            result = super().commit(receipt_id, request, actor, idempotency_key)
+        except Exception:
+            COMMITS.labels("failed").inc()
+            raise
+        observe_commit(result)
+        return result
+
+
+def observe_store(services: Services) -> None:
+    """Report the event store's append latency and group-commit sizes."""
+    store: Any = services.ledger.events
+    store.on_append = APPEND_SECONDS.observe
+    store.on_group = GROUP_COMMIT_WRITES.observe
+
+
+class LedgerCollector(Collector):
+    """What describes the ledger, read when scraped (the same from every process)."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
+    def collect(self) -> Iterable[Metric]:
+        """Projection lag and failure, checkpoint size and age, witness state."""
+        services = self.services
+        try:
+            position = services.ledger.last_position()
+        except Exception:  # /readyz names the failure; a scrape still answers
+            return
+        yield GaugeMetricFamily(
+            "provledger_log_position", "Notification id of the newest event", value=position
+        )
+        lag = GaugeMetricFamily(
+            "provledger_projection_lag_events",
+            "Events in the log the projection has not applied yet",
+            labels=["projection"],
+        )
+        failing = GaugeMetricFamily(
+            "provledger_projection_failing",
+            "1 when the projection's last catch-up in this process failed",
+            labels=["projection"],
+        )
+        for runner in services.read_side.runners:
+            name = runner.projection.name
+            lag.add_metric([name], max(0, position - runner.position()))
+            failing.add_metric([name], 1 if runner.failure is not None else 0)
+        yield lag
+        yield failing
+        yield from self._checkpoint()
+        submitter = services.witness
+        if submitter is not None:
+            state = GaugeMetricFamily(
+                "provledger_witness_state",
+                "1 for the witness's current state (pending, cosigned, unavailable, refused)",
+                labels=["state"],
+            )
+            for name in ("pending", "cosigned", "unavailable", "refused"):
+                state.add_metric([name], 1 if submitter.status.state == name else 0)
+            yield state
+            if submitter.status.witnessed_size is not None:
+                yield GaugeMetricFamily(
+                    "provledger_witness_cosigned_size",
+                    "Newest tree size the witness cosigned",
+                    value=submitter.status.witnessed_size,
+                )
+
+    def _checkpoint(self) -> Iterator[Metric]:
+        query = select(checkpoints.c.size, checkpoints.c.created_at)
+        with self.services.read_side.db.sync.connect() as conn:
+            row = conn.execute(query.order_by(checkpoints.c.size.desc()).limit(1)).first()
+        if row is None:
+            return
+        yield GaugeMetricFamily(
+            "provledger_checkpoint_tree_size", "Tree size of the newest checkpoint", value=row.size
+        )
+        created = datetime.fromisoformat(row.created_at)
+        if created.tzinfo is None:
+            created = created.replace(tzinfo=UTC)
+        yield GaugeMetricFamily(
+            "provledger_checkpoint_age_seconds",
+            "Seconds since the newest checkpoint was signed",
+            value=max(0.0, (datetime.now(UTC) - created).total_seconds()),
+        )
+
+
+class _Everything(Collector):
+    """This process's metrics (or, in multiprocess mode, every process's) and the ledger's."""
+
+    def __init__(self, services: Services) -> None:
+        self.ledger = LedgerCollector(services)
+
+    def collect(self) -> Iterable[Metric]:
+        yield from process_metrics()
+        yield from self.ledger.collect()
+
+
+def process_metrics() -> Iterable[Metric]:
+    """This process's counters and histograms, or every process's in multiprocess mode."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        processes = CollectorRegistry()
+        multiprocess.MultiProcessCollector(processes)  # type: ignore[no-untyped-call]
+        return processes.collect()
+    return REGISTRY.collect()
+
+
+def registry_for(services: Services) -> CollectorRegistry:
+    """The registry ``/metrics`` and the separate metrics bind serve."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Everything(services))
+    return registry
+
+
+def exposition(registry: CollectorRegistry) -> bytes:
+    """The text exposition format of ``registry``."""
+    return generate_latest(registry)
+
+
+def parse_metrics_addr(value: str) -> tuple[str, int]:
+    """``PORT``, ``:PORT``, ``HOST:PORT`` or ``[IPv6]:PORT``; no host means 127.0.0.1."""
+    host, sep, port = value.strip().rpartition(":")
+    if not sep:
+        host, port = "", value.strip()
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or int(port) > 65535:
+        raise ConfigurationError(f"PROVLEDGER_METRICS_ADDR {value!r}: expected [HOST:]PORT")
+    return host, int(port)
+
+
+class MetricsServer:
+    """The unauthenticated metrics bind (``PROVLEDGER_METRICS_ADDR``)."""
+
+    def __init__(self, server: WSGIServer, thread: Thread) -> None:
+        self.server = server
+        self.thread = thread
+
+    @property
+    def port(self) -> int:
+        """The bound port (useful when 0 was asked for)."""
+        return int(self.server.server_address[1])
+
+    def close(self) -> None:
+        """Stop serving and release the port."""
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
+def serve_metrics(addr: str, registry: CollectorRegistry) -> MetricsServer | None:
+    """Serve ``registry`` on ``addr``; None when another process of this service holds the
+    port already (with several API processes one bind serves them all in multiprocess
+    mode)."""
+    host, port = parse_metrics_addr(addr)
+    try:
+        server, thread = start_http_server(port, host, registry=registry)
+    except OSError as exc:
+        log.warning("metrics_bind_taken", addr=f"{host}:{port}", error=str(exc))
+        return None
+    log.info("metrics_serving", addr=f"{host}:{server.server_address[1]}")
+    return MetricsServer(server, thread)

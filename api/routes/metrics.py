@@ -1,0 +1,24 @@
+"""``GET /metrics``: Prometheus text exposition, for keys with the ``metrics`` scope."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request, Response
+from fastapi.concurrency import run_in_threadpool
+
+from api.deps import require
+from api.metrics import CONTENT_TYPE_LATEST, exposition
+from ledger.keys.api_keys import Principal, Scope
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/metrics", response_class=Response, responses={200: {"content": {"text/plain": {}}}})
+async def metrics(
+    request: Request, _: Annotated[Principal, Depends(require(Scope.METRICS))]
+) -> Response:
+    """Every metric of this service (of all its processes in multiprocess mode) and the
+    ledger's own gauges; see docs/observability.md."""
+    body = await run_in_threadpool(exposition, request.app.state.metrics)
+    return Response(body, media_type=CONTENT_TYPE_LATEST)
