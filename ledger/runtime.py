@@ -8,6 +8,7 @@ from ledger.crypto.hmac_keys import HmacKey
 from ledger.crypto.signing import Keyring
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.database import DatabaseConfig
+from ledger.keys.cache import KeyCache
 from ledger.keys.desk import ApiKeyDesk
 from ledger.keys.signing_keys import KeyStore
 
@@ -25,7 +26,12 @@ class LedgerRuntime:
     """Issue, revoke, authenticate and list API keys."""
 
     def __post_init__(self) -> None:
-        self.api_keys = ApiKeyDesk(self.ledger)
+        ledger = self.ledger
+        cache = KeyCache(
+            ledger.recorder.select_events,
+            lambda key_id, rows: ledger.checks.check(ledger.recorder, key_id, rows, 1),
+        )
+        self.api_keys = ApiKeyDesk(ledger, cache)
 
     def close(self) -> None:
         """Release database connections."""
