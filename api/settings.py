@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     """Run the projections and the expiry process in the API process (off when a separate
     ``provledger expire`` process does it for one or more API processes)."""
     log_json: bool = True
+    read_wait_seconds: float = Field(default=5.0, ge=0.0, le=60.0)
+    """How long a request carrying ``Provledger-Position`` waits for the read models to reach
+    that position before the 503 problem ``position-not-reached`` (api/consistency.py)."""
 
     @property
     def source_body_limit(self) -> int:
