@@ -45,7 +45,7 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     background: bool = True
     """Run the projections and the expiry process in the API process (off when a separate
-    ``provledger expire`` process does it for one or more API processes)."""
+    ``provledger worker`` process does it for one or more API processes)."""
     log_json: bool = True
     read_wait_seconds: float = Field(default=5.0, ge=0.0, le=60.0)
     """How long a request carrying ``Provledger-Position`` waits for the read models to reach
