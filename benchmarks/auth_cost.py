@@ -3,7 +3,8 @@
 Usage: python -m benchmarks.auth_cost [--backend sqlite|postgres|both] [--requests 1000]
 
 On a fresh ledger with one API key (issued, revoked, reissued: 3 events), it times, per request,
-in wall-clock time through the ASGI stack (``TestClient``, no network):
+in wall-clock time and in CPU time of this process (steadier on a shared machine; it leaves
+out PostgreSQL's own work) through the ASGI stack (``TestClient``, no network):
 1. ``GET /healthz`` (no authentication: the baseline);
 2. a trivial authenticated read with the key cache off (every request rebuilds the key from its
    verified events: what authentication cost before the cache);
@@ -33,29 +34,34 @@ from ledger.keys.api_keys import Principal, Scope
 ROUNDS = 10
 
 
-def _round(client: TestClient, path: str, headers: dict[str, str], count: int) -> float:
-    """Seconds per ``GET path`` over ``count`` requests."""
-    started = time.perf_counter()
+def _round(
+    client: TestClient, path: str, headers: dict[str, str], count: int
+) -> tuple[float, float]:
+    """Wall and CPU seconds (this process, every thread) per ``GET path`` over ``count``."""
+    wall, cpu = time.perf_counter(), time.process_time()
     for _ in range(count):
         client.get(path, headers=headers)
-    return (time.perf_counter() - started) / count
+    return (time.perf_counter() - wall) / count, (time.process_time() - cpu) / count
 
 
 def _interleaved(
     client: TestClient, cases: dict[str, tuple[str, dict[str, str], Callable[[], None]]], count: int
-) -> dict[str, float]:
-    """Median seconds per request of each case, over ``ROUNDS`` interleaved rounds (a shared
-    machine's noise falls on every case alike)."""
+) -> dict[str, tuple[float, float]]:
+    """Median wall and CPU seconds per request of each case, over ``ROUNDS`` interleaved rounds
+    (a shared machine's noise falls on every case alike)."""
     for path, headers, prepare in cases.values():
         prepare()
         for _ in range(20):
             assert client.get(path, headers=headers).status_code == 200
-    rounds: dict[str, list[float]] = {name: [] for name in cases}
+    rounds: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
     for _ in range(ROUNDS):
         for name, (path, headers, prepare) in cases.items():
             prepare()
             rounds[name].append(_round(client, path, headers, max(1, count // ROUNDS)))
-    return {name: statistics.median(times) for name, times in rounds.items()}
+    return {
+        name: (statistics.median(w for w, _ in times), statistics.median(c for _, c in times))
+        for name, times in rounds.items()
+    }
 
 
 def bench(backend: str, requests: int) -> None:
@@ -99,19 +105,21 @@ def bench(backend: str, requests: int) -> None:
         finally:
             runtime.close()
     print(
-        f"[{backend}] {requests} requests each, wall time per request"
-        f" (median of {ROUNDS} interleaved rounds)"
+        f"[{backend}] {requests} requests each, per request (median of {ROUNDS} interleaved"
+        " rounds): wall time, and CPU time of this process"
     )
     print(f"  key cache: {cache.hits} hits, {cache.misses} misses")
-    health, uncached, cached = times["health"], times["uncached"], times["cached"]
-    print(f"  GET /healthz                          {health * 1e3:7.3f} ms   1.00x")
-    print(
-        f"  authenticated read, key cache off     {uncached * 1e3:7.3f} ms   "
-        f"{uncached / health:.2f}x"
-    )
-    print(
-        f"  authenticated read, key cache on      {cached * 1e3:7.3f} ms   {cached / health:.2f}x"
-    )
+    health = times["health"]
+    for label, name in (
+        ("GET /healthz", "health"),
+        ("authenticated read, key cache off", "uncached"),
+        ("authenticated read, key cache on", "cached"),
+    ):
+        wall, cpu = times[name]
+        print(
+            f"  {label:<36}{wall * 1e3:7.3f} ms {wall / health[0]:5.2f}x"
+            f"   cpu {cpu * 1e3:7.3f} ms {cpu / health[1]:5.2f}x"
+        )
 
 
 def main() -> None:
