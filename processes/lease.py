@@ -9,10 +9,14 @@ same work twice, and takes over when the holder exits (or dies: the lease goes w
   released when the connection closes, including when the process is killed.
 - SQLite: an exclusive ``flock`` on ``<database>.worker.lock`` beside the database file, released
   by the kernel when the process exits.
+
+A worker checks after every round that it still holds the lease and stops (exit status 1) when
+it lost it, rather than run beside the worker that took it over.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -67,10 +71,25 @@ class WorkerLease:
             stop.wait(POLL_SECONDS)
         return False
 
+    def still_held(self) -> bool:
+        """Whether the lease is still this process's: on PostgreSQL, whether its connection
+        still answers (a lost connection took the lock with it); a file lock is held while the
+        process lives."""
+        if self._file is not None:
+            return True
+        if self._conn is None:
+            return False
+        try:
+            self._conn.execute("SELECT 1")
+        except psycopg.Error:
+            return False
+        return True
+
     def release(self) -> None:
         """Give the lease up (closing the connection or the file releases it)."""
         if self._conn is not None:
-            self._conn.close()
+            with contextlib.suppress(psycopg.Error):
+                self._conn.close()
             self._conn = None
         if self._file is not None:
             self._file.close()

@@ -91,6 +91,14 @@ def worker(interval: float) -> None:
                 services.follow()
             except LedgerError as exc:
                 raise click.ClickException(str(exc)) from exc
+
+            def check_lease() -> None:
+                if not lease.still_held():
+                    raise click.ClickException(
+                        f"lost the worker lease ({lease.describe()}); stopping"
+                    )
+
+            read_side.followers.append(check_lease)
             read_side.run_forever(interval)
         finally:
             lease.release()

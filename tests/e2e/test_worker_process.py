@@ -18,10 +18,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 
 from api.settings import Settings
 from ledger.runtime import LedgerRuntime
+from processes.lease import lease_key
+from tests.conftest import PG_URL
 
 CLI = Path(sys.executable).parent / "provledger"
 HANG_GUARD = 120.0  # seconds before a stuck subprocess fails the test instead of hanging it
@@ -91,6 +94,27 @@ def test_a_second_worker_waits_for_the_lease_and_takes_over_when_the_first_exits
     assert "worker lease held" in _line(second, "worker lease held")
     second.send_signal(signal.SIGTERM)
     assert second.wait(HANG_GUARD) == 0
+
+
+def test_a_worker_whose_lease_connection_is_lost_stops_instead_of_running_on(
+    settings: Settings, runtime: LedgerRuntime, spawn: list[subprocess.Popen[str]]
+) -> None:
+    if runtime.database.kind != "postgresql":
+        pytest.skip("a file lock cannot be lost while its process lives")
+    worker = _start(spawn, settings, "worker", "--interval", "0.1")
+    _line(worker, "worker lease held")
+    key = lease_key(runtime.database)
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
+            " AND granted AND classid = %s AND objid = %s AND objsubid = 1",
+            (key >> 32, key & 0xFFFFFFFF),
+        ).fetchone()
+    assert row == (True,)
+
+    assert worker.wait(HANG_GUARD) == 1
+    _, stderr = worker.communicate()
+    assert "lost the worker lease" in stderr
 
 
 def _free_port() -> int:
