@@ -12,6 +12,7 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 
+from api.consistency import wait_for_position
 from api.services import Services
 from ledger.errors import AuthenticationFailed, PermissionDenied
 from ledger.eventlog.application import Ledger
@@ -126,13 +127,15 @@ PRINCIPAL = "provledger.principal"
 """Where in ``scope["state"]`` the body guard leaves the caller it authenticated."""
 
 
-async def caller(request: Request, keys: ApiKeysDep) -> Principal:
+async def caller(request: Request, keys: ApiKeysDep, services: ServicesDep) -> Principal:
     """The authenticated caller: the one :class:`api.body_guard.RequestBodyGuard` found before
-    reading the body, or :func:`authenticate` now (routes without a body)."""
+    reading the body, or :func:`authenticate` now (routes without a body). A request carrying
+    ``Provledger-Position`` then waits for the read models to reach it (api/consistency.py)."""
     principal = request.scope.get("state", {}).get(PRINCIPAL)
-    if isinstance(principal, Principal):
-        return principal
-    return await authenticate(request, keys)
+    if not isinstance(principal, Principal):
+        principal = await authenticate(request, keys)
+    await wait_for_position(request, services)
+    return principal
 
 
 def require(scope: Scope) -> Callable[..., object]:

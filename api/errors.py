@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from api.consistency import PositionNotReached
 from api.json_body import MalformedBody
 from ledger.errors import (
     AuthenticationFailed,
@@ -48,6 +49,7 @@ _STATUS_OF: list[tuple[type[LedgerError], int, str]] = [
     (KeyringError, 500, "keyring"),
     (LedgerIntegrityError, 500, "ledger-integrity"),
     (ReadModelsAhead, 503, "read-models-ahead"),
+    (PositionNotReached, 503, "position-not-reached"),
     (TransparencyLogTampered, 500, "transparency-log-integrity"),
 ]
 
@@ -121,6 +123,9 @@ def ledger_problem(exc: LedgerError) -> JSONResponse:
             reason=exc.reason,
             position=exc.position,
         )
+    if isinstance(exc, PositionNotReached):  # a wait that ran out, not a fault: say so, retry
+        log.warning("position_not_reached", detail=str(exc))
+        return problem(status, "Position not reached", str(exc), slug, {"Retry-After": "1"})
     if status >= 500:
         log.error("ledger_error", error=type(exc).__name__, exc_info=exc)
         return problem(status, "Internal error", "the ledger could not complete the request", slug)

@@ -9,6 +9,7 @@ import structlog
 from fastapi import FastAPI
 
 from api.body_guard import RequestBodyGuard
+from api.consistency import PositionHeader
 from api.errors import install_error_handlers
 from api.metrics import MetricsServer, observe_store, registry_for, serve_metrics
 from api.observability import RequestContextMiddleware, configure_logging
@@ -74,6 +75,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         lifespan=lifespan,
     )
     install_error_handlers(app)
+    app.add_middleware(PositionHeader)  # innermost: a write's position once it has answered
     app.add_middleware(RequestBodyGuard)  # inside the request context: its refusals are logged
     app.add_middleware(RequestContextMiddleware)
     app.include_router(health.router)

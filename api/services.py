@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from api import metrics
 from api.metrics import MeteredReceiptDesk
 from api.settings import Settings
 from ledger.audit.verified_reads import EventChecks
@@ -50,7 +51,7 @@ def open_ledger(settings: Settings) -> LedgerRuntime:
     limits = Limits(settings.max_text_bytes, settings.max_sentence_chars)
     checks = EventChecks(keyring, keystore.load_keyring, locate=notification_id_of)
     ledger = Ledger(signing_key, database.eventsourcing_env(), checks)
-    return LedgerRuntime(
+    runtime = LedgerRuntime(
         ledger=ledger,
         keyring=keyring,
         keystore=keystore,
@@ -58,6 +59,17 @@ def open_ledger(settings: Settings) -> LedgerRuntime:
         hmac_key=hmac_key,
         limits=limits,
     )
+    if runtime.api_keys.cache is not None:
+        runtime.api_keys.cache.on_lookup = _count_key_lookup
+    return runtime
+
+
+def _count_key_lookup(hit: bool) -> None:
+    """Count an API-key cache lookup in the process's metrics."""
+    if hit:
+        metrics.key_cache_hit()
+    else:
+        metrics.key_cache_miss()
 
 
 class Services:

@@ -45,12 +45,15 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     background: bool = True
     """Run the projections and the expiry process in the API process (off when a separate
-    ``provledger expire`` process does it for one or more API processes)."""
+    ``provledger worker`` process does it for one or more API processes)."""
     log_json: bool = True
     metrics_addr: str | None = None
     """``[HOST:]PORT`` of an unauthenticated ``/metrics`` bind (host default 127.0.0.1)."""
     projection_max_lag: int = Field(default=10_000, ge=0)
     """How many events a projection may be behind the log before ``/readyz`` answers 503."""
+    read_wait_seconds: float = Field(default=5.0, ge=0.0, le=60.0)
+    """How long a request carrying ``Provledger-Position`` waits for the read models to reach
+    that position before the 503 problem ``position-not-reached`` (api/consistency.py)."""
 
     @property
     def source_body_limit(self) -> int:

@@ -8,6 +8,7 @@ from ledger.crypto.hmac_keys import HmacKey
 from ledger.crypto.signing import Keyring
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.database import DatabaseConfig
+from ledger.keys.cache import KeyCache
 from ledger.keys.desk import ApiKeyDesk
 from ledger.keys.signing_keys import KeyStore
 from ledger.registry.commands import SourceRegistry
@@ -30,8 +31,13 @@ class LedgerRuntime:
     """Register sources, add versions, withdraw, ingest in batches."""
 
     def __post_init__(self) -> None:
-        self.api_keys = ApiKeyDesk(self.ledger)
-        self.sources = SourceRegistry(self.ledger, self.limits)
+        ledger = self.ledger
+        cache = KeyCache(
+            ledger.recorder.select_events,
+            lambda key_id, rows: ledger.checks.check(ledger.recorder, key_id, rows, 1),
+        )
+        self.api_keys = ApiKeyDesk(ledger, cache)
+        self.sources = SourceRegistry(ledger, self.limits)
 
     def close(self) -> None:
         """Release database connections."""

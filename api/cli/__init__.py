@@ -26,6 +26,7 @@ def _register() -> None:
         ingest.ingest,
         workers.project,
         workers.expire,
+        workers.worker,
         replay.replay,
         replay.projections,
         envelope.envelope,

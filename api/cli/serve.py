@@ -11,17 +11,47 @@ from api.settings import Settings
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="interface to bind")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
-def serve(host: str, port: int) -> None:
+@click.option(
+    "--workers",
+    type=click.IntRange(1),
+    default=None,
+    help="run N API processes (uvicorn workers); none of them runs background work unless"
+    " --background is given: run `provledger worker` beside them",
+)
+@click.option(
+    "--background/--no-background",
+    default=None,
+    help="run the projections and processes inside the API process(es); default: yes alone,"
+    " no with --workers",
+)
+def serve(host: str, port: int, workers: int | None, background: bool | None) -> None:
     """Run the REST API."""
+    import os
+
     import uvicorn
 
     from api.main import create_app
     from api.observability import configure_logging
 
+    if background is not None:
+        os.environ["PROVLEDGER_BACKGROUND"] = "true" if background else "false"
+    elif workers is not None:
+        os.environ["PROVLEDGER_BACKGROUND"] = "false"
     settings = cli_settings()
     configure_logging(settings.log_level, settings.log_json)
     check_read_models_start(settings)
-    uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)
+    if workers is None:
+        uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)
+        return
+    uvicorn.run(  # each worker process builds its app from the (inherited) environment
+        "api.main:app_from_environment",
+        factory=True,
+        workers=workers,
+        host=host,
+        port=port,
+        log_config=None,
+        access_log=False,
+    )
 
 
 def check_read_models_start(settings: Settings) -> None:

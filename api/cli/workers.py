@@ -1,5 +1,5 @@
 """``provledger project`` and ``provledger expire``: the read side and the expiry process, each
-as its own process."""
+as its own process; ``provledger worker``: all the background work, once for the ledger."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import click
 
 from api.cli._support import open_services
 from api.cli.witness import follow_witness
+from ledger.errors import LedgerError
 
 
 @click.command()
@@ -47,3 +48,58 @@ def expire(interval: float, once: bool) -> None:
         except KeyboardInterrupt:
             pass
         click.echo(f"expiry process at position {process.position()}; {process.expired} expired")
+
+
+@click.command()
+@click.option("--interval", default=0.5, show_default=True, help="seconds between polls")
+def worker(interval: float) -> None:
+    """Run the ledger's background work once for the ledger, until interrupted.
+
+    The projections, the expiry process, entailment sampling (when configured) and witness
+    submission (when configured), under the worker lease: a second worker on the same ledger
+    waits, and takes over when the first exits (see docs/deployment.md)."""
+    import signal
+    import threading
+
+    from processes.lease import WorkerLease
+
+    stop = threading.Event()
+    with open_services() as services:
+        read_side = services.read_side
+
+        def interrupt(*_: object) -> None:
+            stop.set()
+            read_side.stop()
+
+        signal.signal(signal.SIGTERM, interrupt)
+        signal.signal(signal.SIGINT, interrupt)
+        lease = WorkerLease(services.runtime.database)
+
+        def waiting() -> None:
+            click.echo(
+                f"waiting for the worker lease ({lease.describe()}): another worker holds it"
+            )
+
+        try:
+            if not lease.acquire(stop, waiting):
+                return
+            click.echo(
+                f"worker lease held ({lease.describe()}); working from position "
+                f"{read_side.registry.position()}"
+            )
+            try:
+                services.follow()
+            except LedgerError as exc:
+                raise click.ClickException(str(exc)) from exc
+
+            def check_lease() -> None:
+                if not lease.still_held():
+                    raise click.ClickException(
+                        f"lost the worker lease ({lease.describe()}); stopping"
+                    )
+
+            read_side.followers.append(check_lease)
+            read_side.run_forever(interval)
+        finally:
+            lease.release()
+        click.echo("worker stopped; lease released")

@@ -19,13 +19,18 @@ from ledger.keys.api_keys import (
     new_secret,
     parse_scopes,
 )
+from ledger.keys.cache import KeyCache
 
 
 class ApiKeyDesk:
-    """The API keys of one ledger; only the hash of a secret is ever stored."""
+    """The API keys of one ledger; only the hash of a secret is ever stored.
 
-    def __init__(self, log: EventLog) -> None:
+    With a ``cache`` (:mod:`ledger.keys.cache`), authentication rebuilds a key only when its
+    stored rows changed since this process last verified them."""
+
+    def __init__(self, log: EventLog, cache: KeyCache | None = None) -> None:
         self.log = log
+        self.cache = cache
 
     def issue(self, name: str, scopes: Sequence[str], actor: str) -> str:
         """Issue a key and return its secret; the ledger keeps only the hash."""
@@ -55,10 +60,24 @@ class ApiKeyDesk:
         name = name_in_secret(secret)
         if name is None:
             return None
+        key_id = key_aggregate_id(name)
+        cache = self.cache
+        if cache is not None:
+            known = cache.current(key_id)
+            if known is False:
+                return None
+            if known is not None:
+                if not known.admits(hash_secret(secret)):
+                    return None
+                return Principal(name=known.name, scopes=known.scopes)
         try:
-            key: ApiKey = self.log.repository.get(key_aggregate_id(name))
+            key: ApiKey = self.log.repository.get(key_id)
         except AggregateNotFoundError:
             return None
+        if cache is not None:
+            cache.remember(
+                key_id, key.version, key.name, frozenset(key.scopes), key.key_hash, key.revoked
+            )
         if key.revoked or not key.matches(secret):
             return None
         return Principal(name=key.name, scopes=frozenset(key.scopes))

@@ -151,3 +151,19 @@ def test_the_metrics_address_defaults_to_the_loopback_host(
 def test_a_metrics_address_without_a_port_is_refused() -> None:
     with pytest.raises(ConfigurationError, match="expected \\[HOST:\\]PORT"):
         parse_metrics_addr("localhost")
+
+
+def test_the_api_key_cache_counts_its_hits_and_misses(quiet: TestClient, auth) -> None:  # type: ignore[no-untyped-def]
+    scraper = auth("metrics", name="scraper")
+    reader = auth("read", name="reader")
+    before = quiet.get("/metrics", headers=scraper).text
+    for _ in range(3):
+        quiet.get("/v1/sources/no-such-source", headers=reader)
+    after = quiet.get("/metrics", headers=scraper).text
+
+    def moved(result: str) -> float:
+        name = "provledger_api_key_cache_total"
+        return _value(after, name, result=result) - _value(before, name, result=result)
+
+    assert moved("miss") >= 1  # the reader's first request rebuilds its key
+    assert moved("hit") >= 2  # the next two are answered from the cache

@@ -34,6 +34,16 @@ Restart = Callable[[], AbstractContextManager[tuple[TestClient, LedgerRuntime]]]
 
 
 @pytest.fixture
+def client(settings: Settings, runtime: LedgerRuntime) -> Iterator[TestClient]:
+    """The service without its background poller: the transparency log moves only when asked,
+    so an event a test edits is never logged before the edit (an edit of a logged event is
+    refused at the next start instead: ``tests/integration/test_store_rollback.py``)."""
+    quiet = settings.model_copy(update={"background": False})
+    with TestClient(create_app(quiet, runtime), raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+@pytest.fixture
 def headers(auth) -> dict[str, str]:  # type: ignore[no-untyped-def]
     return auth("ingest", "read", "claims:write", "audit:read", name="app")
 

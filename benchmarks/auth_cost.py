@@ -1,0 +1,136 @@
+"""What authentication costs: an authenticated trivial read against ``/healthz``, in one run.
+
+Usage: python -m benchmarks.auth_cost [--backend sqlite|postgres|both] [--requests 1000]
+
+On a fresh ledger with one API key (issued, revoked, reissued: 3 events), it times, per request,
+in wall-clock time and in CPU time of this process (steadier on a shared machine; it leaves
+out PostgreSQL's own work) through the ASGI stack (``TestClient``, no network):
+1. ``GET /healthz`` (no authentication: the baseline);
+2. a trivial authenticated read with the key cache off (every request rebuilds the key from its
+   verified events: what authentication cost before the cache);
+3. the same read with the key cache on (one indexed read of the key's rows per request).
+
+The trivial read is a route added for the benchmark that returns the caller's name, so all it
+measures beyond ``/healthz`` is authentication.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import Depends
+from fastapi.testclient import TestClient
+
+from api.deps import require
+from api.main import create_app
+from api.observability import configure_logging
+from benchmarks._setup import backend_settings, open_signed
+from ledger.keys.api_keys import Principal, Scope
+
+ROUNDS = 10
+
+
+def _round(
+    client: TestClient, path: str, headers: dict[str, str], count: int
+) -> tuple[float, float]:
+    """Wall and CPU seconds (this process, every thread) per ``GET path`` over ``count``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    for _ in range(count):
+        client.get(path, headers=headers)
+    return (time.perf_counter() - wall) / count, (time.process_time() - cpu) / count
+
+
+def _interleaved(
+    client: TestClient, cases: dict[str, tuple[str, dict[str, str], Callable[[], None]]], count: int
+) -> dict[str, tuple[float, float]]:
+    """Median wall and CPU seconds per request of each case, over ``ROUNDS`` interleaved rounds
+    (a shared machine's noise falls on every case alike)."""
+    for path, headers, prepare in cases.values():
+        prepare()
+        for _ in range(20):
+            assert client.get(path, headers=headers).status_code == 200
+    rounds: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+    for _ in range(ROUNDS):
+        for name, (path, headers, prepare) in cases.items():
+            prepare()
+            rounds[name].append(_round(client, path, headers, max(1, count // ROUNDS)))
+    return {
+        name: (statistics.median(w for w, _ in times), statistics.median(c for _, c in times))
+        for name, times in rounds.items()
+    }
+
+
+def bench(backend: str, requests: int) -> None:
+    """Time the three requests ``requests`` times each on ``backend`` and print the ratios."""
+    with backend_settings(backend) as base:
+        settings = base.model_copy(update={"background": False})
+        runtime = open_signed(settings)
+        try:
+            desk = runtime.api_keys
+            desk.issue("bench", ["read"], "bench")
+            desk.revoke("bench", "rotate", "bench")
+            secret = desk.issue("bench", ["read"], "bench")
+            app = create_app(settings, runtime)
+
+            @app.get("/bench/whoami")
+            async def whoami(
+                principal: Annotated[Principal, Depends(require(Scope.READ))],
+            ) -> dict[str, str]:  # async: no thread hop beyond authentication's
+                return {"name": principal.name}
+
+            headers = {"Authorization": f"Bearer {secret}"}
+            cache = desk.cache
+            assert cache is not None
+
+            def cache_on() -> None:
+                desk.cache = cache
+
+            def cache_off() -> None:
+                desk.cache = None
+
+            with TestClient(app) as client:
+                times = _interleaved(
+                    client,
+                    {
+                        "health": ("/healthz", {}, cache_on),
+                        "uncached": ("/bench/whoami", headers, cache_off),
+                        "cached": ("/bench/whoami", headers, cache_on),
+                    },
+                    requests,
+                )
+        finally:
+            runtime.close()
+    print(
+        f"[{backend}] {requests} requests each, per request (median of {ROUNDS} interleaved"
+        " rounds): wall time, and CPU time of this process"
+    )
+    print(f"  key cache: {cache.hits} hits, {cache.misses} misses")
+    health = times["health"]
+    for label, name in (
+        ("GET /healthz", "health"),
+        ("authenticated read, key cache off", "uncached"),
+        ("authenticated read, key cache on", "cached"),
+    ):
+        wall, cpu = times[name]
+        print(
+            f"  {label:<36}{wall * 1e3:7.3f} ms {wall / health[0]:5.2f}x"
+            f"   cpu {cpu * 1e3:7.3f} ms {cpu / health[1]:5.2f}x"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
+    parser.add_argument("--requests", type=int, default=1000)
+    args = parser.parse_args()
+    configure_logging("WARNING")
+    for backend in ("sqlite", "postgres") if args.backend == "both" else (args.backend,):
+        bench(backend, args.requests)
+
+
+if __name__ == "__main__":
+    main()

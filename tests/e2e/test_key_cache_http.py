@@ -1,0 +1,106 @@
+"""Verified API keys are remembered per process, and every process sees a revocation at once.
+
+Two runtimes open the same database, as two API processes would: the app authenticates from its
+key cache, the other runtime revokes or reissues the key, and the app's very next request sees
+it (each request re-reads the key's rows by their index and compares their fingerprint).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.services import open_ledger
+from api.settings import Settings
+from ledger.keys.api_keys import new_secret
+from ledger.keys.cache import KeyCache
+from ledger.runtime import LedgerRuntime
+
+PATH = "/v1/sources/none"  # any authenticated read: 404 once authenticated
+
+
+@pytest.fixture
+def other(settings: Settings) -> Iterator[LedgerRuntime]:
+    """A second process's runtime on the same database."""
+    runtime = open_ledger(settings)
+    try:
+        yield runtime
+    finally:
+        runtime.close()
+
+
+def _cache(runtime: LedgerRuntime) -> KeyCache:
+    cache = runtime.api_keys.cache
+    assert cache is not None
+    return cache
+
+
+def _bearer(secret: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {secret}"}
+
+
+def _assert_unauthenticated(response) -> None:  # type: ignore[no-untyped-def]
+    assert response.status_code == 401, response.text
+    assert response.json()["detail"] == "unknown or revoked API key"
+
+
+def test_a_key_is_rebuilt_once_then_answered_from_the_cache(
+    client: TestClient, runtime: LedgerRuntime
+) -> None:
+    secret = runtime.api_keys.issue("reader", ["read"], "test:suite")
+    cache = _cache(runtime)
+    hits, misses = cache.hits, cache.misses
+
+    for _ in range(3):
+        assert client.get(PATH, headers=_bearer(secret)).status_code == 404
+
+    assert (cache.hits - hits, cache.misses - misses) == (2, 1)
+
+
+def test_a_key_revoked_by_another_process_is_refused_on_the_very_next_request(
+    client: TestClient, runtime: LedgerRuntime, other: LedgerRuntime
+) -> None:
+    secret = runtime.api_keys.issue("reader", ["read"], "test:suite")
+    assert client.get(PATH, headers=_bearer(secret)).status_code == 404
+    assert client.get(PATH, headers=_bearer(secret)).status_code == 404  # from the cache
+
+    other.api_keys.revoke("reader", "left the team", "test:suite")
+
+    _assert_unauthenticated(client.get(PATH, headers=_bearer(secret)))
+
+
+def test_a_key_reissued_by_another_process_works_and_its_old_secret_does_not(
+    client: TestClient, runtime: LedgerRuntime, other: LedgerRuntime
+) -> None:
+    old = runtime.api_keys.issue("reader", ["read"], "test:suite")
+    assert client.get(PATH, headers=_bearer(old)).status_code == 404
+    other.api_keys.revoke("reader", "rotate", "test:suite")
+    _assert_unauthenticated(client.get(PATH, headers=_bearer(old)))
+
+    new = other.api_keys.issue("reader", ["read"], "test:suite")
+
+    assert client.get(PATH, headers=_bearer(new)).status_code == 404
+    assert client.get(PATH, headers=_bearer(new)).status_code == 404  # from the cache
+    _assert_unauthenticated(client.get(PATH, headers=_bearer(old)))
+
+
+def test_a_wrong_secret_for_a_cached_key_is_refused(
+    client: TestClient, runtime: LedgerRuntime
+) -> None:
+    secret = runtime.api_keys.issue("reader", ["read"], "test:suite")
+    assert client.get(PATH, headers=_bearer(secret)).status_code == 404
+
+    _assert_unauthenticated(client.get(PATH, headers=_bearer(secret[:-4] + "AAAA")))
+
+
+def test_an_unknown_key_name_is_refused_without_rebuilding_anything(
+    client: TestClient, runtime: LedgerRuntime
+) -> None:
+    cache = _cache(runtime)
+    misses = cache.misses
+
+    _assert_unauthenticated(client.get(PATH, headers=_bearer(new_secret("nobody"))))
+
+    assert cache.misses == misses
