@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from threading import Thread
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from wsgiref.simple_server import WSGIServer
 
 import structlog
@@ -40,7 +40,24 @@ from ledger.receipts.commands import CommitRequest, CommitResult, ReceiptDesk
 from projections.schema import checkpoints
 
 if TYPE_CHECKING:
-    from api.services import Services
+    from ledger.eventlog.application import Ledger
+    from processes.witness_submitter import WitnessSubmitter
+    from projections.service import ReadSide
+
+
+class Services(Protocol):
+    """What the collectors read of the composition root's services (``api.services``), named
+    here so that the services may import this module and not the reverse."""
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    @property
+    def read_side(self) -> ReadSide: ...
+
+    @property
+    def witness(self) -> WitnessSubmitter | None: ...
+
 
 __all__ = ["CONTENT_TYPE_LATEST", "key_cache_hit", "key_cache_miss"]
 
