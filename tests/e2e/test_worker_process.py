@@ -96,11 +96,11 @@ def test_a_second_worker_waits_for_the_lease_and_takes_over_when_the_first_exits
     assert second.wait(HANG_GUARD) == 0
 
 
+# PostgreSQL only: a file lock (SQLite) cannot be lost while its process lives.
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
 def test_a_worker_whose_lease_connection_is_lost_stops_instead_of_running_on(
     settings: Settings, runtime: LedgerRuntime, spawn: list[subprocess.Popen[str]]
 ) -> None:
-    if runtime.database.kind != "postgresql":
-        pytest.skip("a file lock cannot be lost while its process lives")
     worker = _start(spawn, settings, "worker", "--interval", "0.1")
     _line(worker, "worker lease held")
     key = lease_key(runtime.database)
