@@ -8,7 +8,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 PAGE = (REPO / "docs" / "verification.md").read_text(encoding="utf-8")
 TESTS = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "tests").rglob("test_*.py"))
-SCENARIO = (REPO / "tests" / "integration" / "bundle_scenario.py").read_text(encoding="utf-8")
+CORPUS = (REPO / "tests" / "integration" / "bundle_forgeries.py").read_text(encoding="utf-8")
 
 
 def _coverage_rows() -> list[str]:
@@ -31,5 +31,5 @@ def test_every_bundle_vector_the_tamper_table_names_is_in_the_corpus() -> None:
         for v in re.findall(r"\[([a-z0-9-]+)\]", row)
     }
     assert len(vectors) >= 15
-    missing = sorted(v for v in vectors if f'"{v}"' not in SCENARIO + TESTS)
+    missing = sorted(v for v in vectors if f'"{v}"' not in CORPUS)
     assert missing == []
