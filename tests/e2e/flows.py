@@ -24,11 +24,9 @@ def register(
     return spans
 
 
-def open_receipt(
-    client: TestClient, headers: dict[str, str], evidence: list[str], **extra: Any
-) -> str:
-    """Open a receipt over ``evidence`` (201 expected) and return its id."""
-    body = {
+def receipt_body(evidence: list[str], **extra: Any) -> dict[str, Any]:
+    """A ``POST /v1/receipts`` body over ``evidence``; ``extra`` adds or replaces fields."""
+    return {
         "request": "q",
         "actor": "u",
         "purpose": "p",
@@ -38,6 +36,13 @@ def open_receipt(
         "evidence": evidence,
         **extra,
     }
+
+
+def open_receipt(
+    client: TestClient, headers: dict[str, str], evidence: list[str], **extra: Any
+) -> str:
+    """Open a receipt over ``evidence`` (201 expected) and return its id."""
+    body = receipt_body(evidence, **extra)
     response = client.post("/v1/receipts", json=body, headers=headers)
     assert response.status_code == 201, response.text
     receipt_id: str = response.json()["receipt_id"]

@@ -15,7 +15,7 @@ from api.body_guard import body_routes
 from api.main import create_app
 from api.settings import Settings
 from ledger.runtime import LedgerRuntime
-from tests.e2e.flows import register
+from tests.e2e.flows import receipt_body, register
 
 PROBLEM = "application/problem+json"
 CHUNK = 64 * 1024
@@ -345,16 +345,7 @@ def test_a_value_with_no_canonical_form_is_422_with_errors(
 ) -> None:
     [span] = register(client, admin, "s1", "Revenue rose 2.2%.")
     position = runtime.ledger.last_position()
-    receipt = {
-        "request": "q",
-        "actor": "u",
-        "purpose": "p",
-        "policy_version": "1",
-        "route": "long_context",
-        "model": {"name": "m", "version": "1"},
-        "evidence": [span["span_id"]],
-        "budget": {"tokens": 2**60},
-    }
+    receipt = receipt_body([span["span_id"]], budget={"tokens": 2**60})
 
     response = client.post("/v1/receipts", json=receipt, headers=admin)
 

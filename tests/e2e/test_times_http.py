@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ledger.runtime import LedgerRuntime
-from tests.e2e.flows import register
+from tests.e2e.flows import receipt_body, register
 
 # Wall-clock times whose UTC value falls before year 1 or after year 9999.
 BEFORE_YEAR_1 = "0001-01-01T00:00:00+01:00"
@@ -78,16 +78,7 @@ def test_a_receipt_time_outside_the_years_is_422_and_writes_nothing(
 ) -> None:
     [span] = register(client, admin, "s1", "Revenue rose 2.2% to $4.5 million.")
     position = runtime.ledger.last_position()
-    body = {
-        "request": "q",
-        "actor": "u",
-        "purpose": "p",
-        "policy_version": "1",
-        "route": "long_context",
-        "model": {"name": "m", "version": "1"},
-        "evidence": [span["span_id"]],
-        field: moment,
-    }
+    body = receipt_body([span["span_id"]], **{field: moment})
 
     response = client.post("/v1/receipts", json=body, headers=admin)
 
