@@ -4,6 +4,8 @@ database must give the root of the newest signed checkpoint."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from sqlalchemy import select, update
 
@@ -55,6 +57,20 @@ def _true_root(runtime: LedgerRuntime) -> bytes:
     return root_hash([leaf_hash(n.state) for n in runtime.ledger.read_log(0, 1000)])
 
 
+def _reopened_after(
+    runtime: LedgerRuntime, events: int, tamper: Callable[[ReadSide], None]
+) -> ReadSide:
+    """Log ``events`` events, ``tamper`` with the stored tree, close that read side, write one
+    more event and open a fresh read side: what a restarted service reads back."""
+    _events(runtime, events)
+    first = _read_side(runtime)
+    first.catch_up()
+    tamper(first)
+    first.close()
+    _events(runtime, 1, prefix="later")
+    return _read_side(runtime)
+
+
 @pytest.mark.parametrize("node", [(0, 0), (1, 0), (2, 0)], ids=["leaf", "level-1", "level-2"])
 def test_a_flipped_node_off_the_edge_leaves_the_next_checkpoint_on_the_true_root(
     runtime: LedgerRuntime, node: tuple[int, int]
@@ -94,13 +110,7 @@ def test_a_flipped_edge_node_is_not_signed_by_a_running_read_side(
 def test_a_flipped_edge_node_read_back_at_start_is_refused_and_nothing_is_signed(
     runtime: LedgerRuntime,
 ) -> None:
-    _events(runtime, 6)
-    first = _read_side(runtime)
-    first.catch_up()
-    _flip(first, 2, 0)
-    first.close()
-    _events(runtime, 1, prefix="later")
-    second = _read_side(runtime)
+    second = _reopened_after(runtime, 6, lambda first: _flip(first, 2, 0))
     try:
         with pytest.raises(TransparencyLogTampered) as caught:
             second.transparency.catch_up()
@@ -114,21 +124,23 @@ def test_a_flipped_edge_node_read_back_at_start_is_refused_and_nothing_is_signed
 def test_a_checkpoint_re_signed_by_an_unknown_key_to_match_a_flipped_edge_is_refused(
     runtime: LedgerRuntime,
 ) -> None:
-    _events(runtime, 4)  # edge: (2, 0) alone, so the root is that node
-    first = _read_side(runtime)
-    first.catch_up()
-    _flip(first, 2, 0)
-    with first.db.sync.begin() as conn:
-        forged = bytes(
-            conn.execute(select(merkle_nodes.c.hash).where(merkle_nodes.c.level == 2)).scalar_one()
-        )
-        note = sign_note(Checkpoint(first.origin, 4, forged), first.origin, SigningKey.generate())
-        conn.execute(
-            update(checkpoints).where(checkpoints.c.size == 4).values(root=forged, note=note)
-        )
-    first.close()
-    _events(runtime, 1, prefix="later")
-    second = _read_side(runtime)
+
+    def flip_and_re_sign(first: ReadSide) -> None:
+        _flip(first, 2, 0)
+        with first.db.sync.begin() as conn:
+            forged = bytes(
+                conn.execute(
+                    select(merkle_nodes.c.hash).where(merkle_nodes.c.level == 2)
+                ).scalar_one()
+            )
+            key = SigningKey.generate()
+            note = sign_note(Checkpoint(first.origin, 4, forged), first.origin, key)
+            conn.execute(
+                update(checkpoints).where(checkpoints.c.size == 4).values(root=forged, note=note)
+            )
+
+    # 4 events: the edge is (2, 0) alone, so the root is that node
+    second = _reopened_after(runtime, 4, flip_and_re_sign)
     try:
         with pytest.raises(TransparencyLogTampered) as caught:
             second.transparency.catch_up()
@@ -158,13 +170,7 @@ def test_the_stored_edge_verifies_against_a_checkpoint_signed_before_a_key_rotat
 def test_projections_rebuild_replaces_a_tree_whose_edge_was_flipped(
     runtime: LedgerRuntime,
 ) -> None:
-    _events(runtime, 6)
-    first = _read_side(runtime)
-    first.catch_up()
-    _flip(first, 1, 2)
-    first.close()
-    _events(runtime, 1, prefix="later")
-    second = _read_side(runtime)
+    second = _reopened_after(runtime, 6, lambda first: _flip(first, 1, 2))
     try:
         second.rebuild()
         assert second.transparency_rebuilt
