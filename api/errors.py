@@ -13,6 +13,7 @@ import structlog
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.consistency import PositionNotReached
@@ -21,6 +22,7 @@ from ledger.errors import (
     AuthenticationFailed,
     CanonicalisationError,
     Conflict,
+    ConflictingRequest,
     InvalidInput,
     KeyringError,
     LedgerError,
@@ -36,6 +38,28 @@ PROBLEM_JSON = "application/problem+json"
 _TYPE_BASE = "https://provledger.dev/problems/"
 
 log = structlog.get_logger("provledger.api")
+
+
+class ProblemError(BaseModel):
+    """One broken rule: where, which rule, and a message."""
+
+    field: str
+    rule: str
+    message: str
+
+
+class Problem(BaseModel):
+    """An RFC 9457 problem details body (``application/problem+json``)."""
+
+    model_config = ConfigDict(extra="allow")
+    type: str = Field(description="https://provledger.dev/problems/<slug>")
+    title: str
+    status: int
+    detail: str
+    errors: list[ProblemError] | None = Field(
+        default=None, description="each field and rule broken (invalid input, conflicts)"
+    )
+
 
 _STATUS_OF: list[tuple[type[LedgerError], int, str]] = [
     (MalformedBody, 400, "malformed-body"),
@@ -111,6 +135,8 @@ def ledger_problem(exc: LedgerError) -> JSONResponse:
     if isinstance(exc, CanonicalisationError):
         errors = [{"field": "body", "rule": "rfc8785", "message": str(exc)}]
         return problem(status, "Invalid request", str(exc), slug, errors=errors)
+    if isinstance(exc, ConflictingRequest):
+        return problem(status, "Conflict", str(exc), slug, errors=exc.errors)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     if isinstance(exc, LedgerIntegrityError):
         # The stored ledger failed verification: refuse, name the event, serve none of it.

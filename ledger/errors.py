@@ -70,6 +70,17 @@ class Conflict(LedgerError):
     """The request contradicts what the ledger already holds."""
 
 
+class ConflictingRequest(Conflict):
+    """A request that reuses an identifier (an ``inference_id``, an ``Idempotency-Key``) the
+    ledger already holds for a different request; names the field and the rule."""
+
+    def __init__(self, field: str, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.rule = rule
+        self.errors = [{"field": field, "rule": rule, "message": message}]
+
+
 class AuthenticationFailed(LedgerError):
     """No credential, or one the ledger does not recognise."""
 

@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import AsOfDep, ReceiptDeskDep, RuntimeDep, require
-from api.errors import PROBLEM_JSON
+from api.errors import PROBLEM_JSON, Problem
 from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 from ledger.errors import InvalidInput
 from ledger.eventlog.clock import parse_time
@@ -65,6 +65,36 @@ class ReceiptIn(BaseModel):
     as_of: datetime | None = Field(default=None, description="decision time; default now")
     expires_at: datetime | None = None
     budget: dict[str, Any] | None = None
+    inference_id: str | None = Field(
+        default=None,
+        description=(
+            "the client's id of this inference, unique per API key name ([A-Za-z0-9._:-]"
+            "{1,128}); default: the ledger makes one"
+        ),
+    )
+
+
+class ReceiptOut(BaseModel):
+    """The receipt document (docs/receipts.md#the-receipt-document)."""
+
+    model_config = ConfigDict(extra="allow")
+    format: str
+    receipt_id: str
+    inference_id: str | None = Field(description="null for receipts opened before v2 ids")
+    opened_by: str = Field(description="the API key's actor that opened it (key:<name>)")
+    request: str
+    actor: str
+    purpose: str
+    policy_version: str
+    route: str
+    as_of: str
+    expires_at: str | None
+    opened_at: str
+    pool: list[dict[str, Any]]
+    excluded: list[dict[str, Any]]
+    claims: list[dict[str, Any]]
+    quarantined: list[dict[str, Any]]
+    status: dict[str, Any]
 
 
 class BindingIn(BaseModel):
@@ -110,9 +140,37 @@ class CommitIn(BaseModel):
     )
 
 
-@router.post("/v1/receipts", status_code=201)
-def open_receipt(body: ReceiptIn, desk: ReceiptDeskDep, principal: Writer) -> JSONResponse:
-    """Open a receipt and seal its evidence pool (200 if the same content was opened before)."""
+def _idempotency_key(value: str | None) -> str | None:
+    if value is not None and not _IDEMPOTENCY_KEY.match(value):
+        raise InvalidInput(
+            "Idempotency-Key", "pattern", "Idempotency-Key must match [A-Za-z0-9._:-]{1,128}"
+        )
+    return value
+
+
+@router.post(
+    "/v1/receipts",
+    status_code=201,
+    response_model=ReceiptOut,
+    responses={
+        200: {"model": ReceiptOut, "description": "the receipt this key or inference opened"},
+        409: {
+            "model": Problem,
+            "description": "the Idempotency-Key or inference_id was used for another request, "
+            "or the policy is retired",
+        },
+        422: {"model": Problem, "description": "invalid input (errors names field and rule)"},
+    },
+)
+def open_receipt(
+    body: ReceiptIn,
+    desk: ReceiptDeskDep,
+    principal: Writer,
+    idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
+) -> JSONResponse:
+    """Open a new receipt for one inference and seal its evidence pool (201). A retry with the
+    same ``Idempotency-Key`` or ``inference_id`` and the same body answers that receipt (200)."""
+    key = _idempotency_key(idempotency_key)
     request = ReceiptRequest(
         request=body.request,
         actor=body.actor,
@@ -126,8 +184,9 @@ def open_receipt(body: ReceiptIn, desk: ReceiptDeskDep, principal: Writer) -> JS
         as_of=body.as_of,
         expires_at=body.expires_at,
         budget=body.budget,
+        inference_id=body.inference_id,
     )
-    receipt, created = desk.open(request, principal.actor)
+    receipt, created = desk.open(request, principal.actor, key)
     return JSONResponse(receipt_document(receipt), status_code=201 if created else 200)
 
 
@@ -144,10 +203,7 @@ def commit_claims(
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> JSONResponse:
     """Run each claim through the gate; commit per ``mode``; replay on a repeated key."""
-    if idempotency_key is not None and not _IDEMPOTENCY_KEY.match(idempotency_key):
-        raise InvalidInput(
-            "Idempotency-Key", "pattern", "Idempotency-Key must match [A-Za-z0-9._:-]{1,128}"
-        )
+    idempotency_key = _idempotency_key(idempotency_key)
     request = CommitRequest(
         claims=[claim.to_draft() for claim in body.claims],
         mode=body.mode,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import random
 import time
+import uuid
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from itertools import takewhile
@@ -15,7 +17,7 @@ from eventsourcing.application import AggregateNotFoundError
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import find_repair
 from ledger.crypto.canonical import canonical_json
-from ledger.errors import Conflict, InvalidInput, NotFound
+from ledger.errors import Conflict, ConflictingRequest, InvalidInput, NotFound
 from ledger.eventlog.application import project
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.eventlog.snapshots import Snapshots
@@ -28,8 +30,8 @@ from ledger.gate import (
 )
 from ledger.receipts.claims import ClaimRecord, pool_entry
 from ledger.receipts.expiry import ExpiryDesk
-from ledger.receipts.receipt import Receipt, receipt_aggregate_id, receipt_id_for
-from ledger.receipts.receipt import opening_content as _opening
+from ledger.receipts.open_keys import OpenKey, open_key_aggregate_id
+from ledger.receipts.receipt import Receipt, receipt_aggregate_id, receipt_id_for_inference
 from ledger.receipts.render_check import check_render
 from ledger.receipts.repair_records import binding_to_repair, repair_record
 from ledger.receipts.validation import (
@@ -68,6 +70,29 @@ def request_fingerprint(payload: Any) -> str:
     return "sha256:" + hashlib.sha256(canonical_json(payload)).hexdigest()
 
 
+def opening_fingerprint(request: ReceiptRequest) -> str:
+    """What an ``inference_id`` or an ``Idempotency-Key`` of an opening is bound to: SHA-256 of
+    the RFC 8785 form of the request as sent (times in ledger form; an absent ``as_of`` stays
+    absent, so a retry an hour later is still the same request)."""
+    return request_fingerprint(
+        {
+            "request": request.request,
+            "actor": request.actor,
+            "purpose": request.purpose,
+            "policy_version": request.policy_version,
+            "route": request.route,
+            "model": request.model,
+            "tools": request.tools,
+            "evidence": request.evidence,
+            "excluded": request.excluded,
+            "as_of": _time("as_of", request.as_of, None),
+            "expires_at": _time("expires_at", request.expires_at, None),
+            "budget": request.budget,
+            "inference_id": request.inference_id,
+        }
+    )
+
+
 def _time(field_name: str, moment: datetime | None, default: datetime | None) -> str | None:
     if moment is None:
         return None if default is None else format_time(default)
@@ -89,13 +114,75 @@ class ReceiptDesk:
 
     # Opening --------------------------------------------------------------------------------
 
-    def open(self, request: ReceiptRequest, actor: str) -> tuple[Receipt, bool]:
-        """Seal the evidence pool and open the receipt; returns (receipt, created).
+    def open(
+        self, request: ReceiptRequest, actor: str, idempotency_key: str | None = None
+    ) -> tuple[Receipt, bool]:
+        """Seal the evidence pool and open a new receipt; returns (receipt, created).
 
         Every evidence span must exist and be citable at ``as_of``; otherwise the error names
-        each bad id. Opening the same content twice returns the first receipt.
+        each bad id. Each call opens a new receipt, named by ``actor`` and the request's
+        ``inference_id`` (made here when the request has none). A known ``inference_id`` or
+        ``idempotency_key`` of ``actor`` answers its receipt when the request is the same
+        one, and is refused (:class:`ConflictingRequest`) when it is not.
         """
         errors = check_receipt_request(request)
+        if errors:
+            raise InvalidInput.many(errors)
+        fingerprint = opening_fingerprint(request)
+        for _ in range(2):  # a second pass only after losing a race to the same key or id
+            found = self._known_opening(request, actor, idempotency_key, fingerprint)
+            if found is not None:
+                return found, False
+            receipt, key = self._prepare(request, actor, idempotency_key, fingerprint)
+            try:
+                self.ledger.commit(receipt, *([] if key is None else [key]))
+            except Conflict:
+                continue
+            # Read back: the opening time is the one the store recorded and signed.
+            return self.get(receipt.receipt_id), True
+        raise Conflict("this receipt is being opened by another request; retry")
+
+    def _known_opening(
+        self, request: ReceiptRequest, actor: str, key: str | None, fingerprint: str
+    ) -> Receipt | None:
+        """The receipt this request already opened (same key or inference id, same body)."""
+        if key is not None:
+            record = self._open_key(actor, key)
+            if record is not None:
+                if not hmac.compare_digest(record.request_fingerprint, fingerprint):
+                    raise ConflictingRequest(
+                        "Idempotency-Key",
+                        "same-request",
+                        "this Idempotency-Key opened a receipt for a different request",
+                    )
+                return self.get(record.receipt_id)
+        if request.inference_id is None:
+            return None
+        existing = self.find(receipt_id_for_inference(actor, request.inference_id))
+        if existing is None:
+            return None
+        if not hmac.compare_digest(existing.request_fingerprint or "", fingerprint):
+            raise ConflictingRequest(
+                "inference_id",
+                "unique-per-caller",
+                f"inference_id {request.inference_id!r} already names a receipt of this "
+                f"caller ({existing.receipt_id}) opened for a different request",
+            )
+        return existing
+
+    def _open_key(self, actor: str, key: str) -> OpenKey | None:
+        """The verified record of ``key`` (read through the signed, checked event store)."""
+        try:
+            record: OpenKey = self.ledger.repository.get(open_key_aggregate_id(actor, key))
+        except AggregateNotFoundError:
+            return None
+        return record
+
+    def _prepare(
+        self, request: ReceiptRequest, actor: str, key: str | None, fingerprint: str
+    ) -> tuple[Receipt, OpenKey | None]:
+        """The receipt to open (its pool sealed) and the key's record, not yet committed."""
+        errors: list[dict[str, str]] = []
         as_of = _time("as_of", request.as_of, datetime.now(UTC))
         assert as_of is not None
         expires_at = _time("expires_at", request.expires_at, None)
@@ -124,19 +211,14 @@ class ReceiptDesk:
             "tools": request.tools,
             "budget": request.budget,
         }
-        receipt_id = receipt_id_for(_opening(context, pool, request.excluded, as_of, expires_at))
-        existing = self.find(receipt_id)
-        if existing is not None:
-            return existing, False
-        receipt = Receipt.open(context, pool, request.excluded, as_of, expires_at, actor)
-        try:
-            self.ledger.commit(receipt)
-        except Conflict:
-            found = self.find(receipt_id)
-            if found is None:
-                raise
-            return found, False
-        return receipt, True
+        inference_id = request.inference_id or f"inf_{uuid.uuid4().hex}"
+        receipt = Receipt.open(
+            context, pool, request.excluded, as_of, expires_at, actor, inference_id, fingerprint
+        )
+        record = None
+        if key is not None:
+            record = OpenKey.record(key, receipt.receipt_id, fingerprint, actor)
+        return receipt, record
 
     def _seal(
         self, span_ids: list[str], as_of: str, errors: list[dict[str, str]]

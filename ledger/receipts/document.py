@@ -1,8 +1,10 @@
 """The receipt as a document: what a DSSE envelope carries and what an auditor checks.
 
 The payload is the RFC 8785 canonical JSON of :func:`receipt_document`. Its ``receipt_id``
-is derived from its own opening fields (:func:`ledger.receipts.receipt.receipt_id_for`), so a
-verifier can recompute it: an edited context or pool no longer matches the id.
+is derived from its own fields, so a verifier can recompute it: from ``opened_by`` and
+``inference_id`` (:func:`ledger.receipts.receipt.receipt_id_for_inference`), or, for a receipt
+opened before receipts were per inference (``inference_id`` null), from its opening content
+(:func:`ledger.receipts.receipt.receipt_id_for`: an edited context or pool no longer matches).
 """
 
 from __future__ import annotations
@@ -13,7 +15,12 @@ from typing import Any
 
 from ledger.crypto.canonical import canonical_json
 from ledger.eventlog.clock import format_time
-from ledger.receipts.receipt import Receipt, opening_content, receipt_id_for
+from ledger.receipts.receipt import (
+    Receipt,
+    opening_content,
+    receipt_id_for,
+    receipt_id_for_inference,
+)
 
 FORMAT = "provledger.receipt/v1"
 
@@ -50,6 +57,8 @@ def receipt_document(receipt: Receipt, now: datetime | None = None) -> dict[str,
     return {
         "format": FORMAT,
         "receipt_id": receipt.receipt_id,
+        "inference_id": receipt.inference_id,
+        "opened_by": receipt.opened_by,
         "request": context["request"],
         "actor": context["actor"],
         "purpose": context["purpose"],
@@ -102,15 +111,19 @@ def check_receipt_payload(payload: bytes) -> tuple[dict[str, Any] | None, list[s
                 "budget",
             )
         }
-        derived = receipt_id_for(
-            opening_content(
-                context,
-                document["pool"],
-                document["excluded"],
-                document["as_of"],
-                document["expires_at"],
+        inference_id = document.get("inference_id")
+        if inference_id is not None:
+            derived = receipt_id_for_inference(str(document["opened_by"]), str(inference_id))
+        else:
+            derived = receipt_id_for(
+                opening_content(
+                    context,
+                    document["pool"],
+                    document["excluded"],
+                    document["as_of"],
+                    document["expires_at"],
+                )
             )
-        )
     except (KeyError, ValueError) as exc:
         reasons.append(f"payload lacks a receipt field: {exc}")
         return document, reasons

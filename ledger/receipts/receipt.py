@@ -25,9 +25,25 @@ CLAIM_PREFIX = "clm_"
 
 
 def receipt_id_for(opening: dict[str, Any]) -> str:
-    """Content-derived receipt id: ``rcpt_`` + 32 hex digits of SHA-256 of the RFC 8785 form
-    of the opening content (context, sealed pool, exclusions, as_of, expires_at)."""
+    """The id of a receipt opened before receipts were per inference (``Opened`` version 1,
+    no ``inference_id``): ``rcpt_`` + 32 hex digits of SHA-256 of the RFC 8785 form of the
+    opening content (context, sealed pool, exclusions, as_of, expires_at)."""
     return RECEIPT_PREFIX + hashlib.sha256(canonical_json(opening)).hexdigest()[:32]
+
+
+def receipt_id_for_inference(opened_by: str, inference_id: str) -> str:
+    """Per-inference receipt id: ``rcpt_`` + 32 hex digits of SHA-256 of the RFC 8785 form of
+    ``{"opened_by", "inference_id"}``. The caller that opened it and its inference id name the
+    receipt, so two inferences with the same content get two receipts."""
+    identity = {"opened_by": opened_by, "inference_id": inference_id}
+    return RECEIPT_PREFIX + hashlib.sha256(canonical_json(identity)).hexdigest()[:32]
+
+
+def upcast_opening(state: dict[str, Any]) -> None:
+    """``upcast_v1_v2`` of ``Opened``: version 1 receipts were named by their content and
+    carry no inference id or request fingerprint; they read as ``None``."""
+    state.setdefault("inference_id", None)
+    state.setdefault("request_fingerprint", None)
 
 
 def receipt_aggregate_id(receipt_id: str) -> UUID:
@@ -62,12 +78,17 @@ class Receipt(LedgerAggregate):
         """The receipt was opened and its evidence pool sealed."""
 
         TOPIC = "provledger.receipt.opened"
+        class_version = 2
         receipt_id: str
         context: dict[str, Any]
         pool: list[dict[str, Any]]
         excluded: list[dict[str, str]]
         as_of: str
         expires_at: str | None
+        inference_id: str | None
+        request_fingerprint: str | None
+
+        upcast_v1_v2 = staticmethod(upcast_opening)
 
     class ClaimsCommitted(LedgerAggregate.Event):
         """Claims passed the gate (verified or unverified) and were committed together."""
@@ -187,8 +208,14 @@ class Receipt(LedgerAggregate):
         excluded: list[dict[str, str]],
         as_of: str,
         expires_at: str | None,
+        actor: str,
+        inference_id: str | None = None,
+        request_fingerprint: str | None = None,
     ) -> None:
         self.receipt_id = receipt_id
+        self.opened_by = actor
+        self.inference_id = inference_id
+        self.request_fingerprint = request_fingerprint
         self.context = context
         self.pool = pool
         self.pool_index = {entry["span_id"]: entry for entry in pool}
@@ -209,9 +236,11 @@ class Receipt(LedgerAggregate):
         as_of: str,
         expires_at: str | None,
         actor: str,
+        inference_id: str,
+        request_fingerprint: str,
     ) -> Receipt:
-        """Open a receipt; its id is derived from everything it seals."""
-        receipt_id = receipt_id_for(opening_content(context, pool, excluded, as_of, expires_at))
+        """Open a receipt for one inference: its id names the opener and the inference."""
+        receipt_id = receipt_id_for_inference(actor, inference_id)
         return cls._create(
             cls.Opened,
             id=receipt_aggregate_id(receipt_id),
@@ -222,6 +251,8 @@ class Receipt(LedgerAggregate):
             as_of=as_of,
             expires_at=expires_at,
             actor=actor,
+            inference_id=inference_id,
+            request_fingerprint=request_fingerprint,
         )
 
     def fork(self) -> Receipt:

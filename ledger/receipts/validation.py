@@ -20,6 +20,7 @@ MAX_RENDERED = 100_000
 
 _REASON_CODE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 _SPAN_ID = re.compile(r"^sp_[0-9a-f]{24}$")
+INFERENCE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
 class Route(StrEnum):
@@ -55,6 +56,7 @@ class ReceiptRequest:
     as_of: datetime | None = None
     expires_at: datetime | None = None
     budget: dict[str, Any] | None = None
+    inference_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,14 @@ def check_receipt_request(request: ReceiptRequest) -> list[dict[str, str]]:
                 }
             )
         _text(errors, f"excluded[{index}].ref", item.get("ref", ""), 500)
+    if request.inference_id is not None and not INFERENCE_ID.match(request.inference_id):
+        errors.append(
+            {
+                "field": "inference_id",
+                "rule": "pattern",
+                "message": f"inference_id must match {INFERENCE_ID.pattern}",
+            }
+        )
     if request.budget is not None and len(canonical_json(request.budget)) > 4096:
         errors.append({"field": "budget", "rule": "max-size", "message": "budget is at most 4 KiB"})
     return errors

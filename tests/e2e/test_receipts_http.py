@@ -80,7 +80,7 @@ def _commit(client: TestClient, headers: dict[str, str], receipt_id: str, claims
     )
 
 
-def test_opening_seals_the_pool_with_hashes_and_a_content_id(
+def test_opening_seals_the_pool_with_hashes_and_a_new_id_per_inference(
     client: TestClient, headers: dict[str, str], spans: dict[str, str]
 ) -> None:
     response = _open(client, headers, [spans["revenue"]])
@@ -96,8 +96,8 @@ def test_opening_seals_the_pool_with_hashes_and_a_content_id(
     assert entry["text_sha256"].startswith("sha256:")
     assert body["status"]["status"] == "open"
     again = _open(client, headers, [spans["revenue"]])
-    assert again.status_code == 200
-    assert again.json()["receipt_id"] == body["receipt_id"]
+    assert again.status_code == 201
+    assert again.json()["receipt_id"] != body["receipt_id"]
 
 
 def test_opening_with_bad_evidence_names_each_bad_id(
