@@ -127,6 +127,43 @@ class ClaimIn(BaseModel):
         )
 
 
+class CommitOut(BaseModel):
+    """A commit's outcome: committed, quarantined and rejected claims with every check."""
+
+    model_config = ConfigDict(extra="allow")
+    receipt_id: str
+    mode: str
+    committed: list[dict[str, Any]]
+    quarantined: list[dict[str, Any]]
+    rejected: list[dict[str, Any]]
+    render_check: dict[str, Any] | None
+
+
+class BindingVerdict(BaseModel):
+    """One binding's check results."""
+
+    index: int
+    span_id: str
+    results: list[dict[str, Any]] = Field(description="[{check, outcome, reason}]")
+
+
+class ClaimVerdict(BaseModel):
+    """One claim's verdict in a rejection."""
+
+    index: int = Field(description="the claim's index in the request")
+    claim_id: str
+    client_ref: str | None
+    status: str = Field(description="verified, unverified or rejected")
+    reasons: list[str] = Field(description="reason codes of its failed checks")
+    bindings: list[BindingVerdict]
+
+
+class ClaimsRejectedProblem(Problem):
+    """``claims-rejected``: the gate refused the commit; the commit body is included."""
+
+    claims: list[ClaimVerdict] = Field(description="every claim's verdict, in request order")
+
+
 class CommitIn(BaseModel):
     """``POST /v1/receipts/{receipt_id}/claims``."""
 
@@ -193,7 +230,16 @@ def open_receipt(
 @router.post(
     "/v1/receipts/{receipt_id}/claims",
     status_code=201,
-    responses={422: {"description": "claims rejected by the gate, or invalid input"}},
+    response_model=CommitOut,
+    responses={
+        404: {"model": Problem, "description": "no such receipt"},
+        409: {"model": Problem, "description": "the receipt is being written by others; retry"},
+        422: {
+            "model": ClaimsRejectedProblem,
+            "description": "type claims-rejected: the gate refused the commit (every claim's "
+            "verdict in claims); type invalid-input: a malformed request",
+        },
+    },
 )
 def commit_claims(
     receipt_id: str,
@@ -220,8 +266,37 @@ def commit_claims(
     )
 
 
+CLAIMS_REJECTED = "https://provledger.dev/problems/claims-rejected"
+
+
+def claim_verdict(index: int, claim: dict[str, Any]) -> dict[str, Any]:
+    """One claim's verdict as a rejection reports it: its index in the request, id, status,
+    the reason codes of its failed checks, and each binding's check results."""
+    checks = claim["checks"]
+    return {
+        "index": index,
+        "claim_id": claim["claim_id"],
+        "client_ref": claim["client_ref"],
+        "status": claim["status"],
+        "reasons": [c["reason"] for c in checks if c["outcome"] == "fail"],
+        "bindings": [
+            {
+                "index": b_index,
+                "span_id": binding["span_id"],
+                "results": [
+                    {"check": c["check"], "outcome": c["outcome"], "reason": c["reason"]}
+                    for c in checks
+                    if c.get("span_id") == binding["span_id"]
+                ],
+            }
+            for b_index, binding in enumerate(claim["bindings"])
+        ],
+    }
+
+
 def rejection_problem(body: dict[str, Any]) -> dict[str, Any]:
-    """A gate rejection as RFC 9457 problem details, naming each failed claim and check."""
+    """A gate rejection as RFC 9457 problem details (type ``claims-rejected``): every claim's
+    verdict in ``claims``, each failed check in ``errors``, and the commit body."""
     failed = body["rejected"] or body["quarantined"]
     errors = [
         {"field": f"claims[{index}]", "rule": check["reason"], "message": check["detail"]}
@@ -236,7 +311,7 @@ def rejection_problem(body: dict[str, Any]) -> dict[str, Any]:
         )
     rejected = sum(1 for claim in failed if claim["status"] == "rejected")
     return {
-        "type": "https://provledger.dev/problems/claims-rejected",
+        "type": CLAIMS_REJECTED,
         "title": "Claims rejected",
         "status": 422,
         "detail": (
@@ -245,6 +320,7 @@ def rejection_problem(body: dict[str, Any]) -> dict[str, Any]:
             else f"all {len(failed)} claims failed the gate and were quarantined"
         ),
         "errors": errors,
+        "claims": [claim_verdict(index, claim) for index, claim in enumerate(failed)],
         **body,
     }
 

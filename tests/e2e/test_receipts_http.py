@@ -172,6 +172,39 @@ def test_a_claim_that_contradicts_its_span_is_rejected_and_nothing_commits(
     assert [c["status"] for c in receipt_view["quarantined"]] == ["verified", "rejected"]
 
 
+def test_a_gate_refusal_is_its_own_problem_type_with_every_claims_verdict(
+    client: TestClient, headers: dict[str, str], receipt: str, spans: dict[str, str]
+) -> None:
+    good = _claim("Revenue rose 2.2% to $4.5 million in fiscal 2023.", spans["revenue"])
+    bad = _claim("The board approved a dividend.", spans["dividend"], client_ref="c2")
+
+    body = _commit(client, headers, receipt, [good, bad]).json()
+
+    assert body["type"] == "https://provledger.dev/problems/claims-rejected"
+    assert body["title"] == "Claims rejected"
+    first, second = body["claims"]
+    assert (first["index"], first["status"], first["reasons"]) == (0, "verified", [])
+    assert (second["index"], second["client_ref"], second["status"]) == (1, "c2", "rejected")
+    assert second["claim_id"] == body["rejected"][1]["claim_id"]
+    assert second["reasons"] == [
+        c["reason"] for c in body["rejected"][1]["checks"] if c["outcome"] == "fail"
+    ]
+    [binding] = second["bindings"]
+    assert binding["span_id"] == spans["dividend"]
+    assert {"check": "existence", "outcome": "pass"}.items() <= next(
+        r for r in binding["results"] if r["check"] == "existence"
+    ).items()
+
+
+def test_a_malformed_commit_keeps_the_invalid_input_problem_type(
+    client: TestClient, headers: dict[str, str], receipt: str
+) -> None:
+    response = _commit(client, headers, receipt, [{"text": "", "bindings": []}])
+
+    assert response.status_code == 422
+    assert response.json()["type"] == "https://provledger.dev/problems/invalid-input"
+
+
 def test_independent_mode_commits_good_claims_and_quarantines_rejected_ones(
     client: TestClient, headers: dict[str, str], receipt: str, spans: dict[str, str]
 ) -> None:
