@@ -58,4 +58,5 @@ def test_the_envelope_payload_of_a_version_1_receipt_still_checks_its_content_id
     document, reasons = check_receipt_payload(receipt_payload(receipt))
 
     assert reasons == []
-    assert document is not None and document["inference_id"] is None
+    assert document is not None
+    assert document["inference_id"] is None
