@@ -13,7 +13,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
-from sqlalchemy import URL, Connection, Engine, Table, create_engine, event
+from sqlalchemy import URL, Connection, Engine, Table, create_engine, event, inspect, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
@@ -141,9 +141,27 @@ def bulk_insert(
         cursor.close()
 
 
+def add_missing_columns(engine: Engine) -> None:
+    """Add the nullable columns a later release gave a table that exists (``create_all``
+    creates only missing tables). Their values in rows written before are null until
+    ``provledger projections rebuild`` replays the events."""
+    inspector = inspect(engine)
+    with engine.begin() as conn:
+        for table in metadata.sorted_tables:
+            if not inspector.has_table(table.name, schema=table.schema):
+                continue
+            present = {c["name"] for c in inspector.get_columns(table.name, schema=table.schema)}
+            for column in table.columns:
+                if column.name not in present and column.nullable:
+                    kind = column.type.compile(dialect=engine.dialect)
+                    name = engine.dialect.identifier_preparer.format_table(table)
+                    conn.execute(text(f'ALTER TABLE {name} ADD COLUMN "{column.name}" {kind}'))
+
+
 def _create(engine: Engine) -> None:
-    """Create missing tables, and missing indexes of tables that exist (an index added in a
-    later release; ``create_all`` only creates the indexes of tables it creates)."""
+    """Create missing tables, missing nullable columns, and missing indexes of tables that
+    exist (``create_all`` only creates the indexes of tables it creates)."""
+    add_missing_columns(engine)
     metadata.create_all(engine)
     for table in metadata.sorted_tables:
         for index in table.indexes:

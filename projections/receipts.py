@@ -99,6 +99,10 @@ class ReceiptsProjection(Projection):
                     "expires_at": event.expires_at,
                     "opened_at": recorded_at,
                     "position": notification.id,
+                    "actor": event.context["actor"],
+                    "purpose": event.context["purpose"],
+                    "inference_id": event.inference_id,
+                    "opened_by": event.actor,
                 },
             )
             return

@@ -330,3 +330,40 @@ async def get_span_context(conn: AsyncConnection, span_id: str, window: int) -> 
         "before": [span_json(n) for n in neighbours if n["sent_index"] < row["sent_index"]],
         "after": [span_json(n) for n in neighbours if n["sent_index"] > row["sent_index"]],
     }
+
+
+async def list_sources(
+    conn: AsyncConnection,
+    after: str | None,
+    limit: int,
+    status: str | None = None,
+    authority: str | None = None,
+) -> list[dict[str, Any]]:
+    """Up to ``limit + 1`` sources (current state) with ids after ``after``, by id;
+    ``status`` is ``active`` or ``withdrawn``."""
+    query = select(sources, versions.c.version_hash, versions.c.effective_from).join(
+        versions,
+        and_(
+            versions.c.source_id == sources.c.source_id,
+            versions.c.version == sources.c.current_version,
+        ),
+    )
+    if after is not None:
+        query = query.where(sources.c.source_id > after)
+    if status == "active":
+        query = query.where(sources.c.withdrawn_at.is_(None))
+    elif status == "withdrawn":
+        query = query.where(sources.c.withdrawn_at.is_not(None))
+    if authority is not None:
+        query = query.where(sources.c.authority == authority)
+    rows = (
+        (await conn.execute(query.order_by(sources.c.source_id).limit(limit + 1))).mappings().all()
+    )
+    return [
+        {
+            **_source_json(row),
+            "current_version_hash": row["version_hash"],
+            "current_effective_from": row["effective_from"],
+        }
+        for row in rows
+    ]

@@ -97,7 +97,14 @@ receipts = Table(
     Column("position", BigInteger, nullable=False),
     Column("expired_at", String(32)),
     Column("expiry_reason", String(32)),
+    # Added with per-inference receipts: null in a read model built before (see
+    # ``projections.database.add_missing_columns``) until ``provledger projections rebuild``.
+    Column("actor", Text),
+    Column("purpose", Text),
+    Column("inference_id", String(128)),
+    Column("opened_by", Text),
     Index("ix_receipts_policy", "policy_version"),
+    Index("ix_receipts_actor", "actor", "position"),
 )
 Index(
     "ix_receipts_due",

@@ -2,20 +2,66 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 from fastapi.concurrency import run_in_threadpool
+from pydantic import BaseModel, Field
 
 from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, require
+from api.errors import Problem
+from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page
 from ledger.errors import NotFound
 from ledger.eventlog.clock import parse_time
 from ledger.keys.api_keys import Principal, Scope
 from ledger.receipts.document import receipt_status
 from projections.claim_queries import Coordinates, binding_views, claim_lookup
+from projections.receipt_queries import list_claims
 
 router = APIRouter(tags=["claims"])
 Reader = Annotated[Principal, Depends(require(Scope.READ))]
+
+
+class ClaimSummary(BaseModel):
+    """A claim as ``GET /v1/claims`` lists it (from the read model; the claim itself, with its
+    text, checks and rendered bindings, is ``GET /v1/claims/{claim_id}``)."""
+
+    claim_id: str
+    receipt_id: str
+    ordinal: int
+    status: str = Field(description="verified, unverified or rejected")
+    committed: bool = Field(description="false for a quarantined or rejected claim")
+    client_ref: str | None
+    type: str
+    recorded_at: str
+    position: int
+
+
+@router.get(
+    "/v1/claims",
+    response_model=Page[ClaimSummary],
+    responses={
+        401: {"model": Problem, "description": "no or unknown API key"},
+        403: {"model": Problem, "description": "the key lacks the read scope"},
+        422: {"model": Problem, "description": "invalid input (errors names field and rule)"},
+    },
+)
+async def list_claims_route(
+    read_side: ReadSideDep,
+    _: Reader,
+    limit: Limit = 100,
+    after: After = None,
+    receipt_id: Annotated[str | None, Query(max_length=40)] = None,
+    source_id: Annotated[str | None, Query(max_length=128)] = None,
+    status: Annotated[Literal["verified", "unverified", "rejected"] | None, Query()] = None,
+) -> dict[str, Any]:
+    """Claims in the order they were recorded, filtered, a page at a time."""
+    key = decode_cursor("claims", after, (int, int))
+    await run_in_threadpool(read_side.receipts.catch_up)  # read-your-writes in this process
+    async with read_side.async_engine.connect() as conn:
+        rows = await list_claims(conn, key, limit, receipt_id, source_id, status)
+    items, last = page(rows, limit, lambda row: [row["position"], row["ordinal"]])
+    return {"items": items, "next": None if last is None else encode_cursor("claims", last)}
 
 
 @router.get("/v1/claims/{claim_id}")

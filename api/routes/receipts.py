@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header
+from fastapi import APIRouter, Depends, Header, Query
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import AsOfDep, ReceiptDeskDep, RuntimeDep, require
+from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, RuntimeDep, require
 from api.errors import PROBLEM_JSON, Problem
+from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page
 from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 from ledger.errors import InvalidInput
-from ledger.eventlog.clock import parse_time
+from ledger.eventlog.clock import format_time, ledger_time, parse_time
 from ledger.gate import Binding, ClaimDraft, ClaimType, Role
 from ledger.keys.api_keys import Principal, Scope
 from ledger.receipts.commands import (
@@ -23,6 +25,7 @@ from ledger.receipts.commands import (
     request_fingerprint,
 )
 from ledger.receipts.document import receipt_document, receipt_payload
+from projections.receipt_queries import ReceiptFilter, list_receipts
 
 router = APIRouter(tags=["receipts"])
 
@@ -323,6 +326,66 @@ def rejection_problem(body: dict[str, Any]) -> dict[str, Any]:
         "claims": [claim_verdict(index, claim) for index, claim in enumerate(failed)],
         **body,
     }
+
+
+class ReceiptSummary(BaseModel):
+    """A receipt as ``GET /v1/receipts`` lists it (from the read model; the receipt itself is
+    ``GET /v1/receipts/{receipt_id}``)."""
+
+    receipt_id: str
+    inference_id: str | None
+    opened_by: str | None
+    actor: str | None
+    purpose: str | None
+    policy_version: str
+    route: str
+    as_of: str
+    expires_at: str | None
+    opened_at: str
+    status: str = Field(description="open or expired")
+    expiry_reason: str | None
+    position: int = Field(description="the log position of its opening")
+
+
+@router.get(
+    "/v1/receipts",
+    response_model=Page[ReceiptSummary],
+    responses={
+        401: {"model": Problem, "description": "no or unknown API key"},
+        403: {"model": Problem, "description": "the key lacks the read scope"},
+        422: {"model": Problem, "description": "invalid input (errors names field and rule)"},
+    },
+)
+async def list_receipts_route(
+    read_side: ReadSideDep,
+    _: Reader,
+    limit: Limit = 100,
+    after: After = None,
+    actor: Annotated[str | None, Query(max_length=500)] = None,
+    purpose: Annotated[str | None, Query(max_length=500)] = None,
+    policy_version: Annotated[str | None, Query(max_length=500)] = None,
+    status: Annotated[Literal["open", "expired"] | None, Query()] = None,
+    opened_after: Annotated[datetime | None, Query(description="RFC 3339, exclusive")] = None,
+    opened_before: Annotated[datetime | None, Query(description="RFC 3339, exclusive")] = None,
+) -> dict[str, Any]:
+    """Receipts in the order they were opened, filtered, a page at a time."""
+    key = decode_cursor("receipts", after, (int,))
+    where = ReceiptFilter(
+        actor=actor,
+        purpose=purpose,
+        policy_version=policy_version,
+        status=status,
+        opened_after=None if opened_after is None else ledger_time("opened_after", opened_after),
+        opened_before=(
+            None if opened_before is None else ledger_time("opened_before", opened_before)
+        ),
+    )
+    await run_in_threadpool(read_side.receipts.catch_up)  # read-your-writes in this process
+    now = format_time(datetime.now(UTC))
+    async with read_side.async_engine.connect() as conn:
+        rows = await list_receipts(conn, where, key[0] if key else 0, limit, now)
+    items, last = page(rows, limit, lambda row: row["position"])
+    return {"items": items, "next": None if last is None else encode_cursor("receipts", [last])}
 
 
 @router.get("/v1/receipts/{receipt_id}")

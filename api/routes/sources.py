@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Response
 from fastapi.concurrency import run_in_threadpool
@@ -11,6 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.body_guard import source_body
 from api.deps import MAX_INT, MAX_INT32, AsOfDep, ReadSideDep, SourcesDep, require
+from api.errors import Problem
+from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page
 from ledger.keys.api_keys import Principal, Scope
 from ledger.registry.commands import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
@@ -67,6 +69,51 @@ class WithdrawIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     reason: str
+
+
+class SourceSummary(BaseModel):
+    """A source's current state, as ``GET /v1/sources`` lists it."""
+
+    source_id: str
+    title: str
+    authority: str
+    uri: str | None
+    metadata: dict[str, Any]
+    registered_at: str
+    status: str = Field(description="active or withdrawn")
+    withdrawn_at: str | None
+    withdraw_reason: str | None
+    current_version: int
+    current_version_hash: str
+    current_effective_from: str
+
+
+READ_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    401: {"model": Problem, "description": "no or unknown API key"},
+    403: {"model": Problem, "description": "the key lacks the read scope"},
+    422: {"model": Problem, "description": "invalid input (errors names field and rule)"},
+}
+
+
+@router.get(
+    "/v1/sources",
+    response_model=Page[SourceSummary],
+    responses=READ_PROBLEMS,
+)
+async def list_sources(
+    read_side: ReadSideDep,
+    _: Reader,
+    limit: Limit = 100,
+    after: After = None,
+    status: Annotated[Literal["active", "withdrawn"] | None, Query()] = None,
+    authority: Annotated[str | None, Query(max_length=32)] = None,
+) -> dict[str, Any]:
+    """Every source's current state, by source id, a page at a time."""
+    key = decode_cursor("sources", after, (str,))
+    async with read_side.async_engine.connect() as conn:
+        rows = await queries.list_sources(conn, key[0] if key else None, limit, status, authority)
+    items, last = page(rows, limit, lambda row: row["source_id"])
+    return {"items": items, "next": None if last is None else encode_cursor("sources", [last])}
 
 
 def span_out(span: Span) -> dict[str, Any]:

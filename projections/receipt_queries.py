@@ -1,0 +1,133 @@
+"""Read-only queries of the receipts read model: lists of receipts and of claims.
+
+A listed row is a summary from the read model, for finding things; the receipt and the claim
+themselves (text, checks, bindings) are read from verified events by
+``GET /v1/receipts/{id}`` and ``GET /v1/claims/{id}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import RowMapping, and_, exists, or_, select, tuple_
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from projections.schema import claim_bindings, receipt_claims, receipts
+
+
+@dataclass(frozen=True)
+class ReceiptFilter:
+    """``GET /v1/receipts`` filters; ``None`` means any. Times are ledger-format strings."""
+
+    actor: str | None = None
+    purpose: str | None = None
+    policy_version: str | None = None
+    status: str | None = None  # open | expired
+    opened_after: str | None = None
+    opened_before: str | None = None
+
+
+def _receipt_json(row: RowMapping, now: str) -> dict[str, Any]:
+    expired = row["expired_at"] is not None or (
+        row["expires_at"] is not None and row["expires_at"] <= now
+    )
+    return {
+        "receipt_id": row["receipt_id"],
+        "inference_id": row["inference_id"],
+        "opened_by": row["opened_by"],
+        "actor": row["actor"],
+        "purpose": row["purpose"],
+        "policy_version": row["policy_version"],
+        "route": row["route"],
+        "as_of": row["as_of"],
+        "expires_at": row["expires_at"],
+        "opened_at": row["opened_at"],
+        "status": "expired" if expired else "open",
+        "expiry_reason": row["expiry_reason"]
+        or ("expires_at_passed" if expired and row["expired_at"] is None else None),
+        "position": row["position"],
+    }
+
+
+async def list_receipts(
+    conn: AsyncConnection, where: ReceiptFilter, after: int, limit: int, now: str
+) -> list[dict[str, Any]]:
+    """Up to ``limit + 1`` receipts opened after log position ``after``, oldest first."""
+    query = select(receipts).where(receipts.c.position > after)
+    for column, value in (
+        (receipts.c.actor, where.actor),
+        (receipts.c.purpose, where.purpose),
+        (receipts.c.policy_version, where.policy_version),
+    ):
+        if value is not None:
+            query = query.where(column == value)
+    if where.opened_after is not None:
+        query = query.where(receipts.c.opened_at > where.opened_after)
+    if where.opened_before is not None:
+        query = query.where(receipts.c.opened_at < where.opened_before)
+    passed = and_(receipts.c.expires_at.is_not(None), receipts.c.expires_at <= now)
+    if where.status == "expired":
+        query = query.where(or_(receipts.c.expired_at.is_not(None), passed))
+    elif where.status == "open":
+        query = query.where(receipts.c.expired_at.is_(None), ~passed)
+    rows = (
+        (await conn.execute(query.order_by(receipts.c.position).limit(limit + 1))).mappings().all()
+    )
+    return [_receipt_json(row, now) for row in rows]
+
+
+async def list_claims(
+    conn: AsyncConnection,
+    after: Sequence[int],
+    limit: int,
+    receipt_id: str | None = None,
+    source_id: str | None = None,
+    status: str | None = None,
+) -> list[dict[str, Any]]:
+    """Up to ``limit + 1`` claims after the sort key ``after`` (log position, ordinal), in log
+    order; ``source_id`` keeps claims with a binding to that source."""
+    c = receipt_claims.c
+    query = select(
+        c.claim_id,
+        c.receipt_id,
+        c.ordinal,
+        c.status,
+        c.committed,
+        c.client_ref,
+        c.claim_type,
+        c.recorded_at,
+        c.position,
+    )
+    if after:
+        query = query.where(tuple_(c.position, c.ordinal) > tuple_(after[0], after[1]))
+    if receipt_id is not None:
+        query = query.where(c.receipt_id == receipt_id)
+    if status is not None:
+        query = query.where(c.status == status)
+    if source_id is not None:
+        query = query.where(
+            exists().where(
+                claim_bindings.c.claim_id == c.claim_id, claim_bindings.c.source_id == source_id
+            )
+        )
+    rows = (
+        (await conn.execute(query.order_by(c.position, c.ordinal).limit(limit + 1)))
+        .mappings()
+        .all()
+    )
+    return [
+        {
+            "claim_id": row["claim_id"],
+            "receipt_id": row["receipt_id"],
+            "ordinal": row["ordinal"],
+            "status": row["status"],
+            "committed": bool(row["committed"]),
+            "client_ref": row["client_ref"],
+            "type": row["claim_type"],
+            "recorded_at": row["recorded_at"],
+            "position": row["position"],
+        }
+        for row in rows
+    ]
