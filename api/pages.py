@@ -5,7 +5,7 @@ builds one. ``next`` is null on the last page (fewer items than ``limit`` remain
 the URL-safe base64 (no padding) of the RFC 8785 form of ``[list name, sort key...]``, so a
 cursor of one list is refused by another. The event log and the review queue, ordered by log
 position, take the position itself in decimal (so their ``?after=N`` from before this
-convention still works). Anything else is 422 naming ``after`` and rule
+convention still works). Anything else is 422 naming ``query.after`` and rule
 ``cursor``.
 """
 
@@ -44,7 +44,7 @@ class Page(BaseModel, Generic[T]):
 
 
 def _refused(field: str) -> InvalidInput:
-    return InvalidInput(field, "cursor", f"{field} is not a cursor this list gave")
+    return InvalidInput(field, "cursor", "after is not a cursor this list gave")
 
 
 def encode_cursor(name: str, key: Sequence[Any]) -> str:
@@ -59,7 +59,7 @@ def _fits(part: Any, kind: type) -> bool:
 
 
 def decode_cursor(
-    name: str, cursor: str | None, kinds: tuple[type, ...], field: str = "after"
+    name: str, cursor: str | None, kinds: tuple[type, ...], field: str = "query.after"
 ) -> list[Any]:
     """The sort key (of types ``kinds``) a cursor of list ``name`` names ([] for none); 422
     when it is not one."""
@@ -80,12 +80,14 @@ def decode_cursor(
     return decoded[1:]
 
 
-def position_cursor(cursor: str | None, field: str = "after") -> int:
+def position_cursor(cursor: str | None, field: str = "query.after") -> int:
     """A cursor of a list ordered by log position: the position in decimal (0 for none)."""
     if cursor is None:
         return 0
-    if not cursor.isascii() or not cursor.isdigit() or int(cursor) > MAX_INT:
+    if not cursor.isascii() or not cursor.isdigit():
         raise _refused(field)
+    if int(cursor) > MAX_INT:
+        raise InvalidInput(field, "less_than_equal", f"{field} must be at most {MAX_INT}")
     return int(cursor)
 
 

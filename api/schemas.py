@@ -53,6 +53,8 @@ class StoredEventOut(BaseModel):
 class EventPage(BaseModel):
     """A page of the notification log."""
 
-    events: list[StoredEventOut]
-    next_after: int = Field(description="pass as ?after= to read the next page")
+    items: list[StoredEventOut]
+    next: str | None = Field(description="pass as ?after= for the next page; null on the last")
+    events: list[StoredEventOut] = Field(description="deprecated: the same as items")
+    next_after: int = Field(description="deprecated: the last id of the page (or after)")
     last_position: int = Field(description="highest notification id in the log")

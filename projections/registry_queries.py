@@ -192,8 +192,11 @@ async def get_version(
     offset: int,
     limit: int,
     as_of: AsOf = NOW,
+    after_ord: int | None = None,
 ) -> dict[str, Any]:
-    """One version: frozen text, hash, tables and a page of spans (as known at ``as_of``)."""
+    """One version: frozen text, hash, tables and a page of spans (as known at ``as_of``),
+    after span ordinal ``after_ord`` or from ``offset``; ``spans_next_ord`` is the ordinal of
+    the page's last span when more follow (else None)."""
     source_row = await _source(conn, source_id, as_of)
     known = await known_versions(conn, source_id, as_of)
     source = source_as_of(source_row, known, as_of)
@@ -201,19 +204,17 @@ async def get_version(
     if found is None:
         raise NotFound(f"source {source_id!r} has no version {version}" + _when(as_of))
     row = _version_as_of(found, as_of)
-    page = (
-        (
-            await conn.execute(
-                select(*SPAN_FIELDS)
-                .where(spans.c.source_id == source_id, spans.c.version == version)
-                .order_by(spans.c.ord)
-                .offset(offset)
-                .limit(limit)
-            )
-        )
+    query = select(*SPAN_FIELDS, spans.c.ord).where(
+        spans.c.source_id == source_id, spans.c.version == version
+    )
+    if after_ord is not None:
+        query = query.where(spans.c.ord > after_ord)
+    rows = (
+        (await conn.execute(query.order_by(spans.c.ord).offset(offset).limit(limit + 1)))
         .mappings()
         .all()
     )
+    page = rows[:limit]
     return {
         "source_id": source_id,
         **_version_json(source, row),
@@ -222,6 +223,7 @@ async def get_version(
         "spans": [span_json(span) for span in page],
         "spans_offset": offset,
         "spans_total": row["span_count"],
+        "spans_next_ord": page[-1]["ord"] if len(rows) > limit else None,
     }
 
 

@@ -5,36 +5,70 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
+from pydantic import BaseModel, Field
 from sqlalchemy import select
 
-from api.deps import MAX_INT, AuditReader, ReadSideDep
+from api.deps import AuditReader, ReadSideDep
+from api.errors import Problem
+from api.pages import After, Page, page, position_cursor
 from projections.schema import review_queue
 
 router = APIRouter(tags=["review"])
 
 
-@router.get("/v1/review")
+class ReviewItem(BaseModel):
+    """A claim an entailment check did not fully support."""
+
+    position: int
+    claim_id: str
+    receipt_id: str
+    claim_text: str
+    verdict: str = Field(description="no or partial")
+    verifier: str
+    model: str
+    judged_at: str
+
+
+class ReviewPage(Page[ReviewItem]):
+    """A page of the review queue."""
+
+    next_after: int = Field(description="deprecated: the last position of the page (or after)")
+
+
+@router.get(
+    "/v1/review",
+    response_model=ReviewPage,
+    responses={
+        401: {"model": Problem, "description": "no or unknown API key"},
+        403: {"model": Problem, "description": "the key lacks the audit:read scope"},
+        422: {"model": Problem, "description": "invalid input (errors names field and rule)"},
+    },
+)
 async def review(
     read_side: ReadSideDep,
     _: AuditReader,
-    after: Annotated[
-        int, Query(ge=0, le=MAX_INT, description="return items after this position")
-    ] = 0,
+    after: After = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
-    """Entailment verdicts ``no`` and ``partial``, oldest first, paged by position."""
+    """Entailment verdicts ``no`` and ``partial``, oldest first, paged by position (the
+    cursor is a position in decimal)."""
+    start = position_cursor(after)
     async with read_side.async_engine.connect() as conn:
         rows = (
             (
                 await conn.execute(
                     select(review_queue)
-                    .where(review_queue.c.position > after)
+                    .where(review_queue.c.position > start)
                     .order_by(review_queue.c.position)
-                    .limit(limit)
+                    .limit(limit + 1)
                 )
             )
             .mappings()
             .all()
         )
-    items = [dict(row) for row in rows]
-    return {"items": items, "next_after": items[-1]["position"] if items else after}
+    items, last = page([dict(row) for row in rows], limit, lambda row: row["position"])
+    return {
+        "items": items,
+        "next": None if last is None else str(last),
+        "next_after": items[-1]["position"] if items else start,
+    }

@@ -88,6 +88,12 @@ class SourceSummary(BaseModel):
     current_effective_from: str
 
 
+INTEGRITY_PROBLEM: dict[int | str, dict[str, Any]] = {
+    500: {
+        "model": Problem,
+        "description": "ledger-integrity: a read-model row disagrees with the signed events",
+    }
+}
 READ_PROBLEMS: dict[int | str, dict[str, Any]] = {
     401: {"model": Problem, "description": "no or unknown API key"},
     403: {"model": Problem, "description": "the key lacks the read scope"},
@@ -121,7 +127,39 @@ def span_out(span: Span) -> dict[str, Any]:
     return queries.span_json(span_row(span))
 
 
-def _receipt(receipt: VersionReceipt, include_spans: bool, response: Response) -> dict[str, Any]:
+Include = Annotated[
+    Literal["text"] | None,
+    Query(description="text: add the frozen text (the normalised text spans index into)"),
+]
+
+
+class IngestOut(BaseModel):
+    """What a registration or a new version produced."""
+
+    source_id: str
+    version: int
+    version_hash: str
+    span_count: int
+    position: int
+    created: bool
+    spans: list[dict[str, Any]] | None = Field(
+        default=None, description="unless include_spans=false"
+    )
+    frozen_text: str | None = Field(default=None, description="with ?include=text")
+
+
+INGEST_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    401: {"model": Problem, "description": "no or unknown API key"},
+    403: {"model": Problem, "description": "the key lacks the ingest scope"},
+    409: {"model": Problem, "description": "the request contradicts the registry"},
+    413: {"model": Problem, "description": "the body or the text is too large"},
+    422: {"model": Problem, "description": "invalid input (errors names field and rule)"},
+}
+
+
+def _receipt(
+    receipt: VersionReceipt, include_spans: bool, response: Response, include: str | None = None
+) -> dict[str, Any]:
     response.status_code = 201 if receipt.created else 200
     body: dict[str, Any] = {
         "source_id": receipt.source_id,
@@ -133,10 +171,19 @@ def _receipt(receipt: VersionReceipt, include_spans: bool, response: Response) -
     }
     if include_spans:
         body["spans"] = [span_out(span) for span in receipt.spans]
+    if include == "text":
+        body["frozen_text"] = receipt.frozen_text
     return body
 
 
-@router.post("/v1/sources", status_code=201, dependencies=[Depends(source_body)])
+@router.post(
+    "/v1/sources",
+    status_code=201,
+    dependencies=[Depends(source_body)],
+    response_model=IngestOut,
+    response_model_exclude_none=True,
+    responses={**INGEST_PROBLEMS, 200: {"model": IngestOut, "description": "the same text again"}},
+)
 def register_source(
     body: SourceIn,
     sources: SourcesDep,
@@ -144,6 +191,7 @@ def register_source(
     principal: Ingester,
     response: Response,
     include_spans: bool = True,
+    include: Include = None,
 ) -> dict[str, Any]:
     """Register a source and its first version (200 and no new event if the text is the same)."""
     draft = SourceDraft(
@@ -158,11 +206,20 @@ def register_source(
         body.source_id, draft, body.authority, principal.actor, body.uri, body.metadata
     )
     read_side.registry.catch_up()  # read-your-writes: the registry includes this version
-    return _receipt(receipt, include_spans, response)
+    return _receipt(receipt, include_spans, response, include)
 
 
 @router.post(
-    "/v1/sources/{source_id}/versions", status_code=201, dependencies=[Depends(source_body)]
+    "/v1/sources/{source_id}/versions",
+    status_code=201,
+    dependencies=[Depends(source_body)],
+    response_model=IngestOut,
+    response_model_exclude_none=True,
+    responses={
+        **INGEST_PROBLEMS,
+        200: {"model": IngestOut, "description": "the same text as the current version"},
+        404: {"model": Problem, "description": "no such source"},
+    },
 )
 def add_version(
     source_id: str,
@@ -172,6 +229,7 @@ def add_version(
     principal: Ingester,
     response: Response,
     include_spans: bool = True,
+    include: Include = None,
 ) -> dict[str, Any]:
     """Add version n+1, superseding version n."""
     title = body.title
@@ -183,7 +241,7 @@ def add_version(
     )
     receipt = sources.add_version(source_id, draft, principal.actor)
     read_side.registry.catch_up()
-    return _receipt(receipt, include_spans, response)
+    return _receipt(receipt, include_spans, response, include)
 
 
 @router.post("/v1/sources/{source_id}/withdraw")
@@ -210,19 +268,57 @@ async def get_source(
         return await queries.get_source(conn, source_id, as_of)
 
 
-@router.get("/v1/sources/{source_id}/versions/{version}")
+class VersionOut(BaseModel):
+    """A version with its frozen text and a page of its spans (``items``, ``next``)."""
+
+    model_config = ConfigDict(extra="allow")
+    source_id: str
+    version: int
+    version_hash: str
+    status: str
+    frozen_text: str
+    items: list[dict[str, Any]] = Field(description="a page of the version's spans")
+    next: str | None = Field(description="pass as ?after= for the next page; null on the last")
+    spans: list[dict[str, Any]] = Field(description="deprecated: the same as items")
+    spans_offset: int = Field(description="deprecated: the offset asked for")
+    spans_total: int
+
+
+@router.get(
+    "/v1/sources/{source_id}/versions/{version}",
+    response_model=VersionOut,
+    responses={
+        **READ_PROBLEMS,
+        **INTEGRITY_PROBLEM,
+        404: {"model": Problem, "description": "no such source or version"},
+    },
+)
 async def get_version(
     source_id: str,
     version: Annotated[int, Field(ge=1, le=MAX_INT32)],
     read_side: ReadSideDep,
     _: Reader,
     as_of: AsOfDep,
-    offset: Annotated[int, Query(ge=0, le=MAX_INT)] = 0,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    limit: Limit = 100,
+    after: After = None,
+    offset: Annotated[
+        int, Query(ge=0, le=MAX_INT, description="deprecated: use after", deprecated=True)
+    ] = 0,
+    include: Annotated[
+        Literal["text"] | None, Query(description="text: the frozen text (always included)")
+    ] = None,
 ) -> dict[str, Any]:
     """One version's frozen text, hash and a page of its spans (as of)."""
+    key = decode_cursor(f"spans:{source_id}:{version}", after, (int,))
     async with read_side.async_engine.connect() as conn:
-        body = await queries.get_version(conn, source_id, version, offset, limit, as_of)
+        body = await queries.get_version(
+            conn, source_id, version, offset, limit, as_of, key[0] if key else None
+        )
+    next_ord = body.pop("spans_next_ord")
+    body["items"] = body["spans"]
+    body["next"] = (
+        None if next_ord is None else encode_cursor(f"spans:{source_id}:{version}", [next_ord])
+    )
     await run_in_threadpool(
         read_side.span_resolver.check_served,
         source_id,

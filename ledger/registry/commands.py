@@ -69,6 +69,7 @@ class VersionReceipt:
     spans: list[Span]
     position: int
     created: bool
+    frozen_text: str = ""
 
 
 def _effective(moment: datetime | None) -> str:
@@ -234,6 +235,7 @@ class SourceRegistry:
             spans=prepared.spans,
             position=recordings[-1].notification.id,
             created=True,
+            frozen_text=prepared.text,
         )
 
     def _unchanged(self, source_id: str, version: int, prepared: PreparedVersion) -> VersionReceipt:
@@ -244,4 +246,5 @@ class SourceRegistry:
             spans=prepared.spans,
             position=self.ledger.last_position(),
             created=False,
+            frozen_text=prepared.text,
         )

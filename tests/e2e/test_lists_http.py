@@ -24,7 +24,7 @@ def _all(client: TestClient, headers: dict[str, str], path: str, **params: Any) 
         response = client.get(path, params=query, headers=headers)
         assert response.status_code == 200, response.text
         body = response.json()
-        assert set(body) == {"items", "next"}
+        assert {"items", "next"} <= set(body)
         items.extend(body["items"])
         cursor = body["next"]
         if cursor is None:
@@ -97,14 +97,18 @@ def test_claims_list_filters_by_receipt_source_and_status(
         ("/v1/claims", "WyJjbGFpbXMiLDFd"),  # a claims cursor missing its second part
     ],
 )
-def test_a_cursor_the_list_did_not_give_is_refused_naming_after(
+def test_a_cursor_the_list_did_not_give_is_refused_naming_query_after(
     client: TestClient, headers: dict[str, str], path: str, after: str
 ) -> None:
     response = client.get(path, params={"after": after}, headers=headers)
 
     assert response.status_code == 422
     assert response.json()["errors"] == [
-        {"field": "after", "rule": "cursor", "message": "after is not a cursor this list gave"}
+        {
+            "field": "query.after",
+            "rule": "cursor",
+            "message": "after is not a cursor this list gave",
+        }
     ]
 
 
@@ -121,3 +125,64 @@ def test_lists_need_the_read_scope(client: TestClient, auth) -> None:  # type: i
     writer = auth("claims:write", name="writer")
     for path in ("/v1/sources", "/v1/receipts", "/v1/claims"):
         assert client.get(path, headers=writer).status_code == 403
+
+
+def test_the_event_log_pages_with_items_and_next_and_keeps_after_as_a_number(
+    client: TestClient, auth, runtime
+) -> None:  # type: ignore[no-untyped-def]
+    headers = auth("audit:read", name="auditor")
+    runtime.api_keys.issue("second", ["read"], "test:suite")
+    runtime.api_keys.issue("third", ["read"], "test:suite")
+
+    first = client.get("/v1/events", params={"limit": 2}, headers=headers).json()
+    rest = client.get("/v1/events", params={"after": first["next"]}, headers=headers).json()
+    legacy = client.get("/v1/events", params={"after": 2}, headers=headers).json()
+
+    assert [e["notification_id"] for e in first["items"]] == [1, 2]
+    assert first["events"] == first["items"]
+    assert first["next"] == "2"
+    assert [e["notification_id"] for e in rest["items"]] == [3]
+    assert rest["next"] is None
+    assert legacy["items"] == rest["items"]
+
+
+def test_version_spans_page_by_cursor_and_the_deprecated_offset_still_works(
+    client: TestClient, headers: dict[str, str]
+) -> None:
+    spans = register(
+        client, headers, "s", "Revenue rose. Costs fell. Staff grew. Prices held. Debt shrank."
+    )
+    ids = [s["span_id"] for s in spans]
+    path = "/v1/sources/s/versions/1"
+
+    paged = _all(client, headers, path)  # reads items/next only
+    by_offset = client.get(path, params={"offset": 1, "limit": 1}, headers=headers).json()
+
+    assert len(ids) == 5
+    assert [s["span_id"] for s in paged] == ids
+    assert [s["span_id"] for s in by_offset["spans"]] == [ids[1]]
+    assert by_offset["next"] is not None
+
+
+def test_ingest_returns_the_frozen_text_only_when_asked(
+    client: TestClient, headers: dict[str, str]
+) -> None:
+    body = {"source_id": "s", "title": "S", "authority": "derived", "text": "Caf\u00e9  rose."}
+
+    plain = client.post("/v1/sources", json=body, headers=headers).json()
+    again = client.post(
+        "/v1/sources", params={"include": "text"}, json=body, headers=headers
+    ).json()
+    added = client.post(
+        "/v1/sources/s/versions",
+        params={"include": "text"},
+        json={"text": "Costs fell."},
+        headers=headers,
+    ).json()
+
+    assert "frozen_text" not in plain
+    assert (
+        again["frozen_text"]
+        == client.get("/v1/sources/s/versions/1", headers=headers).json()["frozen_text"]
+    )
+    assert added["frozen_text"] == "Costs fell."
