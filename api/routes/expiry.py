@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import MAX_INT32, ExpiryDeskDep, ExpiryProcessDep, ReadSideDep, require
+from api.errors import Problem
+from api.pages import After, Limit, decode_cursor, encode_cursor, page
 from ledger.keys.api_keys import Principal, Scope
 from projections.claim_queries import affected_by_version
 
@@ -23,16 +25,53 @@ class RetireIn(BaseModel):
     reason: str
 
 
-@router.get("/v1/sources/{source_id}/versions/{version}/affected")
+class AffectedPage(BaseModel):
+    """Receipts (with their committed claims) that stood on a source version, a page at a
+    time by receipt id; the counts are over every page."""
+
+    source_id: str
+    version: int
+    items: list[dict[str, Any]] = Field(
+        description="[{receipt_id, status, expiry_reason, claims: [{claim_id, status, span_ids}]}]"
+    )
+    next: str | None = Field(description="pass as ?after= for the next page; null on the last")
+    receipts: list[dict[str, Any]] = Field(description="deprecated: the same as items")
+    receipt_count: int
+    claim_count: int
+
+
+@router.get(
+    "/v1/sources/{source_id}/versions/{version}/affected",
+    response_model=AffectedPage,
+    responses={
+        401: {"model": Problem, "description": "no or unknown API key"},
+        403: {"model": Problem, "description": "the key lacks the read scope"},
+        404: {"model": Problem, "description": "no such source version"},
+        422: {"model": Problem, "description": "invalid input (errors names field and rule)"},
+    },
+)
 async def affected(
     source_id: str,
     version: Annotated[int, Path(ge=1, le=MAX_INT32)],
     read_side: ReadSideDep,
     _: Reader,
+    limit: Limit = 100,
+    after: After = None,
 ) -> dict[str, Any]:
     """Every receipt and committed claim that stood on this source version."""
+    name = f"affected:{source_id}:{version}"
+    key = decode_cursor(name, after, (str,))
     async with read_side.async_engine.connect() as conn:
-        return await affected_by_version(conn, source_id, version)
+        body = await affected_by_version(conn, source_id, version)
+    ordered = sorted(body["receipts"], key=lambda row: str(row["receipt_id"]))
+    rows = [r for r in ordered if not key or r["receipt_id"] > key[0]][: limit + 1]
+    items, last = page(rows, limit, lambda row: row["receipt_id"])
+    return {
+        **body,
+        "items": items,
+        "next": None if last is None else encode_cursor(name, [last]),
+        "receipts": items,
+    }
 
 
 @router.post("/v1/policies/{policy_version}/retire", status_code=201)

@@ -186,3 +186,22 @@ def test_ingest_returns_the_frozen_text_only_when_asked(
         == client.get("/v1/sources/s/versions/1", headers=headers).json()["frozen_text"]
     )
     assert added["frozen_text"] == "Costs fell."
+
+
+def test_affected_receipts_page_by_receipt_id_with_counts_over_every_page(
+    client: TestClient, headers: dict[str, str]
+) -> None:
+    span = register(client, headers, "s", "Revenue rose.")[0]
+    receipts = []
+    for _ in range(3):
+        receipts.append(open_receipt(client, headers, [span["span_id"]]))
+        commit_verbatim(client, headers, receipts[-1], span)
+    client.app.state.services.read_side.receipts.catch_up()  # type: ignore[attr-defined]
+    path = "/v1/sources/s/versions/1/affected"
+
+    paged = _all(client, headers, path)
+    first = client.get(path, params={"limit": 2}, headers=headers).json()
+
+    assert [r["receipt_id"] for r in paged] == sorted(receipts)
+    assert (first["receipt_count"], first["claim_count"]) == (3, 3)
+    assert first["receipts"] == first["items"]
