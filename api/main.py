@@ -27,6 +27,7 @@ from api.routes import (
     receipts,
     review,
     sources,
+    span_lookups,
 )
 from api.services import build_services
 from api.settings import Settings
@@ -83,6 +84,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.include_router(keys.router)
     app.include_router(events.router)
     app.include_router(sources.router)
+    app.include_router(span_lookups.router)
     app.include_router(receipts.router)
     app.include_router(claims.router)
     app.include_router(envelopes.router)
