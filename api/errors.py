@@ -16,10 +16,11 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.consistency import PositionNotReached
-from api.json_body import MalformedBody
+from api.json_body import MalformedBody, UnsupportedMediaType
 from ledger.errors import (
     AuthenticationFailed,
     CanonicalisationError,
+    ConcurrentWrite,
     Conflict,
     InvalidInput,
     KeyringError,
@@ -39,6 +40,7 @@ log = structlog.get_logger("provledger.api")
 
 _STATUS_OF: list[tuple[type[LedgerError], int, str]] = [
     (MalformedBody, 400, "malformed-body"),
+    (UnsupportedMediaType, 415, "unsupported-media-type"),
     (InvalidInput, 422, "invalid-input"),
     (CanonicalisationError, 422, "invalid-input"),
     (AuthenticationFailed, 401, "unauthenticated"),
@@ -106,12 +108,16 @@ def ledger_problem(exc: LedgerError) -> JSONResponse:
         (500, "internal"),
     )
     if isinstance(exc, InvalidInput):
-        title = "Malformed body" if status == 400 else "Invalid request"
+        title = {400: "Malformed body", 415: "Unsupported media type"}.get(
+            status, "Invalid request"
+        )
         return problem(status, title, exc.message, slug, errors=exc.errors)
     if isinstance(exc, CanonicalisationError):
         errors = [{"field": "body", "rule": "rfc8785", "message": str(exc)}]
         return problem(status, "Invalid request", str(exc), slug, errors=errors)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    if isinstance(exc, ConcurrentWrite):  # nothing was written: the same request may succeed
+        return problem(status, "Conflict", str(exc), slug, {"Retry-After": "0"}, retryable=True)
     if isinstance(exc, LedgerIntegrityError):
         # The stored ledger failed verification: refuse, name the event, serve none of it.
         log.error("ledger_integrity", reason=exc.reason, detail=exc.detail, **exc.position)

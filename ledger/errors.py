@@ -70,6 +70,11 @@ class Conflict(LedgerError):
     """The request contradicts what the ledger already holds."""
 
 
+class ConcurrentWrite(Conflict):
+    """Another writer changed the same record at the same moment; nothing was written, and
+    the same request may succeed when sent again (409 with ``retryable: true``)."""
+
+
 class AuthenticationFailed(LedgerError):
     """No credential, or one the ledger does not recognise."""
 

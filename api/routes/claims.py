@@ -8,6 +8,8 @@ from fastapi import APIRouter, Depends
 from fastapi.concurrency import run_in_threadpool
 
 from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, require
+from api.openapi import answers
+from api.schemas import ClaimView
 from ledger.errors import NotFound
 from ledger.eventlog.clock import parse_time
 from ledger.keys.api_keys import Principal, Scope
@@ -18,7 +20,7 @@ router = APIRouter(tags=["claims"])
 Reader = Annotated[Principal, Depends(require(Scope.READ))]
 
 
-@router.get("/v1/claims/{claim_id}")
+@router.get("/v1/claims/{claim_id}", response_model=None, responses=answers(ClaimView, 404))
 async def get_claim(
     claim_id: str, desk: ReceiptDeskDep, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:

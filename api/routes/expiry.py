@@ -8,6 +8,8 @@ from fastapi import APIRouter, Depends, Path
 from pydantic import BaseModel, ConfigDict
 
 from api.deps import MAX_INT32, ExpiryDeskDep, ExpiryProcessDep, ReadSideDep, require
+from api.openapi import answers
+from api.schemas import AffectedOut, PolicyRetired
 from ledger.keys.api_keys import Principal, Scope
 from projections.claim_queries import affected_by_version
 
@@ -23,7 +25,11 @@ class RetireIn(BaseModel):
     reason: str
 
 
-@router.get("/v1/sources/{source_id}/versions/{version}/affected")
+@router.get(
+    "/v1/sources/{source_id}/versions/{version}/affected",
+    response_model=None,
+    responses=answers(AffectedOut, 404),
+)
 async def affected(
     source_id: str,
     version: Annotated[int, Path(ge=1, le=MAX_INT32)],
@@ -35,7 +41,12 @@ async def affected(
         return await affected_by_version(conn, source_id, version)
 
 
-@router.post("/v1/policies/{policy_version}/retire", status_code=201)
+@router.post(
+    "/v1/policies/{policy_version}/retire",
+    status_code=201,
+    response_model=None,
+    responses=answers(PolicyRetired, 409, statuses=(201,)),
+)
 def retire_policy(
     policy_version: str,
     body: RetireIn,

@@ -12,6 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import AsOfDep, ReceiptDeskDep, RuntimeDep, require
 from api.errors import PROBLEM_JSON
+from api.openapi import answers, problem_response
+from api.schemas import CommitOut, Envelope, ReceiptOut
 from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 from ledger.errors import InvalidInput
 from ledger.eventlog.clock import parse_time
@@ -110,7 +112,12 @@ class CommitIn(BaseModel):
     )
 
 
-@router.post("/v1/receipts", status_code=201)
+@router.post(
+    "/v1/receipts",
+    status_code=201,
+    response_model=None,
+    responses=answers(ReceiptOut, 409, statuses=(201, 200)),
+)
 def open_receipt(body: ReceiptIn, desk: ReceiptDeskDep, principal: Writer) -> JSONResponse:
     """Open a receipt and seal its evidence pool (200 if the same content was opened before)."""
     request = ReceiptRequest(
@@ -134,7 +141,15 @@ def open_receipt(body: ReceiptIn, desk: ReceiptDeskDep, principal: Writer) -> JS
 @router.post(
     "/v1/receipts/{receipt_id}/claims",
     status_code=201,
-    responses={422: {"description": "claims rejected by the gate, or invalid input"}},
+    response_model=None,
+    responses={
+        **answers(CommitOut, 404, 409, statuses=(201,)),
+        422: problem_response(
+            422,
+            "`claims-rejected` (the gate's result, each failed check in `errors`) or "
+            "`invalid-input`",
+        ),
+    },
 )
 def commit_claims(
     receipt_id: str,
@@ -193,7 +208,7 @@ def rejection_problem(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@router.get("/v1/receipts/{receipt_id}")
+@router.get("/v1/receipts/{receipt_id}", response_model=None, responses=answers(ReceiptOut, 404))
 def get_receipt(receipt_id: str, desk: ReceiptDeskDep, _: Reader, as_of: AsOfDep) -> dict[str, Any]:
     """The receipt, its sealed pool, committed claims with every check, quarantined claims,
     as the ledger knew it at ``known_at`` (status, expiry and claims as they stood)."""
@@ -205,7 +220,9 @@ def get_receipt(receipt_id: str, desk: ReceiptDeskDep, _: Reader, as_of: AsOfDep
     return body
 
 
-@router.get("/v1/receipts/{receipt_id}/envelope")
+@router.get(
+    "/v1/receipts/{receipt_id}/envelope", response_model=None, responses=answers(Envelope, 404)
+)
 def get_envelope(
     receipt_id: str, desk: ReceiptDeskDep, runtime: RuntimeDep, _: Reader
 ) -> dict[str, Any]:

@@ -8,12 +8,14 @@ from fastapi import APIRouter, Query
 from sqlalchemy import select
 
 from api.deps import MAX_INT, AuditReader, ReadSideDep
+from api.openapi import answers
+from api.schemas import ReviewPage
 from projections.schema import review_queue
 
 router = APIRouter(tags=["review"])
 
 
-@router.get("/v1/review")
+@router.get("/v1/review", response_model=None, responses=answers(ReviewPage))
 async def review(
     read_side: ReadSideDep,
     _: AuditReader,

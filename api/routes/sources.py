@@ -11,6 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.body_guard import source_body
 from api.deps import MAX_INT, MAX_INT32, AsOfDep, ReadSideDep, SourcesDep, require
+from api.openapi import answers
+from api.schemas import SourceOut, SpanContext, SpanDetail, VersionOut, VersionReceiptOut
 from ledger.keys.api_keys import Principal, Scope
 from ledger.registry.commands import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
@@ -89,7 +91,13 @@ def _receipt(receipt: VersionReceipt, include_spans: bool, response: Response) -
     return body
 
 
-@router.post("/v1/sources", status_code=201, dependencies=[Depends(source_body)])
+@router.post(
+    "/v1/sources",
+    status_code=201,
+    dependencies=[Depends(source_body)],
+    response_model=None,
+    responses=answers(VersionReceiptOut, 409, statuses=(201, 200)),
+)
 def register_source(
     body: SourceIn,
     sources: SourcesDep,
@@ -115,7 +123,11 @@ def register_source(
 
 
 @router.post(
-    "/v1/sources/{source_id}/versions", status_code=201, dependencies=[Depends(source_body)]
+    "/v1/sources/{source_id}/versions",
+    status_code=201,
+    dependencies=[Depends(source_body)],
+    response_model=None,
+    responses=answers(VersionReceiptOut, 404, 409, statuses=(201, 200)),
 )
 def add_version(
     source_id: str,
@@ -139,7 +151,9 @@ def add_version(
     return _receipt(receipt, include_spans, response)
 
 
-@router.post("/v1/sources/{source_id}/withdraw")
+@router.post(
+    "/v1/sources/{source_id}/withdraw", response_model=None, responses=answers(SourceOut, 404, 409)
+)
 async def withdraw_source(
     source_id: str,
     body: WithdrawIn,
@@ -154,7 +168,7 @@ async def withdraw_source(
         return await queries.get_source(conn, source_id)
 
 
-@router.get("/v1/sources/{source_id}")
+@router.get("/v1/sources/{source_id}", response_model=None, responses=answers(SourceOut, 404))
 async def get_source(
     source_id: str, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:
@@ -163,7 +177,11 @@ async def get_source(
         return await queries.get_source(conn, source_id, as_of)
 
 
-@router.get("/v1/sources/{source_id}/versions/{version}")
+@router.get(
+    "/v1/sources/{source_id}/versions/{version}",
+    response_model=None,
+    responses=answers(VersionOut, 404),
+)
 async def get_version(
     source_id: str,
     version: Annotated[int, Field(ge=1, le=MAX_INT32)],
@@ -187,7 +205,7 @@ async def get_version(
     return body
 
 
-@router.get("/v1/spans/{span_id}")
+@router.get("/v1/spans/{span_id}", response_model=None, responses=answers(SpanDetail, 404))
 async def get_span(
     span_id: str, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:
@@ -204,7 +222,7 @@ async def get_span(
     return body
 
 
-@router.get("/v1/spans/{span_id}/context")
+@router.get("/v1/spans/{span_id}/context", response_model=None, responses=answers(SpanContext, 404))
 async def get_span_context(
     span_id: str,
     read_side: ReadSideDep,
