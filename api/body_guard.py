@@ -10,8 +10,9 @@ routes which take a body. For such a route it
    leaves the principal in ``scope["state"]`` for :func:`api.deps.caller`;
 2. refuses a declared ``Content-Length`` over the route's limit, then counts the bytes as they
    stream (chunked uploads declare no length) and stops reading at the limit (413);
-3. parses the body with :func:`api.json_body.parse_json_body` (400 ``malformed-body``, or 422
-   for a lone surrogate) and hands the same bytes on to the route.
+3. refuses a body declared as anything but JSON (415), parses the body with
+   :func:`api.json_body.parse_json_body` (400 ``malformed-body``, or 422 for a lone
+   surrogate) and hands the same bytes on to the route.
 
 A request whose path or query carries U+0000 is refused (422, rule ``nul``) whatever its
 route: PostgreSQL text cannot hold it, so no id or value in the ledger contains it.
@@ -34,7 +35,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.deps import PRINCIPAL, authenticate, caller
 from api.errors import ledger_problem
-from api.json_body import MalformedBody, parse_json_body
+from api.json_body import MalformedBody, UnsupportedMediaType, parse_json_body
 from api.services import Services
 from ledger.errors import InvalidInput, LedgerError, PayloadTooLarge
 
@@ -131,7 +132,13 @@ class RequestBodyGuard:
                 scope.setdefault("state", {})[PRINCIPAL] = principal
             body = await _read(scope, receive, limit, f"{request.method} {route.path}")
             content_type = request.headers.get("content-type")
-            if body and _is_json(content_type):
+            if body and not _is_json(content_type):
+                raise UnsupportedMediaType(
+                    "Content-Type",
+                    "media-type",
+                    f"the request body must be application/json, not {content_type}",
+                )
+            if body:
                 _check_charset(content_type)
                 parse_json_body(body)
         except _Disconnected:

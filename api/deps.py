@@ -138,15 +138,28 @@ async def caller(request: Request, keys: ApiKeysDep, services: ServicesDep) -> P
     return principal
 
 
-def require(scope: Scope) -> Callable[..., object]:
-    """A dependency that demands ``scope`` of the caller (403 if it is missing)."""
+_REQUIRED_SCOPES: dict[Callable[..., object], Scope] = {}
 
-    async def check(principal: Annotated[Principal, Depends(caller)]) -> Principal:
+
+def require(scope: Scope) -> Callable[..., object]:
+    """A dependency that demands ``scope`` of the caller (403 if it is missing); one per
+    scope, so the OpenAPI document can name the scope of each operation (api/openapi.py)."""
+    for check, required in _REQUIRED_SCOPES.items():
+        if required is scope:
+            return check
+
+    async def check_scope(principal: Annotated[Principal, Depends(caller)]) -> Principal:
         if not principal.allows(scope.value):
             raise PermissionDenied(f"this API key lacks the {scope.value!r} scope")
         return principal
 
-    return check
+    _REQUIRED_SCOPES[check_scope] = scope
+    return check_scope
+
+
+def required_scope(dependency: object) -> Scope | None:
+    """The scope a dependency made by :func:`require` demands (None for any other)."""
+    return next((s for check, s in _REQUIRED_SCOPES.items() if check is dependency), None)
 
 
 AuditReader = Annotated[Principal, Depends(require(Scope.AUDIT_READ))]

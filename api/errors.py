@@ -17,10 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.consistency import PositionNotReached
-from api.json_body import MalformedBody
+from api.json_body import MalformedBody, UnsupportedMediaType
 from ledger.errors import (
     AuthenticationFailed,
     CanonicalisationError,
+    ConcurrentWrite,
     Conflict,
     ConflictingRequest,
     InvalidInput,
@@ -41,28 +42,33 @@ log = structlog.get_logger("provledger.api")
 
 
 class ProblemError(BaseModel):
-    """One broken rule: where, which rule, and a message."""
+    """One broken rule: where, which rule, and a sentence for a person."""
 
-    field: str
-    rule: str
+    field: str = Field(description="the field, e.g. `claims.0.text`, `query.limit`, `body`")
+    rule: str = Field(description="the rule's code, e.g. `less_than_equal`, `json`, `exists`")
     message: str
 
 
 class Problem(BaseModel):
-    """An RFC 9457 problem details body (``application/problem+json``)."""
+    """RFC 9457 problem details. Members beyond these depend on `type` (e.g. `reason` and
+    `position` for `ledger-integrity`, every claim's verdict for `claims-rejected`)."""
 
     model_config = ConfigDict(extra="allow")
-    type: str = Field(description="https://provledger.dev/problems/<slug>")
+    type: str = Field(description="`https://provledger.dev/problems/<slug>`")
     title: str
     status: int
     detail: str
     errors: list[ProblemError] | None = Field(
-        default=None, description="each field and rule broken (invalid input, conflicts)"
+        default=None, description="for 400, 415 and 422: every field and rule that failed"
+    )
+    retryable: bool | None = Field(
+        default=None, description="for 409: true when sending the same request again may work"
     )
 
 
 _STATUS_OF: list[tuple[type[LedgerError], int, str]] = [
     (MalformedBody, 400, "malformed-body"),
+    (UnsupportedMediaType, 415, "unsupported-media-type"),
     (InvalidInput, 422, "invalid-input"),
     (CanonicalisationError, 422, "invalid-input"),
     (AuthenticationFailed, 401, "unauthenticated"),
@@ -130,7 +136,9 @@ def ledger_problem(exc: LedgerError) -> JSONResponse:
         (500, "internal"),
     )
     if isinstance(exc, InvalidInput):
-        title = "Malformed body" if status == 400 else "Invalid request"
+        title = {400: "Malformed body", 415: "Unsupported media type"}.get(
+            status, "Invalid request"
+        )
         return problem(status, title, exc.message, slug, errors=exc.errors)
     if isinstance(exc, CanonicalisationError):
         errors = [{"field": "body", "rule": "rfc8785", "message": str(exc)}]
@@ -138,6 +146,8 @@ def ledger_problem(exc: LedgerError) -> JSONResponse:
     if isinstance(exc, ConflictingRequest):
         return problem(status, "Conflict", str(exc), slug, errors=exc.errors)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    if isinstance(exc, ConcurrentWrite):  # nothing was written: the same request may succeed
+        return problem(status, "Conflict", str(exc), slug, {"Retry-After": "0"}, retryable=True)
     if isinstance(exc, LedgerIntegrityError):
         # The stored ledger failed verification: refuse, name the event, serve none of it.
         log.error("ledger_integrity", reason=exc.reason, detail=exc.detail, **exc.position)

@@ -32,19 +32,33 @@ class Document:
     media_type: str
 
 
-def find_documents(paths: list[Path]) -> list[Document]:
-    """Expand files and folders into documents; the source id is the path under its root."""
+def find_documents(paths: list[Path], skipped: list[Path] | None = None) -> list[Document]:
+    """Expand files and folders into documents; the source id is the path under its root.
+    Files of a type not in :data:`MEDIA_TYPES` are left out and appended to ``skipped``."""
     documents: list[Document] = []
     for root in paths:
         files: Iterator[Path] = iter([root]) if root.is_file() else root.rglob("*")
         for path in sorted(files):
+            if not path.is_file():
+                continue
             media_type = MEDIA_TYPES.get(path.suffix.lower())
-            if media_type is None or not path.is_file():
+            if media_type is None:
+                if skipped is not None:
+                    skipped.append(path)
                 continue
             relative = path.name if root.is_file() else str(path.relative_to(root))
             source_id = _UNSAFE.sub("-", relative).strip("-")[:128] or "document"
             documents.append(Document(path, source_id, media_type))
     return documents
+
+
+def describe_skipped(skipped: list[Path]) -> str:
+    """One line naming how many files were skipped, by extension, and what is taken."""
+    kinds = Counter(path.suffix.lower() or "(no extension)" for path in skipped)
+    by_kind = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+    taken = ", ".join(sorted(MEDIA_TYPES))
+    noun = "file" if len(skipped) == 1 else "files"
+    return f"skipped {len(skipped)} unsupported {noun} ({by_kind}); ingest takes {taken}"
 
 
 class Sink(Protocol):

@@ -35,6 +35,10 @@ class MalformedBody(InvalidInput):
     """The body is not one strict UTF-8 JSON value (400 ``malformed-body``)."""
 
 
+class UnsupportedMediaType(InvalidInput):
+    """The body is declared as something other than JSON (415 ``unsupported-media-type``)."""
+
+
 class _DuplicateKeys(dict[str, Any]):
     """An object that named a member more than once (reported with its path after parsing)."""
 

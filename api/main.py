@@ -10,9 +10,11 @@ from fastapi import FastAPI
 
 from api.body_guard import RequestBodyGuard
 from api.consistency import PositionHeader
+from api.docs_ui import install_docs_ui
 from api.errors import install_error_handlers
 from api.metrics import MetricsServer, observe_store, registry_for, serve_metrics
 from api.observability import RequestContextMiddleware, configure_logging
+from api.openapi import install_openapi
 from api.routes import (
     attribution,
     audit,
@@ -34,6 +36,13 @@ from api.settings import Settings
 from ledger.runtime import LedgerRuntime
 
 log = structlog.get_logger("provledger.app")
+
+API_DESCRIPTION = """Every change is an append-only event, signed with Ed25519 and hash-chained.
+
+Send an API key from `provledger keys create` as `Authorization: Bearer <secret>` (the
+**Authorize** button); each operation names the scope it needs. Every error is RFC 9457
+`application/problem+json`. A Python client ships in the package: `from provledger import
+Client` (docs/client.md)."""
 
 
 def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None = None) -> FastAPI:
@@ -73,7 +82,10 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         title="provledger",
         version="0.1.0",
         summary="Event-sourced provenance ledger for citation-critical AI systems",
+        description=API_DESCRIPTION,
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
     install_error_handlers(app)
     app.add_middleware(PositionHeader)  # innermost: a write's position once it has answered
@@ -93,6 +105,8 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.include_router(attribution.router)
     app.include_router(audit.router)
     app.include_router(provenance.router)
+    install_openapi(app)
+    install_docs_ui(app)
     return app
 
 

@@ -81,6 +81,11 @@ class ConflictingRequest(Conflict):
         self.errors = [{"field": field, "rule": rule, "message": message}]
 
 
+class ConcurrentWrite(Conflict):
+    """Another writer changed the same record at the same moment; nothing was written, and
+    the same request may succeed when sent again (409 with ``retryable: true``)."""
+
+
 class AuthenticationFailed(LedgerError):
     """No credential, or one the ledger does not recognise."""
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from api.cli._support import cli_settings, open_services
+from api.cli._support import KEYRING_HELP, cli_settings, keyring_option, open_services
 from api.cli.witness import (
     check_bundle,
     check_store,
@@ -26,13 +26,7 @@ def audit() -> None:
 
 @audit.command("verify")
 @click.argument("bundle_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--public-key",
-    "public_key_file",
-    required=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="trusted keys: keyring JSON (GET /v1/keys) or an Ed25519 public key in PEM",
-)
+@keyring_option(required=True)
 @click.option(
     "--previous-checkpoint",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -42,7 +36,7 @@ def audit() -> None:
 @witness_options
 def audit_verify(
     bundle_file: Path,
-    public_key_file: Path,
+    keyring_file: Path,
     previous_checkpoint: Path | None,
     origin: str | None,
     witness_url: str | None,
@@ -60,7 +54,7 @@ def audit_verify(
 
     try:
         bundle = json.loads(bundle_file.read_bytes())
-        keyring = load_public_keys(public_key_file)
+        keyring = load_public_keys(keyring_file)
         previous = previous_checkpoint.read_text("utf-8") if previous_checkpoint else None
     except (ValueError, OSError, RecursionError, LedgerError) as exc:
         raise click.ClickException(str(exc)) from exc
@@ -89,12 +83,7 @@ def audit_verify(
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="a signed checkpoint saved earlier (GET /v1/audit/checkpoint)",
 )
-@click.option(
-    "--keyring",
-    "keyring_file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="trusted public keys; default: the data dir's keyring",
-)
+@keyring_option(help=KEYRING_HELP + "; default: the data dir's keyring")
 @witness_options
 def audit_log_command(
     checkpoint_file: Path | None,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from api.cli._support import keyring_option
 from ledger.crypto.signing import load_public_keys
 from ledger.errors import LedgerError
 
@@ -23,13 +24,9 @@ def envelope() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="the ledger's shared HMAC key (64 hex digits)",
 )
-@click.option(
-    "--public-key-file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="keyring JSON (GET /v1/keys) or an Ed25519 public key in PEM",
-)
+@keyring_option()
 def envelope_verify(
-    envelope_file: Path, hmac_key_file: Path | None, public_key_file: Path | None
+    envelope_file: Path, hmac_key_file: Path | None, keyring_file: Path | None
 ) -> None:
     """Check a receipt envelope with no server: signatures, canonical payload, receipt id.
 
@@ -40,12 +37,12 @@ def envelope_verify(
     from ledger.audit.envelope_verification import verify_receipt_envelope
     from ledger.crypto.hmac_keys import HmacKey
 
-    if hmac_key_file is None and public_key_file is None:
-        raise click.UsageError("give --hmac-key-file, --public-key-file or both")
+    if hmac_key_file is None and keyring_file is None:
+        raise click.UsageError("give --hmac-key-file, --keyring or both")
     try:
         document = json.loads(envelope_file.read_bytes())
         hmac_key = HmacKey.load(hmac_key_file) if hmac_key_file else None
-        keyring = load_public_keys(public_key_file) if public_key_file else None
+        keyring = load_public_keys(keyring_file) if keyring_file else None
     except (ValueError, LedgerError) as exc:
         raise click.ClickException(str(exc)) from exc
     result = verify_receipt_envelope(document, hmac_key, keyring)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import click
 
 from api.cli._support import actor, cli_settings, open_services
 from ledger.errors import LedgerError
+from ledger.eventlog.clock import format_time
 from ledger.keys.signing_keys import KeyStore
 
 
@@ -40,12 +44,28 @@ def keys_revoke(name: str, reason: str) -> None:
 
 
 @keys.command("list")
-def keys_list() -> None:
-    """List keys with their scopes and status."""
+@click.option("--json", "as_json", is_flag=True, help="one JSON array, for scripts")
+def keys_list(as_json: bool) -> None:
+    """List keys with their scopes and status (a header, then one key per line)."""
     with open_services() as services:
-        for key in services.api_keys.list():
-            scopes = ",".join(key["scopes"])
-            click.echo(f"{key['name']}\t{key['status']}\t{scopes}\t{key['issued_at']:%Y-%m-%d}")
+        found = services.api_keys.list()
+    if as_json:
+        click.echo(json.dumps([_key_json(key) for key in found], indent=2))
+        return
+    rows = [
+        (key["name"], key["status"], ",".join(key["scopes"]), f"{key['issued_at']:%Y-%m-%d}")
+        for key in found
+    ]
+    header = ("NAME", "STATUS", "SCOPES", "ISSUED")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    for *padded, issued in [header, *rows]:
+        cells = [cell.ljust(width) for cell, width in zip(padded, widths, strict=True)]
+        click.echo("  ".join([*cells, issued]))
+
+
+def _key_json(key: dict[str, Any]) -> dict[str, Any]:
+    """An API key's name, scopes, status and issue time (the ledger's time format)."""
+    return {**key, "issued_at": format_time(key["issued_at"])}
 
 
 @click.group("signing-keys")

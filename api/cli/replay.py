@@ -34,7 +34,7 @@ def replay(until: str, out_dir: Path, progress: bool | None) -> None:
     show_progress = sys.stderr.isatty() if progress is None else progress
     with (
         open_services(settings) as services,
-        progress_bar(show_progress, services.ledger.last_position()) as bar,
+        progress_bar(show_progress, services.ledger.last_position(), "replaying events") as bar,
     ):
         result = run_replay(
             services.ledger.recorder,

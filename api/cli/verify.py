@@ -7,7 +7,13 @@ from pathlib import Path
 
 import click
 
-from api.cli._support import cli_settings, open_services, progress_bar
+from api.cli._support import (
+    KEYRING_HELP,
+    cli_settings,
+    keyring_option,
+    open_services,
+    progress_bar,
+)
 from api.cli.witness import (
     check_store,
     fetch_witnessed,
@@ -15,7 +21,7 @@ from api.cli.witness import (
 )
 from api.services import Services
 from ledger.audit.log_verify import VerificationReport, verify_log
-from ledger.crypto.signing import Keyring
+from ledger.crypto.signing import Keyring, load_public_keys
 from ledger.errors import LedgerError
 from ledger.keys.signing_keys import KeyStore
 
@@ -39,12 +45,7 @@ def _print_report(report: VerificationReport) -> None:
 
 
 @click.command()
-@click.option(
-    "--keyring",
-    "keyring_file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="trusted public keys (keyring.json or a saved GET /v1/keys); default: the data dir's",
-)
+@keyring_option(help=KEYRING_HELP + "; default: the data dir's keyring")
 @click.option("--progress/--no-progress", default=None, help="progress bar (default: on a tty)")
 @click.option(
     "--read-models",
@@ -71,7 +72,7 @@ def verify(
     witnessed = fetch_witnessed(witness_url, witness_vkey, settings.log_origin)
     try:
         keyring = (
-            Keyring.load(keyring_file)
+            load_public_keys(keyring_file)
             if keyring_file
             else KeyStore(settings.keys_dir, settings.signing_key_file).load_keyring()
         )
@@ -80,7 +81,7 @@ def verify(
     show_progress = sys.stderr.isatty() if progress is None else progress
     with open_services(settings) as services:
         total = services.ledger.last_position()
-        with progress_bar(show_progress, total) as advance:
+        with progress_bar(show_progress, total, "verifying events") as advance:
             report = verify_log(services.ledger.recorder, keyring, progress=advance)
         witness_ok, witness_line = (
             check_store(services, keyring, witnessed) if witnessed else (True, "")

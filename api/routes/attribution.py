@@ -8,6 +8,8 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from api.deps import MAX_INT32, ReadSideDep, RepairDeskDep, require
+from api.openapi import answers
+from api.schemas import LocateOut, RepairOut
 from ledger.attribution.locate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, Chunk, locate
 from ledger.attribution.ranker import Candidate
 from ledger.errors import InvalidInput
@@ -21,7 +23,11 @@ MAX_CHUNKS = 100
 MAX_CHUNK_SPANS = 2000
 
 
-@router.post("/v1/receipts/{receipt_id}/claims/{claim_id}/repair")
+@router.post(
+    "/v1/receipts/{receipt_id}/claims/{claim_id}/repair",
+    response_model=None,
+    responses=answers(RepairOut, 404, 409),
+)
 def repair_claim(
     receipt_id: str,
     claim_id: str,
@@ -62,7 +68,7 @@ class LocateIn(BaseModel):
     confidence: float = Field(default=DEFAULT_CONFIDENCE, ge=0, le=1)
 
 
-@router.post("/v1/locate")
+@router.post("/v1/locate", response_model=None, responses=answers(LocateOut))
 def locate_spans(body: LocateIn, read_side: ReadSideDep, _: Reader) -> dict[str, Any]:
     """For each sentence of an answer with ``[n]`` markers, the best span of the cited chunks
     by content-word overlap when it reaches the threshold and no other span of those chunks

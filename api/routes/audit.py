@@ -10,6 +10,8 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import PlainTextResponse
 
 from api.deps import MAX_INT, AuditReader, ReadSideDep, RuntimeDep, WitnessDep
+from api.openapi import answers, problem_responses
+from api.schemas import Bundle, ConsistencyProof, InclusionProof
 from ledger.errors import InvalidInput
 from ledger.eventlog.clock import ledger_time
 from projections import transparency_queries as tq
@@ -19,7 +21,14 @@ from projections.service import ReadSide
 router = APIRouter(tags=["audit"])
 
 
-@router.get("/v1/audit/checkpoint", response_class=PlainTextResponse)
+@router.get(
+    "/v1/audit/checkpoint",
+    response_class=PlainTextResponse,
+    responses={
+        200: {"content": {"text/plain": {"schema": {"type": "string"}}}},
+        **problem_responses(404),
+    },
+)
 async def checkpoint(
     submitter: WitnessDep,
     read_side: ReadSideDep,
@@ -53,7 +62,9 @@ def _consistency(read_side: ReadSide, first: int, second: int) -> dict[str, Any]
         return tq.consistency(conn, first, second)
 
 
-@router.get("/v1/audit/proofs/inclusion")
+@router.get(
+    "/v1/audit/proofs/inclusion", response_model=None, responses=answers(InclusionProof, 404)
+)
 def inclusion_proof(
     read_side: ReadSideDep,
     _: AuditReader,
@@ -74,7 +85,11 @@ def inclusion_proof(
         return tq.inclusion(conn, index, size)
 
 
-@router.get("/v1/audit/proofs/consistency")
+@router.get(
+    "/v1/audit/proofs/consistency",
+    response_model=None,
+    responses=answers(ConsistencyProof, 404),
+)
 def consistency_proof(
     read_side: ReadSideDep,
     _: AuditReader,
@@ -86,7 +101,7 @@ def consistency_proof(
     return _consistency(read_side, first, second)
 
 
-@router.get("/v1/claims/{claim_id}/bundle")
+@router.get("/v1/claims/{claim_id}/bundle", response_model=None, responses=answers(Bundle, 404))
 def bundle(
     claim_id: str,
     read_side: ReadSideDep,

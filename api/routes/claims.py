@@ -10,7 +10,9 @@ from pydantic import BaseModel, Field
 
 from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, require
 from api.errors import Problem
+from api.openapi import answers
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page
+from api.schemas import ClaimView
 from ledger.errors import NotFound
 from ledger.eventlog.clock import parse_time
 from ledger.keys.api_keys import Principal, Scope
@@ -64,7 +66,7 @@ async def list_claims_route(
     return {"items": items, "next": None if last is None else encode_cursor("claims", last)}
 
 
-@router.get("/v1/claims/{claim_id}")
+@router.get("/v1/claims/{claim_id}", response_model=None, responses=answers(ClaimView, 404))
 async def get_claim(
     claim_id: str, desk: ReceiptDeskDep, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:

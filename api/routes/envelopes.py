@@ -7,6 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends
 
 from api.deps import RuntimeDep, require
+from api.openapi import answers
+from api.schemas import EnvelopeCheck
 from ledger.audit.envelope_verification import verify_receipt_envelope
 from ledger.keys.api_keys import Principal, Scope
 
@@ -14,7 +16,7 @@ router = APIRouter(tags=["envelopes"])
 Auditor = Annotated[Principal, Depends(require(Scope.AUDIT_READ))]
 
 
-@router.post("/v1/envelopes/verify")
+@router.post("/v1/envelopes/verify", response_model=None, responses=answers(EnvelopeCheck))
 def verify(
     envelope: Annotated[dict[str, Any], Body(description="a DSSE receipt envelope")],
     runtime: RuntimeDep,

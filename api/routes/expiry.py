@@ -9,7 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import MAX_INT32, ExpiryDeskDep, ExpiryProcessDep, ReadSideDep, require
 from api.errors import Problem
+from api.openapi import answers
 from api.pages import After, Limit, decode_cursor, encode_cursor, page
+from api.schemas import PolicyRetired
 from ledger.keys.api_keys import Principal, Scope
 from projections.claim_queries import affected_by_version
 
@@ -74,7 +76,12 @@ async def affected(
     }
 
 
-@router.post("/v1/policies/{policy_version}/retire", status_code=201)
+@router.post(
+    "/v1/policies/{policy_version}/retire",
+    status_code=201,
+    response_model=None,
+    responses=answers(PolicyRetired, 409, statuses=(201,)),
+)
 def retire_policy(
     policy_version: str,
     body: RetireIn,

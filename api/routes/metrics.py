@@ -14,7 +14,11 @@ from ledger.keys.api_keys import Principal, Scope
 router = APIRouter(tags=["health"])
 
 
-@router.get("/metrics", response_class=Response, responses={200: {"content": {"text/plain": {}}}})
+@router.get(
+    "/metrics",
+    response_class=Response,
+    responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}},
+)
 async def metrics(
     request: Request, _: Annotated[Principal, Depends(require(Scope.METRICS))]
 ) -> Response:

@@ -8,9 +8,20 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from api.deps import AuditReader, LedgerDep, ReadSideDep
+from api.openapi import problem_responses
 from projections.provenance import jsonl, receipt_provenance, source_provenance
 
 router = APIRouter(tags=["provenance"])
+PROVENANCE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "W3C PROV-JSON, or the signed events as JSON lines (`format=jsonl`)",
+        "content": {
+            "application/json": {"schema": {"type": "object"}},
+            "application/x-ndjson": {"schema": {"type": "string"}},
+        },
+    },
+    **problem_responses(404),
+}
 Format = Annotated[Literal["prov-json", "jsonl"], Query(description="prov-json or jsonl")]
 
 
@@ -20,7 +31,9 @@ def _answer(document: dict[str, Any], states: list[bytes], fmt: str) -> Any:
     return JSONResponse(document, media_type="application/json")
 
 
-@router.get("/v1/receipts/{receipt_id}/provenance", response_model=None)
+@router.get(
+    "/v1/receipts/{receipt_id}/provenance", response_model=None, responses=PROVENANCE_RESPONSES
+)
 def receipt_prov(
     receipt_id: str,
     ledger: LedgerDep,
@@ -32,7 +45,9 @@ def receipt_prov(
     return _answer(document, states, format)
 
 
-@router.get("/v1/sources/{source_id}/provenance", response_model=None)
+@router.get(
+    "/v1/sources/{source_id}/provenance", response_model=None, responses=PROVENANCE_RESPONSES
+)
 def source_prov(
     source_id: str,
     ledger: LedgerDep,

@@ -13,7 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, RuntimeDep, require
 from api.errors import PROBLEM_JSON, Problem
+from api.openapi import answers, problem_responses
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page
+from api.schemas import CommitOut, Envelope, ReceiptOut
 from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 from ledger.errors import InvalidInput
 from ledger.eventlog.clock import format_time, ledger_time, parse_time
@@ -77,29 +79,6 @@ class ReceiptIn(BaseModel):
     )
 
 
-class ReceiptOut(BaseModel):
-    """The receipt document (docs/receipts.md#the-receipt-document)."""
-
-    model_config = ConfigDict(extra="allow")
-    format: str
-    receipt_id: str
-    inference_id: str | None = Field(description="null for receipts opened before v2 ids")
-    opened_by: str = Field(description="the API key's actor that opened it (key:<name>)")
-    request: str
-    actor: str
-    purpose: str
-    policy_version: str
-    route: str
-    as_of: str
-    expires_at: str | None
-    opened_at: str
-    pool: list[dict[str, Any]]
-    excluded: list[dict[str, Any]]
-    claims: list[dict[str, Any]]
-    quarantined: list[dict[str, Any]]
-    status: dict[str, Any]
-
-
 class BindingIn(BaseModel):
     """A claim's citation of one span."""
 
@@ -130,18 +109,6 @@ class ClaimIn(BaseModel):
         )
 
 
-class CommitOut(BaseModel):
-    """A commit's outcome: committed, quarantined and rejected claims with every check."""
-
-    model_config = ConfigDict(extra="allow")
-    receipt_id: str
-    mode: str
-    committed: list[dict[str, Any]]
-    quarantined: list[dict[str, Any]]
-    rejected: list[dict[str, Any]]
-    render_check: dict[str, Any] | None
-
-
 class BindingVerdict(BaseModel):
     """One binding's check results."""
 
@@ -162,9 +129,12 @@ class ClaimVerdict(BaseModel):
 
 
 class ClaimsRejectedProblem(Problem):
-    """``claims-rejected``: the gate refused the commit; the commit body is included."""
+    """A commit's 422: ``claims-rejected`` (the gate refused the commit; every claim's verdict
+    and the commit body are included) or ``invalid-input`` (no ``claims``)."""
 
-    claims: list[ClaimVerdict] = Field(description="every claim's verdict, in request order")
+    claims: list[ClaimVerdict] | None = Field(
+        default=None, description="`claims-rejected` only: every claim's verdict, in order"
+    )
 
 
 class CommitIn(BaseModel):
@@ -191,15 +161,10 @@ def _idempotency_key(value: str | None) -> str | None:
 @router.post(
     "/v1/receipts",
     status_code=201,
-    response_model=ReceiptOut,
+    response_model=None,
     responses={
-        200: {"model": ReceiptOut, "description": "the receipt this key or inference opened"},
-        409: {
-            "model": Problem,
-            "description": "the Idempotency-Key or inference_id was used for another request, "
-            "or the policy is retired",
-        },
-        422: {"model": Problem, "description": "invalid input (errors names field and rule)"},
+        **answers(ReceiptOut, statuses=(201, 200)),
+        **problem_responses(409),
     },
 )
 def open_receipt(
@@ -233,14 +198,13 @@ def open_receipt(
 @router.post(
     "/v1/receipts/{receipt_id}/claims",
     status_code=201,
-    response_model=CommitOut,
+    response_model=None,
     responses={
-        404: {"model": Problem, "description": "no such receipt"},
-        409: {"model": Problem, "description": "the receipt is being written by others; retry"},
+        **answers(CommitOut, 404, 409, statuses=(201,)),
         422: {
             "model": ClaimsRejectedProblem,
-            "description": "type claims-rejected: the gate refused the commit (every claim's "
-            "verdict in claims); type invalid-input: a malformed request",
+            "description": "`claims-rejected`: the gate refused the commit (every claim's "
+            "verdict in `claims`); `invalid-input`: a malformed request",
         },
     },
 )
@@ -350,11 +314,6 @@ class ReceiptSummary(BaseModel):
 @router.get(
     "/v1/receipts",
     response_model=Page[ReceiptSummary],
-    responses={
-        401: {"model": Problem, "description": "no or unknown API key"},
-        403: {"model": Problem, "description": "the key lacks the read scope"},
-        422: {"model": Problem, "description": "invalid input (errors names field and rule)"},
-    },
 )
 async def list_receipts_route(
     read_side: ReadSideDep,
@@ -388,7 +347,7 @@ async def list_receipts_route(
     return {"items": items, "next": None if last is None else encode_cursor("receipts", [last])}
 
 
-@router.get("/v1/receipts/{receipt_id}")
+@router.get("/v1/receipts/{receipt_id}", response_model=None, responses=answers(ReceiptOut, 404))
 def get_receipt(receipt_id: str, desk: ReceiptDeskDep, _: Reader, as_of: AsOfDep) -> dict[str, Any]:
     """The receipt, its sealed pool, committed claims with every check, quarantined claims,
     as the ledger knew it at ``known_at`` (status, expiry and claims as they stood)."""
@@ -400,7 +359,9 @@ def get_receipt(receipt_id: str, desk: ReceiptDeskDep, _: Reader, as_of: AsOfDep
     return body
 
 
-@router.get("/v1/receipts/{receipt_id}/envelope")
+@router.get(
+    "/v1/receipts/{receipt_id}/envelope", response_model=None, responses=answers(Envelope, 404)
+)
 def get_envelope(
     receipt_id: str, desk: ReceiptDeskDep, runtime: RuntimeDep, _: Reader
 ) -> dict[str, Any]:

@@ -12,7 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.body_guard import source_body
 from api.deps import MAX_INT, MAX_INT32, AsOfDep, ReadSideDep, SourcesDep, require
 from api.errors import Problem
+from api.openapi import answers
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page
+from api.schemas import SourceOut, SpanContext, SpanDetail
 from ledger.keys.api_keys import Principal, Scope
 from ledger.registry.commands import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
@@ -244,7 +246,9 @@ def add_version(
     return _receipt(receipt, include_spans, response, include)
 
 
-@router.post("/v1/sources/{source_id}/withdraw")
+@router.post(
+    "/v1/sources/{source_id}/withdraw", response_model=None, responses=answers(SourceOut, 404, 409)
+)
 async def withdraw_source(
     source_id: str,
     body: WithdrawIn,
@@ -259,7 +263,7 @@ async def withdraw_source(
         return await queries.get_source(conn, source_id)
 
 
-@router.get("/v1/sources/{source_id}")
+@router.get("/v1/sources/{source_id}", response_model=None, responses=answers(SourceOut, 404))
 async def get_source(
     source_id: str, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:
@@ -330,7 +334,7 @@ async def get_version(
     return body
 
 
-@router.get("/v1/spans/{span_id}")
+@router.get("/v1/spans/{span_id}", response_model=None, responses=answers(SpanDetail, 404))
 async def get_span(
     span_id: str, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:
@@ -347,7 +351,7 @@ async def get_span(
     return body
 
 
-@router.get("/v1/spans/{span_id}/context")
+@router.get("/v1/spans/{span_id}/context", response_model=None, responses=answers(SpanContext, 404))
 async def get_span_context(
     span_id: str,
     read_side: ReadSideDep,

@@ -17,7 +17,7 @@ from eventsourcing.persistence import (
 )
 
 from ledger.crypto.signing import SigningKey
-from ledger.errors import Conflict, InvalidInput
+from ledger.errors import ConcurrentWrite, InvalidInput
 from ledger.eventlog.port import ReadChecks
 from ledger.eventlog.store import SignedMapper, VerifiedEventStore
 
@@ -106,7 +106,7 @@ class Ledger(Application[UUID]):
         try:
             return self.save(*aggregates)
         except IntegrityError as exc:
-            raise Conflict(
+            raise ConcurrentWrite(
                 "another writer changed the same record at the same time; retry"
             ) from exc
 

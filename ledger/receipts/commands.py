@@ -17,7 +17,7 @@ from eventsourcing.application import AggregateNotFoundError
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import find_repair
 from ledger.crypto.canonical import canonical_json
-from ledger.errors import Conflict, ConflictingRequest, InvalidInput, NotFound
+from ledger.errors import ConcurrentWrite, Conflict, ConflictingRequest, InvalidInput, NotFound
 from ledger.eventlog.application import project
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.eventlog.snapshots import Snapshots
@@ -327,7 +327,7 @@ class ReceiptDesk:
                 result.body,
                 position=recordings[-1].notification.id,
             )
-        raise Conflict(f"receipt {receipt_id} is being written by others; retry")
+        raise ConcurrentWrite(f"receipt {receipt_id} is being written by others; retry")
 
     def _replay(self, record: dict[str, Any], request: CommitRequest) -> CommitResult:
         if record["fingerprint"] != request.fingerprint:

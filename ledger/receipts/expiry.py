@@ -10,7 +10,7 @@ from typing import Any
 
 from eventsourcing.application import AggregateNotFoundError
 
-from ledger.errors import Conflict, InvalidInput, NotFound
+from ledger.errors import ConcurrentWrite, Conflict, InvalidInput, NotFound
 from ledger.eventlog.port import EventLog
 from ledger.receipts.policies import (
     Policy,
@@ -51,7 +51,7 @@ class ExpiryDesk:
             except Conflict:
                 continue  # a concurrent write to the receipt: re-read and decide again
             return True
-        raise Conflict(f"receipt {receipt_id} is being written by others; retry")
+        raise ConcurrentWrite(f"receipt {receipt_id} is being written by others; retry")
 
     def is_retired(self, policy_version: str) -> bool:
         """Tell whether a policy version was retired."""

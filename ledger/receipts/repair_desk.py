@@ -13,7 +13,7 @@ from typing import Any
 
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import RepairOutcome, find_repair
-from ledger.errors import Conflict, NotFound
+from ledger.errors import ConcurrentWrite, Conflict, NotFound
 from ledger.gate import ClaimDraft, GateConfig, SpanFacts, judge
 from ledger.receipts.claims import ClaimRecord
 from ledger.receipts.commands import ReceiptDesk
@@ -100,4 +100,4 @@ class RepairDesk:
                 continue
             after = next(c for c in receipt.claims + receipt.rejected if c["claim_id"] == claim_id)
             return {"receipt_id": receipt_id, "repair": record, "claim": after}
-        raise Conflict(f"receipt {receipt_id} is being written by others; retry")
+        raise ConcurrentWrite(f"receipt {receipt_id} is being written by others; retry")

@@ -43,7 +43,26 @@ def test_keys_revoke_and_list(settings_env: Settings) -> None:
 
     code, output = _run("keys", "list")
     assert code == 0
-    assert output.startswith("app\trevoked\tread\t")
+    header, row = output.splitlines()
+    assert header.split() == ["NAME", "STATUS", "SCOPES", "ISSUED"]
+    assert row.split()[:3] == ["app", "revoked", "read"]
+    assert header.index("STATUS") == row.index("revoked")  # the columns line up
+
+
+def test_keys_list_json_gives_each_key_for_scripts(settings_env: Settings) -> None:
+    _run("keys", "create", "--name", "app", "--scopes", "read,ingest")
+    _run("keys", "create", "--name", "ops", "--scopes", "admin")
+    _run("keys", "revoke", "ops")
+
+    code, output = _run("keys", "list", "--json")
+
+    assert code == 0, output
+    listed = json.loads(output)
+    assert [(k["name"], k["status"], k["scopes"]) for k in listed] == [
+        ("app", "active", ["read", "ingest"]),
+        ("ops", "revoked", ["admin"]),
+    ]
+    assert all(k["issued_at"].endswith("Z") for k in listed)
 
 
 def test_keys_create_with_a_bad_scope_fails_clearly(settings_env: Settings) -> None:

@@ -108,4 +108,4 @@ def test_an_edited_pool_no_longer_matches_the_receipt_id(saved, tmp_path: Path) 
 def test_needs_at_least_one_key(saved) -> None:  # type: ignore[no-untyped-def]
     code, output = _verify(str(saved["envelope"]))
     assert code == 2
-    assert "give --hmac-key-file, --public-key-file or both" in output
+    assert "give --hmac-key-file, --keyring or both" in output

@@ -43,18 +43,29 @@ def test_ingest_a_folder_then_again_unchanged_then_a_change(
     code, output = _run("ingest", str(docs))
     assert code == 1  # the latin-1 file is not UTF-8
     assert "latin1.txt" in output
-    assert output.strip().splitlines()[-1] == (
-        "4 documents: 3 created, 0 new-version, 0 unchanged, 1 failed"
-    )
+    skipped = "skipped 1 unsupported file (.pdf 1); ingest takes .htm, .html, .md, .txt"
+    assert output.strip().splitlines()[-2:] == [
+        "4 documents: 3 created, 0 new-version, 0 unchanged, 1 failed",
+        skipped,
+    ]
 
     (docs / "latin1.txt").unlink()
     code, output = _run("ingest", str(docs))
     assert code == 0, output
-    assert output.strip().endswith("3 documents: 0 created, 0 new-version, 3 unchanged, 0 failed")
+    assert output.strip().splitlines()[-2:] == [
+        "3 documents: 0 created, 0 new-version, 3 unchanged, 0 failed",
+        skipped,
+    ]
 
     (docs / "notes.txt").write_text("Revenue rose 3.1% in Q3.\n")
+    (docs / "scan.PNG").write_bytes(b"png")
+    (docs / "Makefile").write_text("all:\n")
     code, output = _run("ingest", str(docs))
-    assert output.strip().endswith("3 documents: 0 created, 1 new-version, 2 unchanged, 0 failed")
+    assert output.strip().splitlines()[-2:] == [
+        "3 documents: 0 created, 1 new-version, 2 unchanged, 0 failed",
+        "skipped 3 unsupported files ((no extension) 1, .pdf 1, .png 1); "
+        "ingest takes .htm, .html, .md, .txt",
+    ]
 
     runtime = open_ledger(settings_env)
     read_side = ReadSide(runtime.ledger, runtime.database)

@@ -1,15 +1,19 @@
-"""Schema-driven fuzzing of every operation: no input, valid or not, gets a 5xx.
+"""Schema-driven fuzzing of every operation: no input, valid or not, gets a 5xx, and every
+answer is one the OpenAPI document declares.
 
 Schemathesis generates requests from the app's own OpenAPI document, both ones that follow the
 schema and ones that break it, and each is sent twice: with an admin API key and without one.
-The run is bounded (a fixed seed, a fixed number of examples per operation and mode) so it takes
-the same requests every time; a failure prints the request that produced the 5xx.
+Each response is checked against the document: its status code is declared for the operation,
+its content type is the declared one (problem+json for every error), and its body and headers
+match the declared schema. The run is bounded (a fixed seed, a fixed number of examples per
+operation and mode) so it takes the same requests every time; a failure prints the request.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 import requests
 import schemathesis
@@ -17,11 +21,24 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
+from schemathesis.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 from schemathesis.generation.case import Case
 
 from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import open_receipt, register
 
+CONFORMANCE = [
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+]
+"""Every response is one the document declares: status, media type, body and headers."""
 EXAMPLES = 25
 """Examples per operation and generation mode; each is sent with and without a key."""
 BASE_URL = "http://testserver"
@@ -32,7 +49,7 @@ def _operations(client: TestClient) -> list[Any]:
     return [result.ok() for result in schema.get_all_operations()]
 
 
-def _send(client: TestClient, case: Case, headers: dict[str, str]) -> tuple[int, str] | None:
+def _send(client: TestClient, case: Case, headers: dict[str, str]) -> httpx.Response | None:
     """Send ``case`` as schemathesis would serialise it; None if no HTTP client could send it."""
     kwargs = case.as_transport_kwargs(base_url=BASE_URL)
     kwargs["headers"] = {**kwargs.get("headers", {}), **headers}
@@ -46,7 +63,16 @@ def _send(client: TestClient, case: Case, headers: dict[str, str]) -> tuple[int,
         )
     except (ValueError, UnicodeError, requests.exceptions.RequestException):
         return None  # a header or URL no HTTP client sends (e.g. a newline in a header)
-    return response.status_code, response.text
+    return response
+
+
+def _undeclared(case: Case, response: httpx.Response) -> str | None:
+    """What in ``response`` the document does not declare, or None."""
+    try:
+        case.validate_response(response, checks=CONFORMANCE)
+    except (AssertionError, BaseExceptionGroup) as exc:  # a Failure, or a FailureGroup of them
+        return str(exc)[:600]
+    return None
 
 
 @pytest.fixture
@@ -58,10 +84,11 @@ def seeded(client: TestClient, auth) -> dict[str, str]:  # type: ignore[no-untyp
     return headers
 
 
-def test_no_operation_answers_5xx_with_or_without_a_key(
+def test_no_operation_answers_5xx_or_anything_undeclared_with_or_without_a_key(
     client: TestClient, runtime: LedgerRuntime, seeded: dict[str, str]
 ) -> None:
     failures: list[str] = []
+    undeclared: list[str] = []
     statuses: list[int] = []
     for operation in _operations(client):
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
@@ -77,16 +104,22 @@ def test_no_operation_answers_5xx_with_or_without_a_key(
             def run(case: Case) -> None:
                 for headers in (seeded, {}):
                     sent = _send(client, case, headers)
-                    statuses.append(0 if sent is None else sent[0])
-                    if sent is not None and sent[0] >= 500:
-                        failures.append(
-                            f"{sent[0]} {case.as_curl_command(headers=headers)}\n{sent[1][:300]}"
-                        )
+                    statuses.append(0 if sent is None else sent.status_code)
+                    if sent is None:
+                        continue
+                    curl = case.as_curl_command(headers=headers)
+                    if sent.status_code >= 500:
+                        failures.append(f"{sent.status_code} {curl}\n{sent.text[:300]}")
+                    elif (problem := _undeclared(case, sent)) is not None:
+                        undeclared.append(f"{sent.status_code} {curl}\n{problem}")
 
             try:
                 run()
             except Unsatisfiable:
                 assert mode is GenerationMode.NEGATIVE  # nothing to break, e.g. GET /healthz
     assert not failures, "\n\n".join(failures[:10])
+    assert not undeclared, f"{len(undeclared)} undeclared answers:\n\n" + "\n\n".join(
+        undeclared[:10]
+    )
     assert sum(1 for status in statuses if status) > 2_000  # the run really sent its requests
     assert {200, 201, 401, 404, 422} <= set(statuses)

@@ -1,0 +1,75 @@
+"""The Python client of a provledger service.
+
+    from provledger import Client, verify_bundle
+
+``Client`` and ``AsyncClient`` call the REST API (httpx) with typed answers, an automatic
+``Idempotency-Key`` on every write, bounded retries and problem+json errors as exceptions
+(:mod:`provledger.errors`); :func:`verify_envelope` and :func:`verify_bundle` check what the
+service signed with no server at all. See docs/client.md.
+"""
+
+from __future__ import annotations
+
+from provledger._async import AsyncClient
+from provledger._operations import Page
+from provledger._sync import Client
+from provledger._transport import RetryPolicy
+from provledger.errors import (
+    ClaimsRejected,
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    LedgerIntegrityError,
+    MalformedBody,
+    NotFound,
+    PayloadTooLarge,
+    ProblemError,
+    ProvledgerError,
+    ServerError,
+    ServiceUnavailable,
+    ServiceUnreachable,
+    Unauthenticated,
+    UnsupportedMediaType,
+)
+from provledger.models import Claim, CommitResult, Event, Receipt, Source, SourceVersion, Span
+from provledger.verify import (
+    BundleVerdict,
+    EnvelopeVerdict,
+    load_keyring,
+    verify_bundle,
+    verify_envelope,
+)
+
+__all__ = [
+    "AsyncClient",
+    "BundleVerdict",
+    "Claim",
+    "ClaimsRejected",
+    "Client",
+    "CommitResult",
+    "Conflict",
+    "EnvelopeVerdict",
+    "Event",
+    "Forbidden",
+    "InvalidInput",
+    "LedgerIntegrityError",
+    "MalformedBody",
+    "NotFound",
+    "Page",
+    "PayloadTooLarge",
+    "ProblemError",
+    "ProvledgerError",
+    "Receipt",
+    "RetryPolicy",
+    "ServerError",
+    "ServiceUnavailable",
+    "ServiceUnreachable",
+    "Source",
+    "SourceVersion",
+    "Span",
+    "Unauthenticated",
+    "UnsupportedMediaType",
+    "load_keyring",
+    "verify_bundle",
+    "verify_envelope",
+]

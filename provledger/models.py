@@ -1,0 +1,97 @@
+"""Typed views of the service's answers. Each model keeps members it does not name
+(``extra="allow"``), so a newer service never breaks an older client; ``model_extra`` has them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class Span(_Model):
+    """A citeable span of one source version (a sentence, clause or table cell)."""
+
+    span_id: str
+    text: str | None = None
+    start: int | None = None
+    end: int | None = None
+    source_id: str | None = None
+    version: int | None = None
+    heading_path: list[str] | None = None
+    table_ref: dict[str, Any] | None = None
+    envelope: str | None = None
+
+
+class SourceVersion(_Model):
+    """A registered source or an added version; ``created`` is False when the text was the
+    same as before (nothing was written)."""
+
+    source_id: str
+    version: int
+    version_hash: str
+    span_count: int
+    position: int
+    created: bool
+    spans: list[Span] = Field(default_factory=list)
+
+
+class Source(_Model):
+    """A source and its versions."""
+
+    source_id: str
+    title: str | None = None
+    authority: str | None = None
+    status: str | None = None
+    current_version: int | None = None
+    versions: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Claim(_Model):
+    """A claim as the gate judged it."""
+
+    claim_id: str
+    text: str | None = None
+    status: str | None = None
+    type: str | None = None
+    receipt_id: str | None = None
+    bindings: list[dict[str, Any]] = Field(default_factory=list)
+    checks: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Receipt(_Model):
+    """A context receipt: its sealed evidence pool and the claims committed under it."""
+
+    receipt_id: str
+    status: dict[str, Any] | str | None = None
+    opened_at: str | None = None
+    policy_version: str | None = None
+    inference_id: str | None = None
+    pool: list[dict[str, Any]] = Field(default_factory=list)
+    claims: list[Claim] = Field(default_factory=list)
+    quarantined: list[Claim] = Field(default_factory=list)
+
+
+class CommitResult(_Model):
+    """What a claim commit committed; ``replayed`` when the service answered a repeated
+    ``Idempotency-Key`` with the first answer."""
+
+    receipt_id: str
+    mode: str
+    committed: list[Claim] = Field(default_factory=list)
+    quarantined: list[Claim] = Field(default_factory=list)
+    rejected: list[Claim] = Field(default_factory=list)
+    replayed: bool = False
+
+
+class Event(_Model):
+    """One event of the log, exactly as stored and signed."""
+
+    notification_id: int
+    originator_id: str
+    originator_version: int
+    topic: str
+    stored: dict[str, Any]

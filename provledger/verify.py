@@ -1,0 +1,103 @@
+"""Offline checks with no server: the same verifier code the command line runs.
+
+:func:`verify_envelope` calls ``ledger.audit.envelope_verification.verify_receipt_envelope``
+(``provledger envelope verify``), :func:`verify_bundle` calls
+``ledger.audit.bundle.verify.verify_bundle`` (``provledger audit verify``). The trust root is
+the keyring: the JSON of ``GET /v1/keys`` (as :meth:`provledger.Client.public_keys` returns it,
+or saved to a file) or an Ed25519 public key in PEM, obtained from a channel you trust.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ledger.audit.bundle.verify import verify_bundle as _verify_bundle
+from ledger.audit.envelope_verification import verify_receipt_envelope
+from ledger.crypto.hmac_keys import HmacKey
+from ledger.crypto.signing import Keyring, load_public_keys
+
+KeyringSource = Keyring | Mapping[str, Any] | str | Path
+"""A keyring, its JSON (``GET /v1/keys``), or the path of a keyring JSON or a PEM file."""
+
+
+def load_keyring(keys: KeyringSource) -> Keyring:
+    """The trusted public keys from any :data:`KeyringSource`."""
+    if isinstance(keys, Keyring):
+        return keys
+    if isinstance(keys, Mapping):
+        return Keyring.from_json(dict(keys))
+    return load_public_keys(Path(keys))
+
+
+@dataclass(frozen=True)
+class EnvelopeVerdict:
+    """The checks of a receipt envelope: ``valid`` only if a signature verified and the
+    payload is the canonical receipt whose id it names."""
+
+    valid: bool
+    reasons: list[str]
+    signatures: list[dict[str, Any]]
+    receipt_id: str | None
+    status: dict[str, Any] | None
+
+    def __bool__(self) -> bool:
+        return self.valid
+
+
+@dataclass(frozen=True)
+class BundleVerdict:
+    """Every check of a bundle that held, in order, and the reason code of the first that
+    failed (None when all held); see docs/audit.md."""
+
+    ok: bool
+    checks: list[tuple[bool, str]]
+    reason: str | None
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+def verify_envelope(
+    envelope: Mapping[str, Any],
+    keyring: KeyringSource | None = None,
+    *,
+    hmac_key: HmacKey | str | Path | None = None,
+) -> EnvelopeVerdict:
+    """Check a receipt envelope offline with the public keys, the shared HMAC key, or both."""
+    if keyring is None and hmac_key is None:
+        raise ValueError("give a keyring, an HMAC key, or both")
+    keys = None if keyring is None else load_keyring(keyring)
+    secret = hmac_key if isinstance(hmac_key, HmacKey) or hmac_key is None else None
+    if secret is None and hmac_key is not None:
+        secret = HmacKey.load(Path(str(hmac_key)))
+    result = verify_receipt_envelope(dict(envelope), secret, keys)
+    return EnvelopeVerdict(
+        valid=bool(result["valid"]),
+        reasons=list(result["reasons"]),
+        signatures=list(result["signatures"]),
+        receipt_id=result["receipt_id"],
+        status=result["status"],
+    )
+
+
+def verify_bundle(
+    bundle: Mapping[str, Any],
+    keyring: KeyringSource,
+    *,
+    previous_checkpoint: str | None = None,
+    origin: str | None = None,
+) -> BundleVerdict:
+    """Check a citation-chain bundle offline; ``previous_checkpoint`` (a note seen earlier)
+    also demands a consistency proof from it, ``origin`` the log the checkpoint must name."""
+    checklist = _verify_bundle(
+        dict(bundle), load_keyring(keyring), previous_checkpoint, origin=origin
+    )
+    reason = checklist.reason
+    return BundleVerdict(
+        ok=checklist.ok,
+        checks=list(checklist.items),
+        reason=None if reason is None else reason.value,
+    )

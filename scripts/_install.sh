@@ -1,0 +1,37 @@
+# Sourced by scripts/serve and scripts/check: create .venv and install the project into it only
+# when needed: on first use, or when pyproject.toml (the dependencies, the packages, the entry
+# points) changed since the last install. The code is installed editable, so an edit to a
+# module needs no reinstall. A clean checkout (CI) has no .venv, so it always installs.
+
+# install_project [dev]: the service's dependencies, or those and the development tools.
+install_project() {
+  local extra=${1:-} python=${PYTHON:-python3}
+  if [ ! -x .venv/bin/python ]; then
+    echo "creating .venv with $python -m venv" >&2
+    "$python" -m venv .venv
+  fi
+  local wanted
+  wanted="$(cat pyproject.toml .venv/pyvenv.cfg | sha256sum | cut -d' ' -f1)"
+  # A development install also serves; a plain one does not run the checks.
+  local stamp stamps=(.venv/.installed-dev)
+  [ -n "$extra" ] || stamps+=(.venv/.installed)
+  for stamp in "${stamps[@]}"; do
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] && [ -x .venv/bin/provledger ]; then
+      return 0
+    fi
+  done
+  local target="." done_stamp=.venv/.installed
+  if [ -n "$extra" ]; then
+    target=".[$extra]" done_stamp=.venv/.installed-$extra
+  fi
+  if compgen -G ".venv/.installed*" >/dev/null; then
+    echo "pyproject.toml changed since the last install: reinstalling $target into .venv" >&2
+  else
+    echo "installing provledger ($target) and its dependencies into .venv;" \
+      "the first run takes a minute or two, later runs skip this" >&2
+  fi
+  .venv/bin/python -m pip install --disable-pip-version-check --progress-bar off -e "$target" 2>&1 \
+    | { grep --line-buffered -E '^(Collecting|Successfully installed|ERROR)' >&2 || true; }
+  echo "$wanted" >"$done_stamp"
+  echo "installed; next runs start without installing" >&2
+}
