@@ -30,6 +30,7 @@ from api.routes import (
 )
 from api.services import build_services
 from api.settings import Settings
+from api.tracing import start_tracing
 from ledger.runtime import LedgerRuntime
 
 log = structlog.get_logger("provledger.app")
@@ -42,6 +43,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        tracing = start_tracing()  # off unless the OTEL_* variables ask for it
         services = build_services(settings, runtime)
         app.state.services = services
         observe_store(services)
@@ -67,6 +69,8 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
             if metrics_server is not None:
                 metrics_server.close()
             await services.aclose()
+            if tracing is not None:
+                tracing.close()
 
     app = FastAPI(
         title="provledger",

@@ -61,10 +61,14 @@ def worker(interval: float) -> None:
     import signal
     import threading
 
+    from api.tracing import start_tracing
     from processes.lease import WorkerLease
 
     stop = threading.Event()
-    with open_services() as services:
+    tracing = start_tracing()  # projection batches and appends, when OTEL_* asks for it
+    with contextlib.ExitStack() as cleanup, open_services() as services:
+        if tracing is not None:
+            cleanup.callback(tracing.close)
         read_side = services.read_side
 
         def interrupt(*_: object) -> None:
