@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from api.body_guard import RequestBodyGuard
 from api.consistency import PositionHeader
 from api.errors import install_error_handlers
+from api.key_rows import AsyncKeyRows
 from api.metrics import MetricsServer, observe_store, registry_for, serve_metrics
 from api.observability import RequestContextMiddleware, configure_logging
 from api.routes import (
@@ -28,7 +29,7 @@ from api.routes import (
     review,
     sources,
 )
-from api.services import build_services
+from api.services import Services, build_services
 from api.settings import Settings
 from api.tracing import start_tracing
 from ledger.runtime import LedgerRuntime
@@ -56,6 +57,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         services.follow()
         if settings.background:
             services.read_side.start_polling()
+        app.state.key_rows = await open_key_rows(services)
         services.receipts  # noqa: B018 - built now, not on the first request
         services.repairs  # noqa: B018
         log.info(
@@ -68,6 +70,8 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         finally:
             if metrics_server is not None:
                 metrics_server.close()
+            if app.state.key_rows is not None:
+                await app.state.key_rows.close()
             await services.aclose()
             if tracing is not None:
                 tracing.close()
@@ -96,6 +100,13 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.include_router(audit.router)
     app.include_router(provenance.router)
     return app
+
+
+async def open_key_rows(services: Services) -> AsyncKeyRows | None:
+    """The event-loop reader of API-key rows, on PostgreSQL with the key cache on."""
+    if services.runtime.database.kind != "postgresql" or services.api_keys.cache is None:
+        return None
+    return await AsyncKeyRows.open(services.runtime.database, services.ledger)
 
 
 def app_from_environment() -> FastAPI:
