@@ -125,9 +125,10 @@ class Fleet:
 
 
 @contextmanager
-def fleet(api_processes: int, log_level: str = "WARNING") -> Iterator[Fleet]:
+def fleet(api_processes: int, log_level: str = "INFO") -> Iterator[Fleet]:
     """Start ``api_processes`` API processes (``serve --workers N``, or one process without
-    background work) and ``provledger worker`` on a fresh schema; stop and drop it after."""
+    background work) and ``provledger worker`` on a fresh schema; stop and drop it after.
+    The log level must let uvicorn's start-up lines through: they say every process serves."""
     schema = f"bench_{uuid.uuid4().hex[:10]}"
     with tempfile.TemporaryDirectory() as tmp:
         env = {
@@ -183,10 +184,12 @@ def _wait_ready(running: Fleet) -> None:
         if running.api.poll() is not None:
             break
         try:
-            if httpx.get(f"{running.base}/readyz", timeout=5).status_code == 200:
-                return
+            ready = httpx.get(f"{running.base}/readyz", timeout=5).status_code == 200
         except httpx.TransportError:
-            pass
+            ready = False
+        log = (running.logs / "api.log").read_text(errors="replace")
+        if ready and log.count("Application startup complete") >= running.api_processes:
+            return  # every API process serves (the log level is INFO)
         time.sleep(0.1)
     log = (running.logs / "api.log").read_text(errors="replace")[-2000:]
     raise RuntimeError(f"the API processes did not become ready:\n{log}")

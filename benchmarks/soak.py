@@ -248,6 +248,9 @@ def soak(running: Fleet, minutes: float, clients: int) -> int:
             f"  projection lag over {len(lags) // 3} samples: max {max(e for e, _ in lags)} events,"
             f" max {max(s for _, s in lags):.2f} s"
         )
+    log = (running.logs / "api.log").read_text(errors="replace")
+    restarts = sum(1 for line in log.splitlines() if "Child process [" in line and "died" in line)
+    print(f"  API processes replaced by the supervisor (start-up included): {restarts}")
     for label, sizes in (("start", rss_start), ("end", rss_end)):
         listed = ", ".join(f"{name} {mib:.1f} MiB" for name, mib in sorted(sizes.items()))
         print(f"  RSS at {label}: {listed}")
