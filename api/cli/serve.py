@@ -7,7 +7,6 @@ import click
 from api.cli._support import cli_settings, open_services
 from api.settings import Settings
 
-
 WORKER_HEALTHCHECK_SECONDS = 30
 """How long uvicorn's supervisor waits for an API process to answer its health ping before it
 kills and replaces it. Its default, 5 s, is shorter than an API process's start on a busy
