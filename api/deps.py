@@ -117,10 +117,24 @@ async def authenticate(request: Request, keys: ApiKeysDep) -> Principal:
     scheme, _, secret = header.partition(" ")
     if scheme.lower() != "bearer" or not secret.strip():
         raise AuthenticationFailed("Authorization header must be 'Bearer <API key>'")
-    principal = await run_in_threadpool(keys.authenticate, secret.strip())
+    principal = await _principal(request, keys, secret.strip())
     if principal is None:
         raise AuthenticationFailed("unknown or revoked API key")
     return principal
+
+
+async def _principal(request: Request, keys: ApiKeyDesk, secret: str) -> Principal | None:
+    """The key's rows read on the event loop when the app has that reader (PostgreSQL,
+    ``api/key_rows.py``) and the cache decides from them; otherwise the blocking path in a
+    worker thread."""
+    reader = getattr(request.app.state, "key_rows", None)
+    key_id = keys.key_id_of(secret)
+    if reader is not None and key_id is not None and keys.cache is not None:
+        decided, principal = keys.authenticate_cached(secret, await reader.rows(key_id))
+        if decided:
+            return principal
+        return await run_in_threadpool(keys.rebuild, secret)
+    return await run_in_threadpool(keys.authenticate, secret)
 
 
 PRINCIPAL = "provledger.principal"

@@ -12,6 +12,7 @@ from api.body_guard import RequestBodyGuard
 from api.consistency import PositionHeader
 from api.docs_ui import install_docs_ui
 from api.errors import install_error_handlers
+from api.key_rows import AsyncKeyRows
 from api.metrics import MetricsServer, observe_store, registry_for, serve_metrics
 from api.observability import RequestContextMiddleware, configure_logging
 from api.openapi import install_openapi
@@ -31,8 +32,9 @@ from api.routes import (
     sources,
     span_lookups,
 )
-from api.services import build_services
+from api.services import Services, build_services
 from api.settings import Settings
+from api.tracing import start_tracing
 from ledger.runtime import LedgerRuntime
 
 log = structlog.get_logger("provledger.app")
@@ -52,6 +54,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        tracing = start_tracing()  # off unless the OTEL_* variables ask for it
         services = build_services(settings, runtime)
         app.state.services = services
         observe_store(services)
@@ -64,6 +67,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         services.follow()
         if settings.background:
             services.read_side.start_polling()
+        app.state.key_rows = await open_key_rows(services)
         services.receipts  # noqa: B018 - built now, not on the first request
         services.repairs  # noqa: B018
         log.info(
@@ -76,7 +80,11 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         finally:
             if metrics_server is not None:
                 metrics_server.close()
+            if app.state.key_rows is not None:
+                await app.state.key_rows.close()
             await services.aclose()
+            if tracing is not None:
+                tracing.close()
 
     app = FastAPI(
         title="provledger",
@@ -108,6 +116,13 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     install_openapi(app)
     install_docs_ui(app)
     return app
+
+
+async def open_key_rows(services: Services) -> AsyncKeyRows | None:
+    """The event-loop reader of API-key rows, on PostgreSQL with the key cache on."""
+    if services.runtime.database.kind != "postgresql" or services.api_keys.cache is None:
+        return None
+    return await AsyncKeyRows.open(services.runtime.database, services.ledger)
 
 
 def app_from_environment() -> FastAPI:

@@ -37,6 +37,7 @@ from sqlalchemy import select
 
 from ledger.errors import ConfigurationError
 from ledger.receipts.commands import CommitRequest, CommitResult, ReceiptDesk
+from projections.lag import projection_lag
 from projections.schema import checkpoints
 
 if TYPE_CHECKING:
@@ -177,6 +178,11 @@ class LedgerCollector(Collector):
             "Events in the log the projection has not applied yet",
             labels=["projection"],
         )
+        lag_seconds = GaugeMetricFamily(
+            "provledger_projection_lag_seconds",
+            "Age of the oldest event the projection has not applied yet (0 when caught up)",
+            labels=["projection"],
+        )
         failing = GaugeMetricFamily(
             "provledger_projection_failing",
             "1 when the projection's last catch-up in this process failed",
@@ -184,9 +190,12 @@ class LedgerCollector(Collector):
         )
         for runner in services.read_side.runners:
             name = runner.projection.name
-            lag.add_metric([name], max(0, position - runner.position()))
+            behind = projection_lag(services.ledger, runner, position)
+            lag.add_metric([name], behind.events)
+            lag_seconds.add_metric([name], behind.seconds)
             failing.add_metric([name], 1 if runner.failure is not None else 0)
         yield lag
+        yield lag_seconds
         yield failing
         yield from self._checkpoint()
         submitter = services.witness

@@ -13,6 +13,7 @@ import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.metrics import observe_request
+from api.tracing import add_trace_ids, end_request_span, request_span
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 log = structlog.get_logger("provledger.http")
@@ -28,8 +29,9 @@ def configure_logging(
 
     structlog hands its event dict to the stdlib root logger, whose one handler renders it
     and every foreign record (``uvicorn.error``, libraries) through the same processors, so
-    each line carries ``timestamp``, ``level``, ``logger``, the bound ``request_id`` and, for
-    an exception, its ``exception`` text. ``stream`` defaults to stderr; ``cache=False``
+    each line carries ``timestamp``, ``level``, ``logger``, the bound ``request_id``, with
+    tracing on the current ``trace_id`` and ``span_id``, and, for an exception, its
+    ``exception`` text. ``stream`` defaults to stderr; ``cache=False``
     lets a test configure and reset logging again.
     """
     numeric = logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
@@ -38,6 +40,7 @@ def configure_logging(
         structlog.stdlib.add_log_level,
         structlog.stdlib.add_logger_name,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
+        add_trace_ids,
     ]
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
@@ -114,27 +117,30 @@ class RequestContextMiddleware:
             await send(message)
 
         failure: Exception | None = None
-        try:
-            await self.app(scope, receive, send_with_id)
-        except Exception as exc:  # answered here, so the server does not log it a second time
-            failure = exc
-            if not response_started:
-                await _internal_error(scope, receive, send_with_id)
-        finally:
-            seconds = time.perf_counter() - started
-            route = getattr(scope.get("route"), "path", None)  # the template, set by routing
-            observe_request(scope["method"], route, status, seconds)
-            fields: dict[str, Any] = {
-                "method": scope["method"],
-                "path": scope["path"],
-                "status": status,
-                "duration_ms": round(seconds * 1000, 3),
-                "request_id": request_id,
-            }
-            if failure is not None:
-                fields.update(error=type(failure).__name__, exc_info=failure)
-            getattr(log, _level_of(status))("request", **fields)
-            structlog.contextvars.clear_contextvars()
+        with request_span(scope["method"], scope["headers"], request_id) as span:
+            try:
+                await self.app(scope, receive, send_with_id)
+            except Exception as exc:  # answered here: the server does not log it a second time
+                failure = exc
+                if not response_started:
+                    await _internal_error(scope, receive, send_with_id)
+            finally:
+                seconds = time.perf_counter() - started
+                route = getattr(scope.get("route"), "path", None)  # the template, from routing
+                observe_request(scope["method"], route, status, seconds)
+                if span is not None:
+                    end_request_span(span, scope["method"], route, status)
+                fields: dict[str, Any] = {
+                    "method": scope["method"],
+                    "path": scope["path"],
+                    "status": status,
+                    "duration_ms": round(seconds * 1000, 3),
+                    "request_id": request_id,
+                }
+                if failure is not None:
+                    fields.update(error=type(failure).__name__, exc_info=failure)
+                getattr(log, _level_of(status))("request", **fields)
+                structlog.contextvars.clear_contextvars()
 
 
 async def _internal_error(scope: Scope, receive: Receive, send: Send) -> None:

@@ -2,7 +2,8 @@
 
 A check is one of: ``database`` (the event store answers), ``signing_key`` (a signing key is
 loaded), ``projection:<name>`` for each read model (its last catch-up did not fail and it is
-at most ``PROVLEDGER_PROJECTION_MAX_LAG`` events behind the log) and ``witness`` when one is
+at most ``PROVLEDGER_PROJECTION_MAX_LAG`` events behind the log; its lag in events and in
+seconds, the age of the oldest event it has not applied, is reported) and ``witness`` when one is
 configured (it has not refused the log; an unreachable witness is reported, not failed: the
 log keeps its own signature, and every replica would otherwise leave the balancer at once).
 """
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from api.services import Services
+from projections.lag import projection_lag
 
 
 @dataclass(frozen=True)
@@ -78,15 +80,19 @@ def check_readiness(services: Services) -> Readiness:
             checks[name] = Check(False, "the event store does not answer")
             continue
         try:
-            lag = max(0, position - runner.position())
+            behind = projection_lag(services.ledger, runner, position)
         except Exception as exc:
             checks[name] = Check(False, f"its position cannot be read: {_failed(exc)}")
             continue
-        if lag > bound:
-            detail = f"behind the log by {lag} events (bound {bound})"
-            checks[name] = Check(False, detail, {"lag": lag})
+        lag = {"lag": behind.events, "lag_seconds": round(behind.seconds, 3)}
+        if behind.events > bound:
+            detail = (
+                f"behind the log by {behind.events} events, the oldest recorded "
+                f"{behind.seconds:.1f} s ago (bound {bound} events)"
+            )
+            checks[name] = Check(False, detail, lag)
         else:
-            checks[name] = Check(True, extra={"lag": lag})
+            checks[name] = Check(True, extra=lag)
     submitter = services.witness
     if submitter is not None:
         status = submitter.status

@@ -21,6 +21,10 @@ class Readiness(Health):
         default=None,
         description="the witness's state: pending, cosigned, unavailable or refused",
     )
+    checks: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        description="every check by name: ok, and each projection's lag in events and seconds",
+    )
 
 
 class PublicKey(BaseModel):

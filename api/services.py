@@ -185,7 +185,7 @@ def entailment_verifier(settings: Settings) -> HttpEntailmentVerifier | None:
     if not settings.entailment_url:
         raise ConfigurationError("PROVLEDGER_ENTAILMENT=http needs PROVLEDGER_ENTAILMENT_URL")
     return HttpEntailmentVerifier(
-        settings.entailment_url, settings.entailment_model, settings.entailment_api_key
+        settings.entailment_url, settings.entailment_model, settings.entailment_key()
     )
 
 

@@ -7,11 +7,13 @@ PostgreSQL; the data dir then only holds keys unless a key file is supplied.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ledger.errors import ConfigurationError
 from ledger.eventlog.database import DatabaseConfig, parse_database_url
 
 
@@ -22,6 +24,9 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(default=Path("./provledger-data"))
     database_url: str | None = None
+    database_password_file: Path | None = None
+    """A file holding the PostgreSQL password (a mounted secret); it replaces any password in
+    :attr:`database_url`, so the URL itself need carry none."""
     signing_key_file: Path | None = None
     hmac_key_file: Path | None = None
     support_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -36,6 +41,8 @@ class Settings(BaseSettings):
     entailment_url: str | None = None
     entailment_model: str = "gpt-4o-mini"
     entailment_api_key: str | None = Field(default=None, repr=False)
+    entailment_api_key_file: Path | None = None
+    """A file holding :attr:`entailment_api_key` (a mounted secret); it takes precedence."""
     entailment_sample_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     log_origin: str = Field(default="provledger.local/ledger", pattern=r"^[!-~]{1,255}$")
     witness_url: str | None = None
@@ -68,7 +75,35 @@ class Settings(BaseSettings):
         return self.data_dir / "keys"
 
     def database(self) -> DatabaseConfig:
-        """Parse :attr:`database_url` (or the embedded default)."""
+        """Parse :attr:`database_url` (or the embedded default), with the password from
+        :attr:`database_password_file` when one is given."""
         if self.database_url is None:
             return DatabaseConfig(kind="sqlite", sqlite_path=self.data_dir / "ledger.sqlite3")
-        return parse_database_url(self.database_url)
+        database = parse_database_url(self.database_url)
+        if self.database_password_file is not None and database.kind == "postgresql":
+            password = read_secret_file(
+                "PROVLEDGER_DATABASE_PASSWORD_FILE", self.database_password_file
+            )
+            database = replace(database, password=password)
+        return database
+
+    def entailment_key(self) -> str | None:
+        """The entailment service's API key, from its file when one is given."""
+        if self.entailment_api_key_file is not None:
+            return read_secret_file(
+                "PROVLEDGER_ENTAILMENT_API_KEY_FILE", self.entailment_api_key_file
+            )
+        return self.entailment_api_key
+
+
+def read_secret_file(variable: str, path: Path) -> str:
+    """A secret mounted as a file (Docker and Kubernetes secrets): its text without the
+    trailing newline; a missing, unreadable or empty file names the variable."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigurationError(f"{variable}: cannot read {path}: {exc}") from exc
+    secret = text.rstrip("\r\n")
+    if not secret:
+        raise ConfigurationError(f"{variable}: {path} is empty")
+    return secret

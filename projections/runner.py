@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from ledger import tracing
 from ledger.audit.log_verify import StoredRow
 from ledger.eventlog.application import Ledger
 from projections.log_anchor import RESTORE_HINT, ReadModelsAhead, check_end
@@ -166,19 +167,23 @@ class ProjectionRunner:
         if end <= start:
             self._known = start
             return 0
-        batch = self.projection.select(self.ledger, start, end)
-        if len(batch) >= self.projection.batch_size:
-            reached = batch[-1].id
-        else:  # every event of the topics up to ``end`` (a reader of all events may pass it)
-            reached = max(end, batch[-1].id) if batch else end
-        with self.engine.begin() as conn:
-            decode = self.projection.decode
-            for notification in batch:
-                event = self.ledger.mapper.to_domain_event(notification) if decode else None
-                self.projection.apply(conn, event, notification)
-            if batch:
-                self.projection.flush(conn)
-            self._advance(conn, start, reached)
+        attributes: tracing.Attributes = {"projection": self.projection.name, "from": start}
+        with tracing.span("projection.batch", attributes) as span:
+            batch = self.projection.select(self.ledger, start, end)
+            if len(batch) >= self.projection.batch_size:
+                reached = batch[-1].id
+            else:  # every event of the topics up to ``end`` (a reader of all may pass it)
+                reached = max(end, batch[-1].id) if batch else end
+            span.set("events", len(batch))
+            span.set("to", reached)
+            with self.engine.begin() as conn:
+                decode = self.projection.decode
+                for notification in batch:
+                    event = self.ledger.mapper.to_domain_event(notification) if decode else None
+                    self.projection.apply(conn, event, notification)
+                if batch:
+                    self.projection.flush(conn)
+                self._advance(conn, start, reached)
         self._known = reached
         return len(batch)
 

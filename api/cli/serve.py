@@ -7,6 +7,12 @@ import click
 from api.cli._support import cli_settings, open_services
 from api.settings import Settings
 
+WORKER_HEALTHCHECK_SECONDS = 30
+"""How long uvicorn's supervisor waits for an API process to answer its health ping before it
+kills and replaces it. Its default, 5 s, is shorter than an API process's start on a busy
+machine (spawning, importing, opening the ledger): replicas were killed while starting, over
+and over, and requests queued on the shared socket meanwhile."""
+
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="interface to bind")
@@ -47,6 +53,7 @@ def serve(host: str, port: int, workers: int | None, background: bool | None) ->
         "api.main:app_from_environment",
         factory=True,
         workers=workers,
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
         host=host,
         port=port,
         log_config=None,

@@ -4,6 +4,7 @@ as its own process; ``provledger worker``: all the background work, once for the
 from __future__ import annotations
 
 import contextlib
+from pathlib import Path
 
 import click
 
@@ -52,7 +53,13 @@ def expire(interval: float, once: bool) -> None:
 
 @click.command()
 @click.option("--interval", default=0.5, show_default=True, help="seconds between polls")
-def worker(interval: float) -> None:
+@click.option(
+    "--heartbeat",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="touch this file after every round while holding the lease (a health check reads its age)",
+)
+def worker(interval: float, heartbeat: Path | None) -> None:
     """Run the ledger's background work once for the ledger, until interrupted.
 
     The projections, the expiry process, entailment sampling (when configured) and witness
@@ -61,10 +68,14 @@ def worker(interval: float) -> None:
     import signal
     import threading
 
+    from api.tracing import start_tracing
     from processes.lease import WorkerLease
 
     stop = threading.Event()
-    with open_services() as services:
+    tracing = start_tracing()  # projection batches and appends, when OTEL_* asks for it
+    with contextlib.ExitStack() as cleanup, open_services() as services:
+        if tracing is not None:
+            cleanup.callback(tracing.close)
         read_side = services.read_side
 
         def interrupt(*_: object) -> None:
@@ -99,6 +110,8 @@ def worker(interval: float) -> None:
                     )
 
             read_side.followers.append(check_lease)
+            if heartbeat is not None:
+                read_side.followers.append(heartbeat.touch)
             read_side.run_forever(interval)
         finally:
             lease.release()

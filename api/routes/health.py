@@ -39,7 +39,8 @@ async def readyz(services: ServicesDep) -> Readiness | JSONResponse:
     witness = submitter.status.as_json() if submitter is not None else None
     failing = report.failing
     if not failing:
-        return Readiness(status="ready", position=report.position, witness=witness)
+        checks = {name: check.as_json() for name, check in report.checks.items()}
+        return Readiness(status="ready", position=report.position, witness=witness, checks=checks)
     log.warning("not_ready", failing=failing)
     # A refused log keeps its own problem type (docs/audit.md); anything else is not-ready.
     slug = "witness-refused" if failing == ["witness"] else "not-ready"

@@ -31,6 +31,7 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import resolve_topic
 
+from ledger import tracing
 from ledger.crypto.signing import SigningKey
 from ledger.eventlog.clock import format_time, parse_time
 from ledger.eventlog.envelope import SealedEvent, open_state, seal
@@ -172,13 +173,15 @@ class SignedEventStore(EventStore[UUID]):
         """Seal and store ``domain_events`` atomically (all of them or none)."""
         started = time.perf_counter()
         write = _Write(list(domain_events), kwargs)
-        with self._queue_lock:
-            self._queue.append(write)
-        with self._lock:
-            if not write.done:  # no earlier writer took it along: write the queue
-                with self._queue_lock:
-                    group, self._queue = self._queue, []
-                self._write(group)
+        with tracing.span("event_store.append", {"events": len(write.events)}) as span:
+            with self._queue_lock:
+                self._queue.append(write)
+            with self._lock:
+                if not write.done:  # no earlier writer took it along: write the queue
+                    with self._queue_lock:
+                        group, self._queue = self._queue, []
+                    span.set("group_writes", len(group))
+                    self._write(group)
         if self.on_append is not None:
             self.on_append(time.perf_counter() - started)
         if write.error is not None:

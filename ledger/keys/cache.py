@@ -85,10 +85,16 @@ class KeyCache:
         """Told ``True`` on each hit and ``False`` on each miss (the composition root points
         it at the metrics)."""
 
-    def current(self, key_id: UUID) -> CachedKey | Literal[False] | None:
-        """The remembered key when its rows' fingerprint still matches; ``False`` when the key
-        has no rows at all (an unknown name); ``None`` when it must be rebuilt."""
-        rows = self._read_rows(key_id)
+    def rows(self, key_id: UUID) -> Sequence[StoredEvent]:
+        """The key's stored rows: the one indexed read per request."""
+        return self._read_rows(key_id)
+
+    def compare(
+        self, key_id: UUID, rows: Sequence[StoredEvent]
+    ) -> CachedKey | Literal[False] | None:
+        """The remembered key when the fingerprint of ``rows`` (the key's rows as read now by
+        :meth:`rows`, or by the API without leaving its event loop) still matches; ``False``
+        when there are no rows at all (an unknown name); ``None`` when it must be rebuilt."""
         if not rows:
             return False
         now = fingerprint(rows)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.persistence import StoredEvent
 
 from ledger.errors import InvalidInput, NotFound
 from ledger.eventlog.port import EventLog
@@ -57,19 +59,20 @@ class ApiKeyDesk:
 
     def authenticate(self, secret: str) -> Principal | None:
         """Return the principal a secret stands for, or None if unknown or revoked."""
+        key_id = self.key_id_of(secret)
+        if key_id is not None and self.cache is not None:
+            decided, principal = self.authenticate_cached(secret, self.cache.rows(key_id))
+            if decided:
+                return principal
+        return self.rebuild(secret)
+
+    def rebuild(self, secret: str) -> Principal | None:
+        """Authenticate from the key's verified events (and remember them in the cache)."""
         name = name_in_secret(secret)
         if name is None:
             return None
         key_id = key_aggregate_id(name)
         cache = self.cache
-        if cache is not None:
-            known = cache.current(key_id)
-            if known is False:
-                return None
-            if known is not None:
-                if not known.admits(hash_secret(secret)):
-                    return None
-                return Principal(name=known.name, scopes=known.scopes)
         try:
             key: ApiKey = self.log.repository.get(key_id)
         except AggregateNotFoundError:
@@ -81,6 +84,31 @@ class ApiKeyDesk:
         if key.revoked or not key.matches(secret):
             return None
         return Principal(name=key.name, scopes=frozenset(key.scopes))
+
+    def key_id_of(self, secret: str) -> UUID | None:
+        """The aggregate id of the key a secret names (None: not a provledger key)."""
+        name = name_in_secret(secret)
+        return None if name is None else key_aggregate_id(name)
+
+    def authenticate_cached(
+        self, secret: str, rows: Sequence[StoredEvent]
+    ) -> tuple[bool, Principal | None]:
+        """Decide from the key cache and the key's stored ``rows`` alone, when they suffice:
+        ``(True, principal or None)``; ``(False, None)`` when the key must be rebuilt from
+        its events (:meth:`rebuild` does it)."""
+        key_id = self.key_id_of(secret)
+        if key_id is None:
+            return True, None
+        if self.cache is None:
+            return False, None
+        known = self.cache.compare(key_id, rows)
+        if known is False:
+            return True, None
+        if known is None:
+            return False, None
+        if not known.admits(hash_secret(secret)):
+            return True, None
+        return True, Principal(name=known.name, scopes=known.scopes)
 
     def list(self) -> list[dict[str, Any]]:
         """Every key name with its scopes and status (never a hash or secret)."""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from eventsourcing.application import AggregateNotFoundError
 
+from ledger import tracing
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import find_repair
 from ledger.crypto.canonical import canonical_json
@@ -347,7 +348,9 @@ class ReceiptDesk:
         judged: list[dict[str, Any]] = []
         pool: dict[str, SpanFacts] | None = None
         for claim in request.claims:
-            verdict = judge(claim, facts, self.config)
+            with tracing.span("gate.judge", {"claim.ordinal": ordinal}) as span:
+                verdict = judge(claim, facts, self.config)
+                span.set("gate.status", verdict.status.value)
             record = ClaimRecord.judged(receipt, ordinal, claim, verdict)
             if request.repair and verdict.status != Status.VERIFIED and claim.bindings:
                 pool = pool if pool is not None else self.pool_facts(receipt)

@@ -104,3 +104,20 @@ def test_an_unknown_key_name_is_refused_without_rebuilding_anything(
     _assert_unauthenticated(client.get(PATH, headers=_bearer(new_secret("nobody"))))
 
     assert cache.misses == misses
+
+
+def test_on_postgresql_a_cached_key_is_checked_on_the_event_loop_not_through_the_recorder(
+    client: TestClient, runtime: LedgerRuntime, backend: str
+) -> None:
+    secret = runtime.api_keys.issue("reader", ["read"], "test:suite")
+    assert client.get(PATH, headers=_bearer(secret)).status_code == 404  # rebuilt once
+    cache = _cache(runtime)
+    read_in_thread = cache._read_rows
+    calls: list[object] = []
+    cache._read_rows = lambda key_id: calls.append(key_id) or read_in_thread(key_id)  # type: ignore[method-assign]
+    hits = cache.hits
+
+    assert client.get(PATH, headers=_bearer(secret)).status_code == 404
+
+    assert cache.hits - hits == 1
+    assert len(calls) == (0 if backend == "postgres" else 1)

@@ -118,6 +118,7 @@ def test_a_commit_moves_the_commit_outcome_and_gate_reason_counters(
         before, "provledger_event_store_append_seconds_count"
     )
     assert _value(after, "provledger_projection_lag_events", projection="receipts") >= 0
+    assert _value(after, "provledger_projection_lag_seconds", projection="receipts") >= 0
     assert _value(after, "provledger_log_position") > 0
 
 

@@ -82,8 +82,26 @@ def test_a_projection_behind_its_lag_bound_makes_readyz_503_naming_it(
     assert ready.status_code == 503
     body = ready.json()
     assert "projection:registry" in body["failing"]
-    assert body["checks"]["projection:registry"]["lag"] == 3
-    assert "behind the log by 3 events (bound 1)" in body["checks"]["projection:registry"]["detail"]
+    registry = body["checks"]["projection:registry"]
+    assert registry["lag"] == 3
+    assert registry["lag_seconds"] > 0
+    assert "behind the log by 3 events, the oldest recorded" in registry["detail"]
+    assert registry["detail"].endswith("(bound 1 events)")
+
+
+def test_readyz_reports_each_projections_lag_in_events_and_seconds_zero_when_caught_up(
+    settings: Settings, runtime: LedgerRuntime
+) -> None:
+    configured = settings.model_copy(update={"background": False})
+    with TestClient(create_app(configured, runtime)) as client:
+        runtime.api_keys.issue("client", ["read"], "test:suite")
+        client.app.state.services.read_side.catch_up()  # type: ignore[attr-defined]
+        ready = client.get("/readyz")
+
+    assert ready.status_code == 200
+    checks = ready.json()["checks"]
+    for name in ("registry", "receipts", "transparency"):
+        assert checks[f"projection:{name}"] == {"ok": True, "lag": 0, "lag_seconds": 0.0}
 
 
 def test_readyz_is_503_naming_the_database_when_the_event_store_does_not_answer(

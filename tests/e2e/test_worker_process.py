@@ -96,6 +96,24 @@ def test_a_second_worker_waits_for_the_lease_and_takes_over_when_the_first_exits
     assert second.wait(HANG_GUARD) == 0
 
 
+def test_a_worker_holding_the_lease_touches_its_heartbeat_file_round_after_round(
+    settings: Settings, runtime: LedgerRuntime, spawn: list[subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    beat = tmp_path / "worker.alive"
+    worker = _start(spawn, settings, "worker", "--interval", "0.05", "--heartbeat", str(beat))
+    _line(worker, "worker lease held")
+    deadline = time.monotonic() + HANG_GUARD
+    while not beat.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    first = beat.stat().st_mtime_ns
+    while beat.stat().st_mtime_ns == first and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+    assert beat.stat().st_mtime_ns > first
+    worker.send_signal(signal.SIGTERM)
+    assert worker.wait(HANG_GUARD) == 0
+
+
 # PostgreSQL only: a file lock (SQLite) cannot be lost while its process lives.
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)
 def test_a_worker_whose_lease_connection_is_lost_stops_instead_of_running_on(

@@ -19,6 +19,7 @@ DISTRIBUTION_OF = {
     "yaml": "pyyaml",
     "markdown_it": "markdown-it-py",
     "prometheus_client": "prometheus-client",
+    "opentelemetry": "opentelemetry-api",
 }
 # Modules that come with a declared distribution rather than as their own.
 PROVIDED_BY = {"starlette": "fastapi", "psycopg_pool": "eventsourcing", "uvicorn": "uvicorn"}

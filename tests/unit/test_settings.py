@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from api.settings import Settings
-from ledger.errors import InvalidInput
+from ledger.errors import ConfigurationError, InvalidInput
 from ledger.eventlog.database import parse_database_url
 
 
@@ -42,3 +42,41 @@ def test_rejects_unusable_database_urls(url: str, rule: str) -> None:
     with pytest.raises(InvalidInput) as caught:
         parse_database_url(url)
     assert (caught.value.field, caught.value.rule) == ("database_url", rule)
+
+
+def test_the_database_password_comes_from_its_file_and_replaces_the_urls(tmp_path: Path) -> None:
+    secret = tmp_path / "db_password"
+    secret.write_text("s3cret:/@?\n")
+    settings = Settings(
+        database_url="postgresql://provledger:inline@db:5432/ledger?schema=ledger",
+        database_password_file=secret,
+    )
+
+    database = settings.database()
+
+    assert (database.user, database.password, database.host) == ("provledger", "s3cret:/@?", "db")
+    assert "s3cret" not in database.describe()
+
+
+def test_a_missing_or_empty_secret_file_is_refused_naming_its_variable(tmp_path: Path) -> None:
+    url = "postgresql://provledger@db:5432/ledger"
+    missing = Settings(database_url=url, database_password_file=tmp_path / "absent")
+    (tmp_path / "empty").write_text("\n")
+    empty = Settings(database_url=url, database_password_file=tmp_path / "empty")
+
+    with pytest.raises(ConfigurationError, match="PROVLEDGER_DATABASE_PASSWORD_FILE: cannot read"):
+        missing.database()
+    with pytest.raises(ConfigurationError, match=r"PROVLEDGER_DATABASE_PASSWORD_FILE: .* is empty"):
+        empty.database()
+
+
+def test_the_entailment_api_key_comes_from_its_file_when_one_is_given(tmp_path: Path) -> None:
+    (tmp_path / "key").write_text("sk-from-file\n")
+
+    assert Settings(entailment_api_key="inline").entailment_key() == "inline"
+    assert (
+        Settings(
+            entailment_api_key="inline", entailment_api_key_file=tmp_path / "key"
+        ).entailment_key()
+        == "sk-from-file"
+    )
