@@ -14,6 +14,7 @@ from api.errors import install_error_handlers
 from api.metrics import MetricsServer, observe_store, registry_for, serve_metrics
 from api.observability import RequestContextMiddleware, configure_logging
 from api.routes import (
+    access,
     attribution,
     audit,
     claims,
@@ -88,6 +89,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.include_router(envelopes.router)
     app.include_router(expiry.router)
     app.include_router(review.router)
+    app.include_router(access.router)
     app.include_router(attribution.router)
     app.include_router(audit.router)
     app.include_router(provenance.router)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from api.cli._support import actor, cli_settings, open_services
+from ledger.access.attributes import Pins
 from ledger.errors import LedgerError
 from ledger.keys.signing_keys import KeyStore
 
@@ -21,10 +22,28 @@ def keys() -> None:
     required=True,
     help="comma-separated: read, ingest, claims:write, audit:read, admin",
 )
-def keys_create(name: str, scopes: str) -> None:
+@click.option(
+    "--pin",
+    "pins",
+    multiple=True,
+    metavar="DIMENSION=V1,V2",
+    help="pin what the key's requests may claim as their principal: roles, units, groups, "
+    "purposes or destinations (repeatable; an empty list pins nothing claimable)",
+)
+def keys_create(name: str, scopes: str, pins: tuple[str, ...]) -> None:
     """Issue a key. The secret is printed once, as the last line; only its hash is stored."""
-    with open_services() as services:
-        secret = services.api_keys.issue(name, scopes.split(","), actor())
+    pinned: dict[str, list[str]] = {}
+    for pin in pins:
+        dimension, sep, values = pin.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{pin!r} is not DIMENSION=V1,V2", param_hint="--pin")
+        pinned.setdefault(dimension.strip(), []).extend(v for v in values.split(",") if v)
+    try:
+        parsed = Pins.parse(pinned) if pins else None
+        with open_services() as services:
+            secret = services.api_keys.issue(name, scopes.split(","), actor(), parsed)
+    except LedgerError as exc:
+        raise click.ClickException(str(exc)) from exc
     click.echo(f"issued API key {name!r}; store the secret now, it is not shown again:")
     click.echo(secret)
 
@@ -45,7 +64,10 @@ def keys_list() -> None:
     with open_services() as services:
         for key in services.api_keys.list():
             scopes = ",".join(key["scopes"])
-            click.echo(f"{key['name']}\t{key['status']}\t{scopes}\t{key['issued_at']:%Y-%m-%d}")
+            line = f"{key['name']}\t{key['status']}\t{scopes}\t{key['issued_at']:%Y-%m-%d}"
+            if key["pins"] is not None:
+                line += "\t" + " ".join(f"{d}={','.join(v)}" for d, v in key["pins"].items())
+            click.echo(line)
 
 
 @click.group("signing-keys")

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import AsOfDep, ReceiptDeskDep, RuntimeDep, require
 from api.errors import PROBLEM_JSON
+from api.routes.access import PrincipalIn
 from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 from ledger.errors import InvalidInput
 from ledger.eventlog.clock import parse_time
@@ -65,6 +66,16 @@ class ReceiptIn(BaseModel):
     as_of: datetime | None = Field(default=None, description="decision time; default now")
     expires_at: datetime | None = None
     budget: dict[str, Any] | None = None
+    principal: PrincipalIn | None = Field(
+        default=None,
+        description="on whose behalf; bounded by the API key's pins; its purpose is the "
+        "receipt's (docs/access.md)",
+    )
+    candidates: list[str] = Field(
+        default_factory=list,
+        max_length=1000,
+        description="spans a search surfaced; denied ones are recorded as safe exclusions",
+    )
 
 
 class BindingIn(BaseModel):
@@ -126,8 +137,10 @@ def open_receipt(body: ReceiptIn, desk: ReceiptDeskDep, principal: Writer) -> JS
         as_of=body.as_of,
         expires_at=body.expires_at,
         budget=body.budget,
+        principal=None if body.principal is None else body.principal.to_principal(),
+        candidates=list(body.candidates),
     )
-    receipt, created = desk.open(request, principal.actor)
+    receipt, created = desk.open(request, principal.actor, principal.pins)
     return JSONResponse(receipt_document(receipt), status_code=201 if created else 200)
 
 

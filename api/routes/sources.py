@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.body_guard import source_body
 from api.deps import MAX_INT, MAX_INT32, AsOfDep, ReadSideDep, SourcesDep, require
+from api.routes.access import AccessIn
 from ledger.keys.api_keys import Principal, Scope
 from ledger.registry.commands import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
@@ -54,6 +55,11 @@ class SourceIn(TextIn):
     authority: str = Field(description="source_of_record, derived, advisory or fallback")
     uri: str | None = None
     metadata: dict[str, Any] | None = None
+    access: AccessIn | None = Field(
+        default=None,
+        description="who the source is for; changed later only by POST "
+        "/v1/sources/{source_id}/access (docs/access.md)",
+    )
 
 
 class VersionIn(TextIn):
@@ -107,8 +113,9 @@ def register_source(
         body.effective_from,
         body.cite_headings,
     )
+    access = None if body.access is None else body.access.to_access()
     receipt = sources.register(
-        body.source_id, draft, body.authority, principal.actor, body.uri, body.metadata
+        body.source_id, draft, body.authority, principal.actor, body.uri, body.metadata, access
     )
     read_side.registry.catch_up()  # read-your-writes: the registry includes this version
     return _receipt(receipt, include_spans, response)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from eventsourcing.application import AggregateNotFoundError
 
+from ledger.access.attributes import Pins, Principal
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import find_repair
 from ledger.crypto.canonical import canonical_json
@@ -27,7 +28,9 @@ from ledger.gate import (
     judge,
 )
 from ledger.receipts.claims import ClaimRecord, pool_entry
+from ledger.receipts.entitlement import GateRecord, bounded_principal
 from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.receipt import Receipt, receipt_aggregate_id, receipt_id_for
 from ledger.receipts.receipt import opening_content as _opening
 from ledger.receipts.render_check import check_render
@@ -86,16 +89,22 @@ class ReceiptDesk:
         self.config = config
         self.ranker = Bm25Ranker()
         self.snapshots: Snapshots[Receipt] = Snapshots(ledger, RECEIPT_SNAPSHOTS)
+        self.policies = PolicyDesk(ledger)
 
     # Opening --------------------------------------------------------------------------------
 
-    def open(self, request: ReceiptRequest, actor: str) -> tuple[Receipt, bool]:
-        """Seal the evidence pool and open the receipt; returns (receipt, created).
+    def open(
+        self, request: ReceiptRequest, actor: str, pins: Pins | None = None
+    ) -> tuple[Receipt, bool]:
+        """Gate the principal's entitlement, seal the evidence pool and open the receipt;
+        returns (receipt, created).
 
-        Every evidence span must exist and be citable at ``as_of``; otherwise the error names
-        each bad id. Opening the same content twice returns the first receipt.
+        Every evidence span must exist, be citable at ``as_of`` and be visible to the
+        principal (bounded by ``pins``, the caller's API key's); otherwise the error names each
+        bad id. Opening the same content twice returns the first receipt.
         """
         errors = check_receipt_request(request)
+        principal = bounded_principal(request.principal or Principal(purpose=request.purpose), pins)
         as_of = _time("as_of", request.as_of, datetime.now(UTC))
         assert as_of is not None
         expires_at = _time("expires_at", request.expires_at, None)
@@ -107,9 +116,12 @@ class ReceiptDesk:
                     "message": "expires_at must be after as_of",
                 }
             )
-        pool = self._seal(request.evidence, as_of, errors)
+        gate = GateRecord(self.policies.governing(request.policy_version), principal)
+        pool = self._seal(request.evidence, as_of, errors, gate)
+        self._gate_candidates(request.candidates, as_of, errors, gate)
         if errors:
             raise InvalidInput.many(errors)
+        gate.refuse_if_denied()
         if self.expiry.is_retired(request.policy_version):
             raise Conflict(
                 f"policy {request.policy_version!r} is retired; no receipt opens under it"
@@ -124,11 +136,22 @@ class ReceiptDesk:
             "tools": request.tools,
             "budget": request.budget,
         }
-        receipt_id = receipt_id_for(_opening(context, pool, request.excluded, as_of, expires_at))
+        if request.principal is not None:
+            context["principal"] = principal.to_json()
+        excluded = [*request.excluded, *gate.exclusions()]
+        receipt_id = receipt_id_for(_opening(context, pool, excluded, as_of, expires_at))
         existing = self.find(receipt_id)
         if existing is not None:
             return existing, False
-        receipt = Receipt.open(context, pool, request.excluded, as_of, expires_at, actor)
+        receipt = Receipt.open(context, pool, excluded, as_of, expires_at, actor)
+        if gate.decisions:
+            receipt.record_access(
+                gate.governing.policy_version,
+                gate.governing.rules_from,
+                principal.to_json(),
+                gate.decisions,
+                actor,
+            )
         try:
             self.ledger.commit(receipt)
         except Conflict:
@@ -139,7 +162,11 @@ class ReceiptDesk:
         return receipt, True
 
     def _seal(
-        self, span_ids: list[str], as_of: str, errors: list[dict[str, str]]
+        self,
+        span_ids: list[str],
+        as_of: str,
+        errors: list[dict[str, str]],
+        gate: GateRecord | None = None,
     ) -> list[dict[str, Any]]:
         resolved = self.resolver.resolve(span_ids)
         pool: list[dict[str, Any]] = []
@@ -150,6 +177,8 @@ class ReceiptDesk:
                 problem = ("exists", f"span {span_id} does not exist")
             else:
                 span = pick_version(candidates, as_of)
+                if gate is not None and not gate.admit(f"evidence[{index}]", span, True):
+                    continue  # refused below, naming only the field and the safe code
                 if span.withdrawn_at is not None:
                     problem = ("citable", f"span {span_id}: source {span.source_id} is withdrawn")
                 elif not span.in_force_at(as_of):
@@ -166,6 +195,24 @@ class ReceiptDesk:
                     {"field": f"evidence[{index}]", "rule": problem[0], "message": problem[1]}
                 )
         return pool
+
+    def _gate_candidates(
+        self, span_ids: list[str], as_of: str, errors: list[dict[str, str]], gate: GateRecord
+    ) -> None:
+        """Decide every candidate span (denied ones become safe exclusions)."""
+        resolved = self.resolver.resolve(span_ids) if span_ids else {}
+        for index, span_id in enumerate(span_ids):
+            found = resolved.get(span_id)
+            if not found:
+                errors.append(
+                    {
+                        "field": f"candidates[{index}]",
+                        "rule": "exists",
+                        "message": f"span {span_id} does not exist",
+                    }
+                )
+                continue
+            gate.admit(f"candidates[{index}]", pick_version(found, as_of), False)
 
     # Reading --------------------------------------------------------------------------------
 

@@ -16,6 +16,9 @@ from ledger.eventlog.clock import format_time
 from ledger.receipts.receipt import Receipt, opening_content, receipt_id_for
 
 FORMAT = "provledger.receipt/v1"
+OPTIONAL_CONTEXT = ("principal", "route_decision", "packet")
+"""Context fields a receipt carries only when its opening gave them (a receipt opened without
+them keeps the document, and the id derivation, it always had)."""
 
 
 def receipt_status(receipt: Receipt, now: datetime | None = None) -> dict[str, Any]:
@@ -58,6 +61,7 @@ def receipt_document(receipt: Receipt, now: datetime | None = None) -> dict[str,
         "model": context["model"],
         "tools": context["tools"],
         "budget": context["budget"],
+        **{key: context[key] for key in OPTIONAL_CONTEXT if key in context},
         "as_of": receipt.as_of,
         "expires_at": receipt.expires_at,
         "opened_at": format_time(receipt.created_on),
@@ -102,6 +106,7 @@ def check_receipt_payload(payload: bytes) -> tuple[dict[str, Any] | None, list[s
                 "budget",
             )
         }
+        context.update({key: document[key] for key in OPTIONAL_CONTEXT if key in document})
         derived = receipt_id_for(
             opening_content(
                 context,

@@ -69,6 +69,27 @@ class Receipt(LedgerAggregate):
         as_of: str
         expires_at: str | None
 
+    class AccessDecided(LedgerAggregate.Event):
+        """The protected record of the entitlement gate at opening, written in the same save
+        as ``Opened``: the principal, the governing policy and, for each evidence and
+        candidate span, the source, the decision and the rule that made it. The receipt
+        document shows only safe exclusion codes; ``audit:read`` reads this record."""
+
+        TOPIC = "provledger.receipt.access_decided"
+        policy_version: str
+        rules_from: str
+        principal: dict[str, Any]
+        decisions: list[dict[str, Any]]
+
+        def apply(self, aggregate: Receipt) -> None:
+            aggregate.access_record = {
+                "policy_version": self.policy_version,
+                "rules_from": self.rules_from,
+                "principal": self.principal,
+                "decisions": self.decisions,
+                "at": format_time(self.timestamp),
+            }
+
     class ClaimsCommitted(LedgerAggregate.Event):
         """Claims passed the gate (verified or unverified) and were committed together."""
 
@@ -199,6 +220,7 @@ class Receipt(LedgerAggregate):
         self.rejected: list[dict[str, Any]] = []
         self.idempotency: dict[str, dict[str, Any]] = {}
         self.expiries: list[dict[str, Any]] = []
+        self.access_record: dict[str, Any] | None = None
 
     @classmethod
     def open(
@@ -221,6 +243,24 @@ class Receipt(LedgerAggregate):
             excluded=excluded,
             as_of=as_of,
             expires_at=expires_at,
+            actor=actor,
+        )
+
+    def record_access(
+        self,
+        policy_version: str,
+        rules_from: str,
+        principal: dict[str, Any],
+        decisions: list[dict[str, Any]],
+        actor: str,
+    ) -> None:
+        """Record the entitlement gate's decisions (once, at opening)."""
+        self.trigger_event(
+            self.AccessDecided,
+            policy_version=policy_version,
+            rules_from=rules_from,
+            principal=principal,
+            decisions=decisions,
             actor=actor,
         )
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from ledger.access.attributes import Principal
 from ledger.crypto.canonical import canonical_json
 from ledger.errors import InvalidInput
 from ledger.gate import ClaimDraft
@@ -55,6 +56,11 @@ class ReceiptRequest:
     as_of: datetime | None = None
     expires_at: datetime | None = None
     budget: dict[str, Any] | None = None
+    principal: Principal | None = None
+    """On whose behalf (checked against the key's pins); None: only the receipt's purpose."""
+    candidates: list[str] = field(default_factory=list)
+    """Spans a search surfaced for this request; the entitlement gate records the denied
+    ones as safe exclusions."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +119,18 @@ def check_receipt_request(request: ReceiptRequest) -> list[dict[str, str]]:
     if len(set(request.evidence)) != len(request.evidence):
         errors.append(
             {"field": "evidence", "rule": "unique", "message": "evidence lists a span twice"}
+        )
+    if len(request.candidates) > MAX_POOL:
+        errors.append(
+            {"field": "candidates", "rule": "max-items", "message": f"at most {MAX_POOL} spans"}
+        )
+    if request.principal is not None and request.principal.purpose != request.purpose:
+        errors.append(
+            {
+                "field": "principal.purpose",
+                "rule": "matches-purpose",
+                "message": "principal.purpose must be the receipt's purpose",
+            }
         )
     for index, item in enumerate(request.excluded):
         if not _REASON_CODE.match(item.get("reason_code", "")):

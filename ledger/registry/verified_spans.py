@@ -140,6 +140,7 @@ class VerifiedSpans:
             heading_path=span.heading_path,
             start=span.start,
             end=span.end,
+            access=source.access,
         )
 
     def check_served(
