@@ -27,6 +27,7 @@ from api.routes import (
     provenance,
     receipts,
     review,
+    routing,
     sources,
 )
 from api.services import build_services
@@ -90,6 +91,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.include_router(expiry.router)
     app.include_router(review.router)
     app.include_router(access.router)
+    app.include_router(routing.router)
     app.include_router(attribution.router)
     app.include_router(audit.router)
     app.include_router(provenance.router)

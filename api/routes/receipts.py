@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.deps import AsOfDep, ReceiptDeskDep, RuntimeDep, require
 from api.errors import PROBLEM_JSON
 from api.routes.access import PrincipalIn
+from api.routes.routing import RouteIn
 from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 from ledger.errors import InvalidInput
 from ledger.eventlog.clock import parse_time
@@ -57,7 +58,14 @@ class ReceiptIn(BaseModel):
     purpose: str
     policy_version: str
     route: str = Field(
-        description="deterministic_state, hybrid_retrieval, long_context, abstain or redesign"
+        default="",
+        description="deprecated: a declared route (deterministic_state, hybrid_retrieval, "
+        "long_context, ask_abstain_escalate, redesign); send routing instead",
+    )
+    routing: RouteIn | None = Field(
+        default=None,
+        description="the router's input: the ledger decides the route and records the "
+        "decision with the receipt (docs/router.md)",
     )
     model: ModelIn
     tools: list[Annotated[str, Field(max_length=200)]] = Field(default_factory=list, max_length=100)
@@ -139,6 +147,7 @@ def open_receipt(body: ReceiptIn, desk: ReceiptDeskDep, principal: Writer) -> JS
         budget=body.budget,
         principal=None if body.principal is None else body.principal.to_principal(),
         candidates=list(body.candidates),
+        routing=None if body.routing is None else body.routing.to_request(),
     )
     receipt, created = desk.open(request, principal.actor, principal.pins)
     return JSONResponse(receipt_document(receipt), status_code=201 if created else 200)

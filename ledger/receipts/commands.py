@@ -28,7 +28,7 @@ from ledger.gate import (
     judge,
 )
 from ledger.receipts.claims import ClaimRecord, pool_entry
-from ledger.receipts.entitlement import GateRecord, bounded_principal
+from ledger.receipts.entitlement import GateRecord, bounded_principal, decide_route
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.receipt import Receipt, receipt_aggregate_id, receipt_id_for
@@ -126,18 +126,21 @@ class ReceiptDesk:
             raise Conflict(
                 f"policy {request.policy_version!r} is retired; no receipt opens under it"
             )
+        decision = None if request.routing is None else decide_route(request, gate)
         context = {
             "request": request.request,
             "actor": request.actor,
             "purpose": request.purpose,
             "policy_version": request.policy_version,
-            "route": request.route,
+            "route": request.route if decision is None else decision["outcome"],
             "model": request.model,
             "tools": request.tools,
             "budget": request.budget,
         }
         if request.principal is not None:
             context["principal"] = principal.to_json()
+        if decision is not None:
+            context["route_decision"] = decision
         excluded = [*request.excluded, *gate.exclusions()]
         receipt_id = receipt_id_for(_opening(context, pool, excluded, as_of, expires_at))
         existing = self.find(receipt_id)

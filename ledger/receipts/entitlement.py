@@ -20,9 +20,11 @@ from typing import Any
 
 from ledger.access.attributes import Pins, Principal
 from ledger.access.policy import decide
-from ledger.errors import EntitlementDenied, PrincipalNotPinned
+from ledger.errors import EntitlementDenied, InvalidInput, PrincipalNotPinned
 from ledger.receipts.policy_desk import GoverningPolicy
+from ledger.receipts.validation import ReceiptRequest
 from ledger.registry.evidence import ResolvedSpan
+from ledger.router import route
 
 EXCLUSION_REF = "entitlement"
 """The ``ref`` of an exclusion the gate records (the code says why; nothing says what)."""
@@ -95,3 +97,31 @@ class GateRecord:
         if allowed == len(self.decisions):
             return "allowed"
         return "denied" if allowed == 0 else "partial"
+
+
+_ENTITLEMENT_ORDER = {"allowed": 0, "partial": 1, "denied": 2}
+
+
+def decide_route(request: ReceiptRequest, gate: GateRecord) -> dict[str, Any]:
+    """The router's decision for a receipt's ``routing`` (signed with the opening).
+
+    The routing input may not claim a better entitlement than the gate found (a denied
+    candidate makes it at least ``partial``), and a declared ``route`` must be the outcome."""
+    assert request.routing is not None
+    found = gate.entitlement()
+    if _ENTITLEMENT_ORDER[request.routing.entitlement] < _ENTITLEMENT_ORDER[found]:
+        raise InvalidInput(
+            "routing.entitlement",
+            "matches-access-decision",
+            f"routing.entitlement is {request.routing.entitlement!r} but the entitlement gate "
+            f"found {found!r}",
+        )
+    decision = route(request.routing).to_json()
+    if request.route and request.route != decision["outcome"]:
+        raise InvalidInput(
+            "route",
+            "matches-router",
+            f"route {request.route!r} is not the router's outcome {decision['outcome']!r} "
+            f"(row {decision['row']}); omit route or send the outcome",
+        )
+    return decision

@@ -18,6 +18,7 @@ from ledger.crypto.canonical import canonical_json
 from ledger.eventlog.aggregate import LedgerAggregate, fork_state
 from ledger.eventlog.clock import format_time
 from ledger.eventlog.topics import aggregate_topic
+from ledger.router import declared_decision
 
 _NAMESPACE = uuid5(NAMESPACE_URL, "https://provledger.dev/ns/receipt")
 RECEIPT_PREFIX = "rcpt_"
@@ -263,6 +264,13 @@ class Receipt(LedgerAggregate):
             decisions=decisions,
             actor=actor,
         )
+
+    @property
+    def route_decision(self) -> dict[str, Any]:
+        """The router's signed decision, or, for a receipt whose route was declared (every
+        receipt opened before the router), that route read as a decision."""
+        recorded: dict[str, Any] | None = self.context.get("route_decision")
+        return recorded if recorded is not None else declared_decision(self.context["route"])
 
     def fork(self) -> Receipt:
         """A copy a command may change without touching this receipt: the lists and the dict

@@ -12,6 +12,7 @@ from ledger.access.attributes import Principal
 from ledger.crypto.canonical import canonical_json
 from ledger.errors import InvalidInput
 from ledger.gate import ClaimDraft
+from ledger.router import RouteRequest
 
 MAX_POOL = 1000
 MAX_CLAIMS = 100
@@ -24,11 +25,13 @@ _SPAN_ID = re.compile(r"^sp_[0-9a-f]{24}$")
 
 
 class Route(StrEnum):
-    """How the inference was answered."""
+    """A route declared by the client (without ``routing``): the router's five outcomes and
+    the older ``abstain``, read as ``ask_abstain_escalate``."""
 
     DETERMINISTIC_STATE = "deterministic_state"
     HYBRID_RETRIEVAL = "hybrid_retrieval"
     LONG_CONTEXT = "long_context"
+    ASK_ABSTAIN_ESCALATE = "ask_abstain_escalate"
     ABSTAIN = "abstain"
     REDESIGN = "redesign"
 
@@ -61,6 +64,9 @@ class ReceiptRequest:
     candidates: list[str] = field(default_factory=list)
     """Spans a search surfaced for this request; the entitlement gate records the denied
     ones as safe exclusions."""
+    routing: RouteRequest | None = None
+    """The router's input: the ledger decides the route and records the decision (signed);
+    ``route`` may then be empty or must equal the decision's outcome."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +100,12 @@ def check_receipt_request(request: ReceiptRequest) -> list[dict[str, str]]:
         if not value.strip():
             errors.append({"field": name, "rule": "non-empty", "message": f"{name} is empty"})
         _text(errors, name, value, 20_000 if name == "request" else 500)
-    if request.route not in {route.value for route in Route}:
+    if request.routing is not None:
+        try:
+            request.routing.check("routing.")
+        except InvalidInput as exc:
+            errors.extend(exc.errors)
+    elif request.route not in {route.value for route in Route}:
         errors.append(
             {
                 "field": "route",
