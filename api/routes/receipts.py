@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import AsOfDep, ReceiptDeskDep, RuntimeDep, require
 from api.errors import PROBLEM_JSON
-from api.routes.access import PrincipalIn
+from api.routes.access import PrincipalIn, problems
 from api.routes.routing import RouteIn
 from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 from ledger.errors import InvalidInput
@@ -25,6 +25,8 @@ from ledger.receipts.commands import (
     request_fingerprint,
 )
 from ledger.receipts.document import receipt_document, receipt_payload
+from ledger.receipts.packet import PACKET_FORMAT
+from ledger.receipts.packet_reads import served_packet
 
 router = APIRouter(tags=["receipts"])
 
@@ -236,3 +238,64 @@ def get_envelope(
     return seal_envelope(
         payload, RECEIPT_PAYLOAD_TYPE, runtime.hmac_key, runtime.ledger.signing_key
     )
+
+
+class ManifestEntryOut(BaseModel):
+    """One source version of the corpus manifest."""
+
+    source_id: str
+    version: int
+    version_hash: str
+    title: str
+    authority: str
+    effective_from: str
+
+
+class EvidenceOut(BaseModel):
+    """One span as the packet shows it: data, untrusted, with its id."""
+
+    span_id: str
+    source_id: str
+    version: int
+    type: Literal["data"]
+    trust: Literal["untrusted"]
+    text: str
+
+
+class ContextPacketOut(BaseModel):
+    """A receipt's context packet (docs/receipts.md#the-context-packet)."""
+
+    receipt_id: str
+    format: str
+    packet: str = Field(description="the packet text: send it as is")
+    prefix_length: int = Field(description="characters of the stable prefix (before <query>)")
+    prefix_sha256: str = Field(description="sha256 of the UTF-8 stable prefix")
+    recorded_prefix_sha256: str | None = Field(
+        description="what the receipt recorded when it was opened (null for older receipts)"
+    )
+    manifest: list[ManifestEntryOut]
+    evidence: list[EvidenceOut]
+    query: str
+
+
+@router.get(
+    "/v1/receipts/{receipt_id}/context",
+    response_model=ContextPacketOut,
+    responses=problems(401, 403, 404, 500),
+)
+def get_context_packet(receipt_id: str, desk: ReceiptDeskDep, principal: Reader) -> dict[str, Any]:
+    """The sealed pool as a context packet in a stable order (instructions and citation policy,
+    corpus manifest, evidence spans, then the query), rendered from verified events."""
+    receipt, packet = served_packet(desk, receipt_id, principal.pins)
+    recorded = receipt.context.get("packet")
+    return {
+        "receipt_id": receipt_id,
+        "format": PACKET_FORMAT,
+        "packet": packet.text,
+        "prefix_length": packet.prefix_length,
+        "prefix_sha256": packet.prefix_sha256,
+        "recorded_prefix_sha256": None if recorded is None else recorded["prefix_sha256"],
+        "manifest": packet.manifest,
+        "evidence": packet.evidence,
+        "query": receipt.context["request"],
+    }

@@ -130,6 +130,17 @@ class Principal:
             raise InvalidInput.many(errors)
         return cls(purpose=purpose, destination=destination, **lists)
 
+    @classmethod
+    def from_json(cls, stored: Mapping[str, Any]) -> Principal:
+        """Read the form :meth:`to_json` wrote."""
+        return cls(
+            roles=tuple(stored.get("roles", ())),
+            units=tuple(stored.get("units", ())),
+            groups=tuple(stored.get("groups", ())),
+            purpose=str(stored.get("purpose", "")),
+            destination=str(stored.get("destination", "")),
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The canonical JSON form recorded on a receipt."""
         return {

@@ -30,6 +30,7 @@ from ledger.gate import (
 from ledger.receipts.claims import ClaimRecord, pool_entry
 from ledger.receipts.entitlement import GateRecord, bounded_principal, decide_route
 from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.packet import render_packet
 from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.receipt import Receipt, receipt_aggregate_id, receipt_id_for
 from ledger.receipts.receipt import opening_content as _opening
@@ -117,7 +118,8 @@ class ReceiptDesk:
                 }
             )
         gate = GateRecord(self.policies.governing(request.policy_version), principal)
-        pool = self._seal(request.evidence, as_of, errors, gate)
+        sealed: list[ResolvedSpan] = []
+        pool = self._seal(request.evidence, as_of, errors, gate, sealed)
         self._gate_candidates(request.candidates, as_of, errors, gate)
         if errors:
             raise InvalidInput.many(errors)
@@ -141,13 +143,16 @@ class ReceiptDesk:
             context["principal"] = principal.to_json()
         if decision is not None:
             context["route_decision"] = decision
+        context["packet"] = render_packet(sealed, request.request).record()
         excluded = [*request.excluded, *gate.exclusions()]
         receipt_id = receipt_id_for(_opening(context, pool, excluded, as_of, expires_at))
         existing = self.find(receipt_id)
         if existing is not None:
             return existing, False
         receipt = Receipt.open(context, pool, excluded, as_of, expires_at, actor)
-        if gate.decisions:
+        if request.principal is not None or request.candidates or gate.restricted:
+            # A request naming no principal over open sources has nothing to protect or
+            # explain: its receipt's events are what they were before the gate.
             receipt.record_access(
                 gate.governing.policy_version,
                 gate.governing.rules_from,
@@ -170,6 +175,7 @@ class ReceiptDesk:
         as_of: str,
         errors: list[dict[str, str]],
         gate: GateRecord | None = None,
+        sealed: list[ResolvedSpan] | None = None,
     ) -> list[dict[str, Any]]:
         resolved = self.resolver.resolve(span_ids)
         pool: list[dict[str, Any]] = []
@@ -193,6 +199,8 @@ class ReceiptDesk:
                     )
                 else:
                     pool.append(pool_entry(span))
+                    if sealed is not None:
+                        sealed.append(span)
             if problem is not None:
                 errors.append(
                     {"field": f"evidence[{index}]", "rule": problem[0], "message": problem[1]}

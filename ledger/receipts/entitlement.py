@@ -50,10 +50,13 @@ class GateRecord:
     decisions: list[dict[str, Any]] = field(default_factory=list)
     exclusion_codes: set[str] = field(default_factory=set)
     refusals: list[dict[str, str]] = field(default_factory=list)
+    restricted: bool = False
+    """Whether any span decided belongs to a source with access attributes."""
 
     def admit(self, ref: str, span: ResolvedSpan, evidence: bool) -> bool:
         """Decide one span; record the decision; True when the principal may see it."""
         decision = decide(self.governing.policy, self.principal, span.access)
+        self.restricted = self.restricted or not span.access.unrestricted
         self.decisions.append(
             {
                 "ref": ref,

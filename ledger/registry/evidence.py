@@ -35,6 +35,8 @@ class ResolvedSpan:
     heading_path: tuple[str, ...] = ()
     start: int = 0
     end: int = 0
+    authority: str = ""
+    """The source's authority (from verified events when served by ``VerifiedSpans``)."""
     access: SourceAccess = OPEN
     """The source's access attributes (from verified events when served by
     :class:`~ledger.registry.verified_spans.VerifiedSpans`)."""

@@ -140,6 +140,7 @@ class VerifiedSpans:
             heading_path=span.heading_path,
             start=span.start,
             end=span.end,
+            authority=source.authority,
             access=source.access,
         )
 
