@@ -299,3 +299,36 @@ def test_publishing_malformed_rules_names_each_bad_field(client: TestClient, aut
     )
     assert default.status_code == 422
     assert default.json()["errors"][0]["rule"] == "not-default"
+
+
+def test_retiring_a_published_policy_expires_its_receipts_and_opens_no_more(
+    client: TestClient, auth
+) -> None:  # type: ignore[no-untyped-def]
+    _, _, open_span = _setup(client, auth)
+    admin = auth("admin", name="admin")
+    rules = [{"id": "everyone", "effect": "allow"}]
+    client.post("/v1/policies", json={"policy_version": "access-3", "rules": rules}, headers=admin)
+    body = receipt_body([open_span], policy_version="access-3")
+    opened = client.post("/v1/receipts", json=body, headers=admin)
+    assert opened.status_code == 201, opened.text
+
+    retired = client.post(
+        "/v1/policies/access-3/retire", json={"reason": "superseded"}, headers=admin
+    )
+
+    assert retired.status_code == 201, retired.text
+    assert retired.json()["receipts_expired"] == 1
+    shown = client.get("/v1/policies/access-3", headers=admin).json()
+    assert (shown["status"], shown["published"], shown["retired_reason"]) == (
+        "retired",
+        True,
+        "superseded",
+    )
+    again = client.post(
+        "/v1/receipts",
+        json=receipt_body([open_span], policy_version="access-3", request="r2"),
+        headers=admin,
+    )
+    assert again.status_code == 409
+    twice = client.post("/v1/policies/access-3/retire", json={"reason": "x"}, headers=admin)
+    assert twice.status_code == 409
