@@ -13,10 +13,12 @@ from api.body_guard import source_body
 from api.deps import MAX_INT, MAX_INT32, AsOfDep, ReadSideDep, SourcesDep, require
 from api.routes.access import AccessIn
 from ledger.keys.api_keys import Principal, Scope
+from ledger.receipts.entitlement import check_pinned_read
 from ledger.registry.commands import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
 from projections import registry_queries as queries
 from projections.registry import span_row
+from projections.service import ReadSide
 
 router = APIRouter(tags=["sources"])
 
@@ -73,6 +75,15 @@ class WithdrawIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     reason: str
+
+
+async def pinned_read(read_side: ReadSide, caller: Principal, source_id: str, field: str) -> None:
+    """Refuse (403 ``entitlement-denied``, code only) a pinned key's read of a source none of
+    its principals may see, by the source's verified access attributes (docs/access.md)."""
+    if caller.pins is None:
+        return
+    access = await run_in_threadpool(read_side.span_resolver.source_access, source_id)
+    check_pinned_read(caller.pins, access, field)
 
 
 def span_out(span: Span) -> dict[str, Any]:
@@ -163,11 +174,13 @@ async def withdraw_source(
 
 @router.get("/v1/sources/{source_id}")
 async def get_source(
-    source_id: str, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
+    source_id: str, read_side: ReadSideDep, caller: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:
     """The source with its versions, statuses and effective intervals (as of)."""
     async with read_side.async_engine.connect() as conn:
-        return await queries.get_source(conn, source_id, as_of)
+        body = await queries.get_source(conn, source_id, as_of)
+    await pinned_read(read_side, caller, source_id, "source_id")
+    return body
 
 
 @router.get("/v1/sources/{source_id}/versions/{version}")
@@ -175,7 +188,7 @@ async def get_version(
     source_id: str,
     version: Annotated[int, Field(ge=1, le=MAX_INT32)],
     read_side: ReadSideDep,
-    _: Reader,
+    caller: Reader,
     as_of: AsOfDep,
     offset: Annotated[int, Query(ge=0, le=MAX_INT)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
@@ -191,12 +204,13 @@ async def get_version(
         body["version_hash"],
         body["frozen_text"],
     )
+    await pinned_read(read_side, caller, source_id, "source_id")
     return body
 
 
 @router.get("/v1/spans/{span_id}")
 async def get_span(
-    span_id: str, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
+    span_id: str, read_side: ReadSideDep, caller: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:
     """A span with its source, version, hash, breadcrumb, page and status (as of)."""
     async with read_side.async_engine.connect() as conn:
@@ -208,6 +222,7 @@ async def get_span(
         [body],
         body["version_hash"],
     )
+    await pinned_read(read_side, caller, body["source_id"], "span_id")
     return body
 
 
@@ -215,7 +230,7 @@ async def get_span(
 async def get_span_context(
     span_id: str,
     read_side: ReadSideDep,
-    _: Reader,
+    caller: Reader,
     window: Annotated[int, Query(ge=0, le=50)] = 2,
 ) -> dict[str, Any]:
     """The span and its neighbouring sentences."""
@@ -225,4 +240,5 @@ async def get_span_context(
     await run_in_threadpool(
         read_side.span_resolver.check_served, body["source_id"], body["version"], served
     )
+    await pinned_read(read_side, caller, body["source_id"], "span_id")
     return body

@@ -190,6 +190,22 @@ class Pins:
             if getattr(self, f.name) is not None
         }
 
+    def principals(self) -> list[Principal]:
+        """The principals a key with these pins may act for, one per pinned purpose and
+        destination, with every pinned role, unit and group (an unpinned dimension claims
+        nothing): what the key may read directly, without naming a principal."""
+        return [
+            Principal(
+                roles=self.roles or (),
+                units=self.units or (),
+                groups=self.groups or (),
+                purpose=purpose,
+                destination=destination,
+            )
+            for purpose in self.purposes or ("",)
+            for destination in self.destinations or ("",)
+        ]
+
     def excess(self, principal: Principal) -> list[dict[str, str]]:
         """Every value ``principal`` claims beyond these pins, named by field."""
         errors: list[dict[str, str]] = []

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledger.access.attributes import Pins, Principal
-from ledger.access.policy import decide
+from ledger.access.attributes import Pins, Principal, SourceAccess
+from ledger.access.policy import DEFAULT_ACCESS_POLICY, decide
 from ledger.errors import EntitlementDenied, InvalidInput, PrincipalNotPinned
 from ledger.receipts.policy_desk import GoverningPolicy
 from ledger.receipts.validation import ReceiptRequest
@@ -39,6 +39,21 @@ def bounded_principal(principal: Principal, pins: Pins | None) -> Principal:
                 "the principal claims attributes this API key does not pin", errors
             )
     return principal
+
+
+def check_pinned_read(pins: Pins | None, access: SourceAccess, field_name: str) -> None:
+    """Refuse a direct registry read by a pinned key unless some principal it may act for is
+    entitled under the default policy (an unpinned key is a trusted application)."""
+    if pins is None:
+        return
+    decisions = [decide(DEFAULT_ACCESS_POLICY, p, access) for p in pins.principals()]
+    if any(d.allowed for d in decisions):
+        return
+    code = decisions[0].code or "entitlement-denied"
+    raise EntitlementDenied(
+        "this API key's principals may not see this source",
+        [{"field": field_name, "rule": code, "message": "the key's principals may not see it"}],
+    )
 
 
 @dataclass

@@ -332,3 +332,27 @@ def test_retiring_a_published_policy_expires_its_receipts_and_opens_no_more(
     assert again.status_code == 409
     twice = client.post("/v1/policies/access-3/retire", json={"reason": "x"}, headers=admin)
     assert twice.status_code == 409
+
+
+def test_a_pinned_key_reads_in_the_registry_only_what_its_principals_may_see(
+    client: TestClient, auth, runtime: LedgerRuntime
+) -> None:  # type: ignore[no-untyped-def]
+    _, secret_span, open_span = _setup(client, auth)
+    support = _pinned(runtime, "support-app", groups=["support"], purposes=["fraud-review"])
+    for path in (
+        f"/v1/spans/{secret_span}",
+        f"/v1/spans/{secret_span}/context",
+        "/v1/sources/case-4471",
+        "/v1/sources/case-4471/versions/1",
+    ):
+        refused = client.get(path, headers=support)
+        assert refused.status_code == 403, path
+        assert refused.json()["errors"][0]["rule"] == "entitlement-group-mismatch"
+        assert _leaks(refused.json()) == [], path
+    assert client.get(f"/v1/spans/{open_span}", headers=support).status_code == 200
+    investigator = _pinned(
+        runtime, "case-app", groups=["investigations"], purposes=["analyst-qa", "fraud-review"]
+    )
+    assert client.get(f"/v1/spans/{secret_span}", headers=investigator).status_code == 200
+    trusted = auth("read", name="trusted-reader")  # a key without pins: a trusted application
+    assert client.get(f"/v1/spans/{secret_span}", headers=trusted).status_code == 200
