@@ -187,8 +187,8 @@ async def change_access(
 def publish_policy(body: PolicyIn, desk: PolicyDeskDep, principal: Admin) -> dict[str, Any]:
     """Publish an access policy version: its rules decide access for receipts (and
     retrievals) under that ``policy_version``. A version is published once."""
-    policy, _ = desk.publish(body.policy_version, body.rules, body.description, principal.actor)
-    return policy_json(policy)
+    desk.publish(body.policy_version, body.rules, body.description, principal.actor)
+    return policy_json(desk.get(body.policy_version))  # as recorded (ledger time)
 
 
 @router.get(
