@@ -51,9 +51,8 @@ def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """``responses=`` for the problem statuses a route can give."""
     return {
         status: {
-            "model": ProblemOut,
             "description": _PROBLEM_TEXT[status],
-            "content": {"application/problem+json": {}},
+            "content": {"application/problem+json": {"schema": ProblemOut.model_json_schema()}},
         }
         for status in statuses
     }
