@@ -21,6 +21,7 @@ from ledger.keys.api_keys import Principal, Scope
 from ledger.keys.desk import ApiKeyDesk
 from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.registry.commands import SourceRegistry
 from ledger.runtime import LedgerRuntime
@@ -92,6 +93,11 @@ async def get_expiry(services: ServicesDep) -> ExpiryProcess:
     return services.expiry
 
 
+async def get_policies(services: ServicesDep) -> PolicyDesk:
+    """Access policies: publish, read, the rules a version decides by."""
+    return services.policies
+
+
 async def get_witness(services: ServicesDep) -> WitnessSubmitter | None:
     """The witness submitter, when a witness is configured."""
     return services.witness
@@ -107,6 +113,7 @@ RepairDeskDep = Annotated[RepairDesk, Depends(get_repairs)]
 ExpiryDeskDep = Annotated[ExpiryDesk, Depends(get_expiry_desk)]
 ExpiryProcessDep = Annotated[ExpiryProcess, Depends(get_expiry)]
 WitnessDep = Annotated[WitnessSubmitter | None, Depends(get_witness)]
+PolicyDeskDep = Annotated[PolicyDesk, Depends(get_policies)]
 
 
 async def authenticate(request: Request, keys: ApiKeysDep) -> Principal:

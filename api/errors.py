@@ -24,6 +24,7 @@ from ledger.errors import (
     ConcurrentWrite,
     Conflict,
     ConflictingRequest,
+    EntitlementDenied,
     InvalidInput,
     KeyringError,
     LedgerError,
@@ -31,6 +32,7 @@ from ledger.errors import (
     NotFound,
     PayloadTooLarge,
     PermissionDenied,
+    PrincipalNotPinned,
 )
 from projections.log_anchor import ReadModelsAhead
 from projections.transparency import TransparencyLogTampered
@@ -72,6 +74,8 @@ _STATUS_OF: list[tuple[type[LedgerError], int, str]] = [
     (InvalidInput, 422, "invalid-input"),
     (CanonicalisationError, 422, "invalid-input"),
     (AuthenticationFailed, 401, "unauthenticated"),
+    (PrincipalNotPinned, 403, "principal-not-pinned"),
+    (EntitlementDenied, 403, "entitlement-denied"),
     (PermissionDenied, 403, "forbidden"),
     (NotFound, 404, "not-found"),
     (Conflict, 409, "conflict"),
@@ -139,6 +143,9 @@ def ledger_problem(exc: LedgerError) -> JSONResponse:
         title = {400: "Malformed body", 415: "Unsupported media type"}.get(
             status, "Invalid request"
         )
+        return problem(status, title, exc.message, slug, errors=exc.errors)
+    if isinstance(exc, PrincipalNotPinned | EntitlementDenied):
+        title = "Principal not pinned" if isinstance(exc, PrincipalNotPinned) else "Not entitled"
         return problem(status, title, exc.message, slug, errors=exc.errors)
     if isinstance(exc, CanonicalisationError):
         errors = [{"field": "body", "rule": "rfc8785", "message": str(exc)}]

@@ -17,6 +17,7 @@ from api.metrics import MetricsServer, observe_store, registry_for, serve_metric
 from api.observability import RequestContextMiddleware, configure_logging
 from api.openapi import install_openapi
 from api.routes import (
+    access,
     attribution,
     audit,
     claims,
@@ -29,6 +30,7 @@ from api.routes import (
     provenance,
     receipts,
     review,
+    routing,
     sources,
     span_lookups,
 )
@@ -45,6 +47,27 @@ Send an API key from `provledger keys create` as `Authorization: Bearer <secret>
 **Authorize** button); each operation names the scope it needs. Every error is RFC 9457
 `application/problem+json`. A Python client ships in the package: `from provledger import
 Client` (docs/client.md)."""
+
+
+ROUTES = (
+    health,
+    metrics,
+    keys,
+    events,
+    sources,
+    span_lookups,
+    receipts,
+    claims,
+    envelopes,
+    expiry,
+    review,
+    access,
+    routing,
+    attribution,
+    audit,
+    provenance,
+)
+"""Every resource's router, in the order the OpenAPI document lists them."""
 
 
 def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None = None) -> FastAPI:
@@ -99,20 +122,8 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.add_middleware(PositionHeader)  # innermost: a write's position once it has answered
     app.add_middleware(RequestBodyGuard)  # inside the request context: its refusals are logged
     app.add_middleware(RequestContextMiddleware)
-    app.include_router(health.router)
-    app.include_router(metrics.router)
-    app.include_router(keys.router)
-    app.include_router(events.router)
-    app.include_router(sources.router)
-    app.include_router(span_lookups.router)
-    app.include_router(receipts.router)
-    app.include_router(claims.router)
-    app.include_router(envelopes.router)
-    app.include_router(expiry.router)
-    app.include_router(review.router)
-    app.include_router(attribution.router)
-    app.include_router(audit.router)
-    app.include_router(provenance.router)
+    for module in ROUTES:
+        app.include_router(module.router)
     install_openapi(app)
     install_docs_ui(app)
     return app

@@ -24,6 +24,7 @@ from ledger.keys.desk import ApiKeyDesk
 from ledger.keys.signing_keys import KeyStore
 from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.registry.commands import SourceRegistry
 from ledger.registry.ingestion import Limits
@@ -98,6 +99,11 @@ class Services:
     def api_keys(self) -> ApiKeyDesk:
         """Issue, revoke, authenticate and list API keys."""
         return self.runtime.api_keys
+
+    @cached_property
+    def policies(self) -> PolicyDesk:
+        """Publishes access policies and finds the rules a policy version decides by."""
+        return PolicyDesk(self.ledger)
 
     @cached_property
     def read_side(self) -> ReadSide:

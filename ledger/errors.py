@@ -12,6 +12,8 @@ domain never needs to know about HTTP. Errors that carry a reason code take it a
     ├── Conflict                  contradicts what the ledger holds
     ├── AuthenticationFailed      no credential, or an unknown one
     ├── PermissionDenied          a known credential without the scope
+    │   ├── PrincipalNotPinned    a principal claims more than its API key pins
+    │   └── EntitlementDenied     the principal may not see evidence it asked for
     ├── KeyringError              signing keys not loadable, creatable or rotatable
     ├── ConfigurationError        inconsistent settings, found at start-up
     ├── LedgerIntegrityError      something read back to decide or sign failed verification
@@ -92,6 +94,24 @@ class AuthenticationFailed(LedgerError):
 
 class PermissionDenied(LedgerError):
     """A recognised credential that lacks the scope the operation needs."""
+
+
+class _Refusal(PermissionDenied):
+    """A refusal that names each refused field and rule (``errors``), never protected data."""
+
+    def __init__(self, message: str, errors: list[dict[str, str]]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.errors = errors
+
+
+class PrincipalNotPinned(_Refusal):
+    """The request's principal claims attributes its API key does not pin."""
+
+
+class EntitlementDenied(_Refusal):
+    """The principal may not see evidence the request names. ``errors`` carry only the
+    request's own field (``evidence[i]``) and a safe exclusion code, never the source."""
 
 
 class KeyringError(LedgerError):

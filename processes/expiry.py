@@ -7,7 +7,8 @@ It reacts to four kinds of event, in notification order:
 - a withdrawn source: receipts bound to any of its versions expire, ``source_withdrawn``;
 - committed claims bound to a version that is already superseded or withdrawn: that receipt
   expires at once, for the same reasons;
-- a retired policy: every receipt opened under it expires, ``policy_retired``.
+- a retired policy (never published, or published then withdrawn): every receipt opened
+  under it expires, ``policy_retired``.
 
 Each expiry's cause is the notification id of the event that caused it (``n<id>``), and a
 receipt records a cause at most once, so delivery is at-least-once (the position is saved
@@ -112,6 +113,7 @@ class ExpiryProcess:
         Source.Withdrawn.TOPIC,
         Receipt.ClaimsCommitted.TOPIC,
         Policy.Retired.TOPIC,
+        Policy.Withdrawn.TOPIC,
     )
 
     def __init__(self, read_side: ReadSide, desk: ExpiryDesk) -> None:
@@ -206,7 +208,7 @@ class ExpiryProcess:
             return [(rid, "source_withdrawn", detail) for rid in self._bound(conn, source_id)]
         if isinstance(event, Receipt.ClaimsCommitted):
             return self._stale_bindings(event, notification, known)
-        if isinstance(event, Policy.Retired):
+        if isinstance(event, Policy.Retired | Policy.Withdrawn):
             rows = conn.execute(
                 select(receipts.c.receipt_id).where(
                     receipts.c.policy_version == event.policy_version

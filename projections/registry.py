@@ -17,11 +17,12 @@ from ledger.registry.source import Source
 from ledger.registry.span_codec import decode_spans
 from ledger.text.spans import Span
 from projections.runner import Projection
-from projections.schema import REGISTRY_TABLES, sources, spans, versions
+from projections.schema import REGISTRY_TABLES, source_access, sources, spans, versions
 
 _INSERT_SOURCE = insert(sources)
 _INSERT_VERSION = insert(versions)
 _INSERT_SPANS = insert(spans)
+_INSERT_ACCESS = insert(source_access)
 _SUPERSEDE = (
     update(versions)
     .where(
@@ -72,7 +73,12 @@ class RegistryProjection(Projection):
     """Builds ``registry_sources``, ``registry_versions`` and ``registry_spans``."""
 
     name = "registry"
-    topics = (Source.Registered.TOPIC, Source.VersionAdded.TOPIC, Source.Withdrawn.TOPIC)
+    topics = (
+        Source.Registered.TOPIC,
+        Source.VersionAdded.TOPIC,
+        Source.AccessChanged.TOPIC,
+        Source.Withdrawn.TOPIC,
+    )
 
     def __init__(self) -> None:
         # Aggregate id -> client source id; rebuilt from the table after a restart.
@@ -81,6 +87,7 @@ class RegistryProjection(Projection):
         self._source_rows: dict[str, dict[str, Any]] = {}
         self._version_rows: dict[tuple[str, int], dict[str, Any]] = {}
         self._span_rows: list[dict[str, Any]] = []
+        self._access_rows: list[dict[str, Any]] = []
         # Updates to rows written by earlier batches, applied in order by flush().
         self._supersede: list[dict[str, Any]] = []
         self._set_current: list[dict[str, Any]] = []
@@ -92,6 +99,7 @@ class RegistryProjection(Projection):
         self._source_rows.clear()
         self._version_rows.clear()
         self._span_rows.clear()
+        self._access_rows.clear()
         self._supersede.clear()
         self._set_current.clear()
         self._withdraw.clear()
@@ -114,6 +122,10 @@ class RegistryProjection(Projection):
                 "withdraw_reason": None,
                 "withdrawn_position": None,
             }
+            if event.access is not None:
+                self._access(event.source_id, event.access, notification, recorded_at)
+        elif isinstance(event, Source.AccessChanged):
+            self._access(self._lookup(conn, notification), event.access, notification, recorded_at)
         elif isinstance(event, Source.VersionAdded):
             self._add_version(conn, event, notification, recorded_at)
         elif isinstance(event, Source.Withdrawn):
@@ -150,6 +162,9 @@ class RegistryProjection(Projection):
         if self._span_rows:
             conn.execute(_INSERT_SPANS, self._span_rows)
             self._span_rows.clear()
+        if self._access_rows:
+            conn.execute(_INSERT_ACCESS, self._access_rows)
+            self._access_rows.clear()
         for statement, rows in (
             (_SUPERSEDE, self._supersede),
             (_SET_CURRENT, self._set_current),
@@ -158,6 +173,18 @@ class RegistryProjection(Projection):
             if rows:
                 conn.execute(statement, rows)
                 rows.clear()
+
+    def _access(
+        self, source_id: str, access: dict[str, Any], notification: StoredRow, recorded_at: str
+    ) -> None:
+        self._access_rows.append(
+            {
+                "source_id": source_id,
+                "position": notification.id,
+                "recorded_at": recorded_at,
+                "access": access,
+            }
+        )
 
     def _add_version(
         self, conn: Connection, event: Any, notification: StoredRow, recorded_at: str

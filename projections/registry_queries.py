@@ -10,7 +10,7 @@ from sqlalchemy import RowMapping, and_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ledger.errors import NotFound
-from projections.schema import sources, spans, versions
+from projections.schema import source_access, sources, spans, versions
 
 SPAN_FIELDS = (
     spans.c.span_id,
@@ -171,13 +171,41 @@ def _version_json(
     }
 
 
+OPEN_ACCESS: dict[str, Any] = {
+    "classification": "",
+    "units": [],
+    "groups": [],
+    "purposes": [],
+    "jurisdictions": [],
+}
+"""The access attributes of a source registered without any: open to every principal."""
+
+
+async def access_as_of(conn: AsyncConnection, source_id: str, as_of: AsOf = NOW) -> dict[str, Any]:
+    """A source's access attributes as known at ``as_of`` (the last change known then)."""
+    rows = (
+        await conn.execute(
+            select(source_access.c.recorded_at, source_access.c.access)
+            .where(source_access.c.source_id == source_id)
+            .order_by(source_access.c.position)
+        )
+    ).all()
+    known = [row.access for row in rows if as_of.knows(row.recorded_at)]
+    return dict(known[-1]) if known else dict(OPEN_ACCESS)
+
+
 async def get_source(conn: AsyncConnection, source_id: str, as_of: AsOf = NOW) -> dict[str, Any]:
-    """A source with every version's status and interval (as known at ``as_of``)."""
+    """A source with every version's status and interval and its access attributes (as
+    known at ``as_of``)."""
     source = await _source(conn, source_id, as_of)
     rows = await known_versions(conn, source_id, as_of)
     state = source_as_of(source, rows, as_of)
     known = [_version_as_of(row, as_of) for row in rows]
-    body = {**_source_json(state), "versions": [_version_json(state, row) for row in known]}
+    body = {
+        **_source_json(state),
+        "access": await access_as_of(conn, source_id, as_of),
+        "versions": [_version_json(state, row) for row in known],
+    }
     if as_of.known_at is not None or as_of.valid_at is not None:
         body["as_of"] = {"known_at": as_of.known_at, "valid_at": as_of.valid_at}
     if as_of.valid_at is not None:

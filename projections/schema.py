@@ -82,7 +82,18 @@ spans = Table(
     Index("ix_registry_spans_span_id", "span_id"),
 )
 
-REGISTRY_TABLES = (sources, versions, spans)
+source_access = Table(
+    "registry_access",
+    metadata,
+    Column("source_id", String(128), primary_key=True),
+    Column("position", BigInteger, primary_key=True),
+    Column("recorded_at", String(32), nullable=False),
+    Column("access", JSON, nullable=False),
+)
+"""Each source's access attributes as registered and as changed, for as-of reads (display
+only: the entitlement gate decides from the verified source events)."""
+
+REGISTRY_TABLES = (sources, versions, spans, source_access)
 
 receipts = Table(
     "receipts",

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from api.cli._support import actor, cli_settings, open_services
+from ledger.access.attributes import Pins
 from ledger.errors import LedgerError
 from ledger.eventlog.clock import format_time
 from ledger.keys.signing_keys import KeyStore
@@ -25,10 +26,28 @@ def keys() -> None:
     required=True,
     help="comma-separated: read, ingest, claims:write, audit:read, admin",
 )
-def keys_create(name: str, scopes: str) -> None:
+@click.option(
+    "--pin",
+    "pins",
+    multiple=True,
+    metavar="DIMENSION=V1,V2",
+    help="pin what the key's requests may claim as their principal: roles, units, groups, "
+    "purposes or destinations (repeatable; an empty list pins nothing claimable)",
+)
+def keys_create(name: str, scopes: str, pins: tuple[str, ...]) -> None:
     """Issue a key. The secret is printed once, as the last line; only its hash is stored."""
-    with open_services() as services:
-        secret = services.api_keys.issue(name, scopes.split(","), actor())
+    pinned: dict[str, list[str]] = {}
+    for pin in pins:
+        dimension, sep, values = pin.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{pin!r} is not DIMENSION=V1,V2", param_hint="--pin")
+        pinned.setdefault(dimension.strip(), []).extend(v for v in values.split(",") if v)
+    try:
+        parsed = Pins.parse(pinned) if pins else None
+        with open_services() as services:
+            secret = services.api_keys.issue(name, scopes.split(","), actor(), parsed)
+    except LedgerError as exc:
+        raise click.ClickException(str(exc)) from exc
     click.echo(f"issued API key {name!r}; store the secret now, it is not shown again:")
     click.echo(secret)
 
@@ -53,14 +72,27 @@ def keys_list(as_json: bool) -> None:
         click.echo(json.dumps([_key_json(key) for key in found], indent=2))
         return
     rows = [
-        (key["name"], key["status"], ",".join(key["scopes"]), f"{key['issued_at']:%Y-%m-%d}")
+        (
+            key["name"],
+            key["status"],
+            ",".join(key["scopes"]),
+            _pins_text(key["pins"]),
+            f"{key['issued_at']:%Y-%m-%d}",
+        )
         for key in found
     ]
-    header = ("NAME", "STATUS", "SCOPES", "ISSUED")
+    header = ("NAME", "STATUS", "SCOPES", "PINS", "ISSUED")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
     for *padded, issued in [header, *rows]:
         cells = [cell.ljust(width) for cell, width in zip(padded, widths, strict=True)]
         click.echo("  ".join([*cells, issued]))
+
+
+def _pins_text(pins: dict[str, list[str]] | None) -> str:
+    """A key's pinned principal attributes (``-`` for none), e.g. ``groups=finance``."""
+    if pins is None:
+        return "-"
+    return " ".join(f"{name}={','.join(values)}" for name, values in pins.items())
 
 
 def _key_json(key: dict[str, Any]) -> dict[str, Any]:

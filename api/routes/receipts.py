@@ -15,6 +15,8 @@ from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, RuntimeDep, require
 from api.errors import PROBLEM_JSON, Problem
 from api.openapi import answers, problem_responses
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page
+from api.routes.access import PrincipalIn, problems
+from api.routes.routing import RouteIn
 from api.schemas import CommitOut, Envelope, ReceiptOut
 from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 from ledger.errors import InvalidInput
@@ -27,6 +29,8 @@ from ledger.receipts.commands import (
     request_fingerprint,
 )
 from ledger.receipts.document import receipt_document, receipt_payload
+from ledger.receipts.packet import PACKET_FORMAT
+from ledger.receipts.packet_reads import served_packet
 from projections.receipt_queries import ReceiptFilter, list_receipts
 
 router = APIRouter(tags=["receipts"])
@@ -61,7 +65,14 @@ class ReceiptIn(BaseModel):
     purpose: str
     policy_version: str
     route: str = Field(
-        description="deterministic_state, hybrid_retrieval, long_context, abstain or redesign"
+        default="",
+        description="deprecated: a declared route (deterministic_state, hybrid_retrieval, "
+        "long_context, ask_abstain_escalate, redesign); send routing instead",
+    )
+    routing: RouteIn | None = Field(
+        default=None,
+        description="the router's input: the ledger decides the route and records the "
+        "decision with the receipt (docs/router.md)",
     )
     model: ModelIn
     tools: list[Annotated[str, Field(max_length=200)]] = Field(default_factory=list, max_length=100)
@@ -76,6 +87,16 @@ class ReceiptIn(BaseModel):
             "the client's id of this inference, unique per API key name ([A-Za-z0-9._:-]"
             "{1,128}); default: the ledger makes one"
         ),
+    )
+    principal: PrincipalIn | None = Field(
+        default=None,
+        description="on whose behalf; bounded by the API key's pins; its purpose is the "
+        "receipt's (docs/access.md)",
+    )
+    candidates: list[str] = Field(
+        default_factory=list,
+        max_length=1000,
+        description="spans a search surfaced; denied ones are recorded as safe exclusions",
     )
 
 
@@ -190,8 +211,11 @@ def open_receipt(
         expires_at=body.expires_at,
         budget=body.budget,
         inference_id=body.inference_id,
+        principal=None if body.principal is None else body.principal.to_principal(),
+        candidates=list(body.candidates),
+        routing=None if body.routing is None else body.routing.to_request(),
     )
-    receipt, created = desk.open(request, principal.actor, key)
+    receipt, created = desk.open(request, principal.actor, key, principal.pins)
     return JSONResponse(receipt_document(receipt), status_code=201 if created else 200)
 
 
@@ -370,3 +394,64 @@ def get_envelope(
     return seal_envelope(
         payload, RECEIPT_PAYLOAD_TYPE, runtime.hmac_key, runtime.ledger.signing_key
     )
+
+
+class ManifestEntryOut(BaseModel):
+    """One source version of the corpus manifest."""
+
+    source_id: str
+    version: int
+    version_hash: str
+    title: str
+    authority: str
+    effective_from: str
+
+
+class EvidenceOut(BaseModel):
+    """One span as the packet shows it: data, untrusted, with its id."""
+
+    span_id: str
+    source_id: str
+    version: int
+    type: Literal["data"]
+    trust: Literal["untrusted"]
+    text: str
+
+
+class ContextPacketOut(BaseModel):
+    """A receipt's context packet (docs/receipts.md#the-context-packet)."""
+
+    receipt_id: str
+    format: str
+    packet: str = Field(description="the packet text: send it as is")
+    prefix_length: int = Field(description="characters of the stable prefix (before <query>)")
+    prefix_sha256: str = Field(description="sha256 of the UTF-8 stable prefix")
+    recorded_prefix_sha256: str | None = Field(
+        description="what the receipt recorded when it was opened (null for older receipts)"
+    )
+    manifest: list[ManifestEntryOut]
+    evidence: list[EvidenceOut]
+    query: str
+
+
+@router.get(
+    "/v1/receipts/{receipt_id}/context",
+    response_model=ContextPacketOut,
+    responses=problems(401, 403, 404, 500),
+)
+def get_context_packet(receipt_id: str, desk: ReceiptDeskDep, principal: Reader) -> dict[str, Any]:
+    """The sealed pool as a context packet in a stable order (instructions and citation policy,
+    corpus manifest, evidence spans, then the query), rendered from verified events."""
+    receipt, packet = served_packet(desk, receipt_id, principal.pins)
+    recorded = receipt.context.get("packet")
+    return {
+        "receipt_id": receipt_id,
+        "format": PACKET_FORMAT,
+        "packet": packet.text,
+        "prefix_length": packet.prefix_length,
+        "prefix_sha256": packet.prefix_sha256,
+        "recorded_prefix_sha256": None if recorded is None else recorded["prefix_sha256"],
+        "manifest": packet.manifest,
+        "evidence": packet.evidence,
+        "query": receipt.context["request"],
+    }

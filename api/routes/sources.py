@@ -14,12 +14,15 @@ from api.deps import MAX_INT, MAX_INT32, AsOfDep, ReadSideDep, SourcesDep, requi
 from api.errors import Problem
 from api.openapi import answers
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page
+from api.routes.access import AccessIn
 from api.schemas import SourceOut, SpanContext, SpanDetail
 from ledger.keys.api_keys import Principal, Scope
+from ledger.receipts.entitlement import check_pinned_read
 from ledger.registry.commands import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
 from projections import registry_queries as queries
 from projections.registry import span_row
+from projections.service import ReadSide
 
 router = APIRouter(tags=["sources"])
 
@@ -58,6 +61,11 @@ class SourceIn(TextIn):
     authority: str = Field(description="source_of_record, derived, advisory or fallback")
     uri: str | None = None
     metadata: dict[str, Any] | None = None
+    access: AccessIn | None = Field(
+        default=None,
+        description="who the source is for; changed later only by POST "
+        "/v1/sources/{source_id}/access (docs/access.md)",
+    )
 
 
 class VersionIn(TextIn):
@@ -122,6 +130,15 @@ async def list_sources(
         rows = await queries.list_sources(conn, key[0] if key else None, limit, status, authority)
     items, last = page(rows, limit, lambda row: row["source_id"])
     return {"items": items, "next": None if last is None else encode_cursor("sources", [last])}
+
+
+async def pinned_read(read_side: ReadSide, caller: Principal, source_id: str, field: str) -> None:
+    """Refuse (403 ``entitlement-denied``, code only) a pinned key's read of a source none of
+    its principals may see, by the source's verified access attributes (docs/access.md)."""
+    if caller.pins is None:
+        return
+    access = await run_in_threadpool(read_side.span_resolver.source_access, source_id)
+    check_pinned_read(caller.pins, access, field)
 
 
 def span_out(span: Span) -> dict[str, Any]:
@@ -204,8 +221,9 @@ def register_source(
         body.effective_from,
         body.cite_headings,
     )
+    access = None if body.access is None else body.access.to_access()
     receipt = sources.register(
-        body.source_id, draft, body.authority, principal.actor, body.uri, body.metadata
+        body.source_id, draft, body.authority, principal.actor, body.uri, body.metadata, access
     )
     read_side.registry.catch_up()  # read-your-writes: the registry includes this version
     return _receipt(receipt, include_spans, response, include)
@@ -265,11 +283,13 @@ async def withdraw_source(
 
 @router.get("/v1/sources/{source_id}", response_model=None, responses=answers(SourceOut, 404))
 async def get_source(
-    source_id: str, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
+    source_id: str, read_side: ReadSideDep, caller: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:
     """The source with its versions, statuses and effective intervals (as of)."""
     async with read_side.async_engine.connect() as conn:
-        return await queries.get_source(conn, source_id, as_of)
+        body = await queries.get_source(conn, source_id, as_of)
+    await pinned_read(read_side, caller, source_id, "source_id")
+    return body
 
 
 class VersionOut(BaseModel):
@@ -301,7 +321,7 @@ async def get_version(
     source_id: str,
     version: Annotated[int, Field(ge=1, le=MAX_INT32)],
     read_side: ReadSideDep,
-    _: Reader,
+    caller: Reader,
     as_of: AsOfDep,
     limit: Limit = 100,
     after: After = None,
@@ -331,12 +351,13 @@ async def get_version(
         body["version_hash"],
         body["frozen_text"],
     )
+    await pinned_read(read_side, caller, source_id, "source_id")
     return body
 
 
 @router.get("/v1/spans/{span_id}", response_model=None, responses=answers(SpanDetail, 404))
 async def get_span(
-    span_id: str, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
+    span_id: str, read_side: ReadSideDep, caller: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:
     """A span with its source, version, hash, breadcrumb, page and status (as of)."""
     async with read_side.async_engine.connect() as conn:
@@ -348,6 +369,7 @@ async def get_span(
         [body],
         body["version_hash"],
     )
+    await pinned_read(read_side, caller, body["source_id"], "span_id")
     return body
 
 
@@ -355,7 +377,7 @@ async def get_span(
 async def get_span_context(
     span_id: str,
     read_side: ReadSideDep,
-    _: Reader,
+    caller: Reader,
     window: Annotated[int, Query(ge=0, le=50)] = 2,
 ) -> dict[str, Any]:
     """The span and its neighbouring sentences."""
@@ -365,4 +387,5 @@ async def get_span_context(
     await run_in_threadpool(
         read_side.span_resolver.check_served, body["source_id"], body["version"], served
     )
+    await pinned_read(read_side, caller, body["source_id"], "span_id")
     return body

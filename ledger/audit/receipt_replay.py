@@ -20,6 +20,7 @@ RECEIPT_EVENTS: dict[str, type[Any]] = {
     cls.TOPIC: cls
     for cls in (
         Receipt.Opened,
+        Receipt.AccessDecided,
         Receipt.ClaimsCommitted,
         Receipt.ClaimsRejected,
         Receipt.Expired,

@@ -15,10 +15,12 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate
 
+from ledger.access.attributes import Pins
 from ledger.errors import Conflict, InvalidInput
 from ledger.eventlog.aggregate import LedgerAggregate
 from ledger.eventlog.topics import aggregate_topic
@@ -92,10 +94,11 @@ def name_in_secret(secret: str) -> str | None:
 
 @dataclass(frozen=True)
 class Principal:
-    """An authenticated caller."""
+    """An authenticated caller, with the principal attributes its key pins (None: none)."""
 
     name: str
     scopes: frozenset[str]
+    pins: Pins | None = None
 
     @property
     def actor(self) -> str:
@@ -107,6 +110,12 @@ class Principal:
         return Scope.ADMIN.value in self.scopes or scope in self.scopes
 
 
+def upcast_pins(state: dict[str, Any]) -> None:
+    """``upcast_v1_v2`` of ``issued`` and ``reissued``: version 1 keys pinned no principal
+    attributes."""
+    state.setdefault("pins", None)
+
+
 @aggregate_topic("provledger.api_key")
 class ApiKey(LedgerAggregate):
     """One named API key across its issuances and revocations."""
@@ -115,20 +124,29 @@ class ApiKey(LedgerAggregate):
         """A key named ``name`` was issued with ``scopes``; only its hash is kept."""
 
         TOPIC = "provledger.api_key.issued"
+        class_version = 2
         name: str
         scopes: list[str]
         key_hash: str
+        pins: dict[str, list[str]] | None
+
+        upcast_v1_v2 = staticmethod(upcast_pins)
 
     class Reissued(LedgerAggregate.Event):
         """A revoked name was issued again, with a new secret and scopes."""
 
         TOPIC = "provledger.api_key.reissued"
+        class_version = 2
         scopes: list[str]
         key_hash: str
+        pins: dict[str, list[str]] | None
+
+        upcast_v1_v2 = staticmethod(upcast_pins)
 
         def apply(self, aggregate: ApiKey) -> None:
             aggregate.scopes = list(self.scopes)
             aggregate.key_hash = self.key_hash
+            aggregate.pins = Pins.from_event(self.pins)
             aggregate.revoked = False
 
     class Revoked(LedgerAggregate.Event):
@@ -140,29 +158,47 @@ class ApiKey(LedgerAggregate):
         def apply(self, aggregate: ApiKey) -> None:
             aggregate.revoked = True
 
-    def __init__(self, name: str, scopes: list[str], key_hash: str) -> None:
+    def __init__(
+        self,
+        name: str,
+        scopes: list[str],
+        key_hash: str,
+        pins: dict[str, list[str]] | None = None,
+    ) -> None:
         self.name = name
         self.scopes = list(scopes)
         self.key_hash = key_hash
+        self.pins = Pins.from_event(pins)
         self.revoked = False
 
     @classmethod
-    def issue(cls, name: str, scopes: list[str], key_hash: str, actor: str) -> ApiKey:
-        """Issue the first key with this name."""
+    def issue(
+        cls, name: str, scopes: list[str], key_hash: str, actor: str, pins: Pins | None = None
+    ) -> ApiKey:
+        """Issue the first key with this name (pinning principal attributes, if given)."""
         return cls._create(
             cls.Issued,
             id=key_aggregate_id(name),
             name=name,
             scopes=scopes,
             key_hash=key_hash,
+            pins=None if pins is None else pins.to_json(),
             actor=actor,
         )
 
-    def reissue(self, scopes: list[str], key_hash: str, actor: str) -> None:
+    def reissue(
+        self, scopes: list[str], key_hash: str, actor: str, pins: Pins | None = None
+    ) -> None:
         """Issue a new secret under a name whose previous key was revoked."""
         if not self.revoked:
             raise Conflict(f"key {self.name!r} is active; revoke it before issuing it again")
-        self.trigger_event(self.Reissued, scopes=scopes, key_hash=key_hash, actor=actor)
+        self.trigger_event(
+            self.Reissued,
+            scopes=scopes,
+            key_hash=key_hash,
+            pins=None if pins is None else pins.to_json(),
+            actor=actor,
+        )
 
     def revoke(self, reason: str, actor: str) -> None:
         """Revoke the key."""

@@ -32,6 +32,8 @@ from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 
+from ledger.access.attributes import Pins
+
 Fingerprint = tuple[tuple[int, bytes], ...]
 """(version, SHA-256 of the stored state) of each of a key's rows, in version order."""
 
@@ -48,6 +50,7 @@ class CachedKey:
     scopes: frozenset[str]
     key_hash: str
     revoked: bool
+    pins: Pins | None = None
 
     def admits(self, secret_hash: str) -> bool:
         """Whether a secret with this hash authenticates as this key (constant time)."""
@@ -117,6 +120,7 @@ class KeyCache:
         scopes: frozenset[str],
         key_hash: str,
         revoked: bool,
+        pins: Pins | None = None,
     ) -> None:
         """Remember a key the repository rebuilt at ``version`` from verified events.
 
@@ -128,7 +132,7 @@ class KeyCache:
         now = fingerprint(rows)
         if not now or now[-1][0] != version:
             return
-        key = CachedKey(now, name, scopes, key_hash, revoked)
+        key = CachedKey(now, name, scopes, key_hash, revoked, pins)
         with self._lock:
             self._keys[key_id] = key
             self._keys.move_to_end(key_id)

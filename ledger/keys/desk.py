@@ -9,6 +9,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import StoredEvent
 
+from ledger.access.attributes import Pins
 from ledger.errors import InvalidInput, NotFound
 from ledger.eventlog.port import EventLog
 from ledger.keys.api_keys import (
@@ -34,17 +35,18 @@ class ApiKeyDesk:
         self.log = log
         self.cache = cache
 
-    def issue(self, name: str, scopes: Sequence[str], actor: str) -> str:
-        """Issue a key and return its secret; the ledger keeps only the hash."""
+    def issue(self, name: str, scopes: Sequence[str], actor: str, pins: Pins | None = None) -> str:
+        """Issue a key and return its secret; the ledger keeps only the hash. ``pins`` bound
+        what the key's requests may claim as their principal (``docs/access.md``)."""
         check_name(name)
         scope_list = parse_scopes(scopes)
         secret = new_secret(name)
         try:
             key: ApiKey = self.log.repository.get(key_aggregate_id(name))
         except AggregateNotFoundError:
-            key = ApiKey.issue(name, scope_list, hash_secret(secret), actor)
+            key = ApiKey.issue(name, scope_list, hash_secret(secret), actor, pins)
         else:
-            key.reissue(scope_list, hash_secret(secret), actor)
+            key.reissue(scope_list, hash_secret(secret), actor, pins)
         self.log.commit(key)
         return secret
 
@@ -79,11 +81,17 @@ class ApiKeyDesk:
             return None
         if cache is not None:
             cache.remember(
-                key_id, key.version, key.name, frozenset(key.scopes), key.key_hash, key.revoked
+                key_id,
+                key.version,
+                key.name,
+                frozenset(key.scopes),
+                key.key_hash,
+                key.revoked,
+                key.pins,
             )
         if key.revoked or not key.matches(secret):
             return None
-        return Principal(name=key.name, scopes=frozenset(key.scopes))
+        return Principal(name=key.name, scopes=frozenset(key.scopes), pins=key.pins)
 
     def key_id_of(self, secret: str) -> UUID | None:
         """The aggregate id of the key a secret names (None: not a provledger key)."""
@@ -108,7 +116,7 @@ class ApiKeyDesk:
             return False, None
         if not known.admits(hash_secret(secret)):
             return True, None
-        return True, Principal(name=known.name, scopes=known.scopes)
+        return True, Principal(name=known.name, scopes=known.scopes, pins=known.pins)
 
     def list(self) -> list[dict[str, Any]]:
         """Every key name with its scopes and status (never a hash or secret)."""
@@ -121,6 +129,7 @@ class ApiKeyDesk:
                 "name": key.name,
                 "scopes": key.scopes,
                 "status": "revoked" if key.revoked else "active",
+                "pins": None if key.pins is None else key.pins.to_json(),
                 "issued_at": key.created_on,
             }
             for key in keys

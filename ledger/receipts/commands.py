@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import random
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from eventsourcing.application import AggregateNotFoundError
 
 from ledger import tracing
+from ledger.access.attributes import Pins, Principal
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import find_repair
 from ledger.crypto.canonical import canonical_json
@@ -30,8 +32,11 @@ from ledger.gate import (
     judge,
 )
 from ledger.receipts.claims import ClaimRecord, pool_entry
+from ledger.receipts.entitlement import GateRecord, bounded_principal, decide_route
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.open_keys import OpenKey, open_key_aggregate_id
+from ledger.receipts.packet import render_packet
+from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.receipt import Receipt, receipt_aggregate_id, receipt_id_for_inference
 from ledger.receipts.render_check import check_render
 from ledger.receipts.repair_records import binding_to_repair, repair_record
@@ -75,8 +80,16 @@ def opening_fingerprint(request: ReceiptRequest) -> str:
     """What an ``inference_id`` or an ``Idempotency-Key`` of an opening is bound to: SHA-256 of
     the RFC 8785 form of the request as sent (times in ledger form; an absent ``as_of`` stays
     absent, so a retry an hour later is still the same request)."""
+    extra: dict[str, Any] = {}  # fields a request before entitlements never had
+    if request.principal is not None:
+        extra["principal"] = request.principal.to_json()
+    if request.candidates:
+        extra["candidates"] = request.candidates
+    if request.routing is not None:
+        extra["routing"] = dataclasses.asdict(request.routing)
     return request_fingerprint(
         {
+            **extra,
             "request": request.request,
             "actor": request.actor,
             "purpose": request.purpose,
@@ -112,16 +125,23 @@ class ReceiptDesk:
         self.config = config
         self.ranker = Bm25Ranker()
         self.snapshots: Snapshots[Receipt] = Snapshots(ledger, RECEIPT_SNAPSHOTS)
+        self.policies = PolicyDesk(ledger)
 
     # Opening --------------------------------------------------------------------------------
 
     def open(
-        self, request: ReceiptRequest, actor: str, idempotency_key: str | None = None
+        self,
+        request: ReceiptRequest,
+        actor: str,
+        idempotency_key: str | None = None,
+        pins: Pins | None = None,
     ) -> tuple[Receipt, bool]:
-        """Seal the evidence pool and open a new receipt; returns (receipt, created).
+        """Gate the principal's entitlement, seal the evidence pool and open a new receipt;
+        returns (receipt, created).
 
-        Every evidence span must exist and be citable at ``as_of``; otherwise the error names
-        each bad id. Each call opens a new receipt, named by ``actor`` and the request's
+        Every evidence span must exist, be citable at ``as_of`` and be visible to the
+        principal (bounded by ``pins``, the caller's API key's); otherwise the error names each
+        bad id. Each call opens a new receipt, named by ``actor`` and the request's
         ``inference_id`` (made here when the request has none). A known ``inference_id`` or
         ``idempotency_key`` of ``actor`` answers its receipt when the request is the same
         one, and is refused (:class:`ConflictingRequest`) when it is not.
@@ -134,7 +154,7 @@ class ReceiptDesk:
             found = self._known_opening(request, actor, idempotency_key, fingerprint)
             if found is not None:
                 return found, False
-            receipt, key = self._prepare(request, actor, idempotency_key, fingerprint)
+            receipt, key = self._prepare(request, actor, idempotency_key, fingerprint, pins)
             try:
                 self.ledger.commit(receipt, *([] if key is None else [key]))
             except Conflict:
@@ -180,10 +200,17 @@ class ReceiptDesk:
         return record
 
     def _prepare(
-        self, request: ReceiptRequest, actor: str, key: str | None, fingerprint: str
+        self,
+        request: ReceiptRequest,
+        actor: str,
+        key: str | None,
+        fingerprint: str,
+        pins: Pins | None,
     ) -> tuple[Receipt, OpenKey | None]:
-        """The receipt to open (its pool sealed) and the key's record, not yet committed."""
+        """The receipt to open (its pool sealed, the entitlement gate's decisions recorded)
+        and the key's record, not yet committed."""
         errors: list[dict[str, str]] = []
+        principal = bounded_principal(request.principal or Principal(purpose=request.purpose), pins)
         as_of = _time("as_of", request.as_of, datetime.now(UTC))
         assert as_of is not None
         expires_at = _time("expires_at", request.expires_at, None)
@@ -195,34 +222,60 @@ class ReceiptDesk:
                     "message": "expires_at must be after as_of",
                 }
             )
-        pool = self._seal(request.evidence, as_of, errors)
+        gate = GateRecord(self.policies.governing(request.policy_version), principal)
+        sealed: list[ResolvedSpan] = []
+        pool = self._seal(request.evidence, as_of, errors, gate, sealed)
+        self._gate_candidates(request.candidates, as_of, errors, gate)
         if errors:
             raise InvalidInput.many(errors)
+        gate.refuse_if_denied()
         if self.expiry.is_retired(request.policy_version):
             raise Conflict(
                 f"policy {request.policy_version!r} is retired; no receipt opens under it"
             )
+        decision = None if request.routing is None else decide_route(request, gate)
         context = {
             "request": request.request,
             "actor": request.actor,
             "purpose": request.purpose,
             "policy_version": request.policy_version,
-            "route": request.route,
+            "route": request.route if decision is None else decision["outcome"],
             "model": request.model,
             "tools": request.tools,
             "budget": request.budget,
         }
+        if request.principal is not None:
+            context["principal"] = principal.to_json()
+        if decision is not None:
+            context["route_decision"] = decision
+        context["packet"] = render_packet(sealed, request.request).record()
+        excluded = [*request.excluded, *gate.exclusions()]
         inference_id = request.inference_id or f"inf_{uuid.uuid4().hex}"
         receipt = Receipt.open(
-            context, pool, request.excluded, as_of, expires_at, actor, inference_id, fingerprint
+            context, pool, excluded, as_of, expires_at, actor, inference_id, fingerprint
         )
+        if request.principal is not None or request.candidates or gate.restricted:
+            # A request naming no principal over open sources has nothing to protect or
+            # explain: its receipt's events are what they were before the gate.
+            receipt.record_access(
+                gate.governing.policy_version,
+                gate.governing.rules_from,
+                principal.to_json(),
+                gate.decisions,
+                actor,
+            )
         record = None
         if key is not None:
             record = OpenKey.record(key, receipt.receipt_id, fingerprint, actor)
         return receipt, record
 
     def _seal(
-        self, span_ids: list[str], as_of: str, errors: list[dict[str, str]]
+        self,
+        span_ids: list[str],
+        as_of: str,
+        errors: list[dict[str, str]],
+        gate: GateRecord | None = None,
+        sealed: list[ResolvedSpan] | None = None,
     ) -> list[dict[str, Any]]:
         resolved = self.resolver.resolve(span_ids)
         pool: list[dict[str, Any]] = []
@@ -233,6 +286,8 @@ class ReceiptDesk:
                 problem = ("exists", f"span {span_id} does not exist")
             else:
                 span = pick_version(candidates, as_of)
+                if gate is not None and not gate.admit(f"evidence[{index}]", span, True):
+                    continue  # refused below, naming only the field and the safe code
                 if span.withdrawn_at is not None:
                     problem = ("citable", f"span {span_id}: source {span.source_id} is withdrawn")
                 elif not span.in_force_at(as_of):
@@ -244,11 +299,31 @@ class ReceiptDesk:
                     )
                 else:
                     pool.append(pool_entry(span))
+                    if sealed is not None:
+                        sealed.append(span)
             if problem is not None:
                 errors.append(
                     {"field": f"evidence[{index}]", "rule": problem[0], "message": problem[1]}
                 )
         return pool
+
+    def _gate_candidates(
+        self, span_ids: list[str], as_of: str, errors: list[dict[str, str]], gate: GateRecord
+    ) -> None:
+        """Decide every candidate span (denied ones become safe exclusions)."""
+        resolved = self.resolver.resolve(span_ids) if span_ids else {}
+        for index, span_id in enumerate(span_ids):
+            found = resolved.get(span_id)
+            if not found:
+                errors.append(
+                    {
+                        "field": f"candidates[{index}]",
+                        "rule": "exists",
+                        "message": f"span {span_id} does not exist",
+                    }
+                )
+                continue
+            gate.admit(f"candidates[{index}]", pick_version(found, as_of), False)
 
     # Reading --------------------------------------------------------------------------------
 

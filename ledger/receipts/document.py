@@ -23,6 +23,9 @@ from ledger.receipts.receipt import (
 )
 
 FORMAT = "provledger.receipt/v1"
+OPTIONAL_CONTEXT = ("principal", "route_decision", "packet")
+"""Context fields a receipt carries only when its opening gave them (a receipt opened without
+them keeps the document, and the id derivation, it always had)."""
 
 
 def receipt_status(receipt: Receipt, now: datetime | None = None) -> dict[str, Any]:
@@ -67,6 +70,7 @@ def receipt_document(receipt: Receipt, now: datetime | None = None) -> dict[str,
         "model": context["model"],
         "tools": context["tools"],
         "budget": context["budget"],
+        **{key: context[key] for key in OPTIONAL_CONTEXT if key in context},
         "as_of": receipt.as_of,
         "expires_at": receipt.expires_at,
         "opened_at": format_time(receipt.created_on),
@@ -115,6 +119,7 @@ def check_receipt_payload(payload: bytes) -> tuple[dict[str, Any] | None, list[s
         if inference_id is not None:
             derived = receipt_id_for_inference(str(document["opened_by"]), str(inference_id))
         else:
+            context.update({key: document[key] for key in OPTIONAL_CONTEXT if key in document})
             derived = receipt_id_for(
                 opening_content(
                     context,

@@ -56,19 +56,22 @@ class ExpiryDesk:
     def is_retired(self, policy_version: str) -> bool:
         """Tell whether a policy version was retired."""
         try:
-            self.ledger.repository.get(policy_aggregate_id(policy_version))
+            policy: Policy = self.ledger.repository.get(policy_aggregate_id(policy_version))
         except AggregateNotFoundError:
             return False
-        return True
+        return policy.retired
 
     def retire_policy(self, policy_version: str, reason: str, actor: str) -> Policy:
         """Record the retirement; the expiry process then expires the policy's receipts."""
         check_policy_version(policy_version)
         if not reason.strip() or len(reason) > 2000:
             raise InvalidInput("reason", "length", "reason must be 1 to 2000 characters")
-        if self.is_retired(policy_version):
-            raise already_retired(policy_version)
-        policy = Policy.retire(policy_version, reason.strip(), actor)
+        try:
+            policy: Policy = self.ledger.repository.get(policy_aggregate_id(policy_version))
+        except AggregateNotFoundError:
+            policy = Policy.retire(policy_version, reason.strip(), actor)
+        else:
+            policy.withdraw(reason.strip(), actor)  # a published version (or: already retired)
         try:
             self.ledger.commit(policy)
         except Conflict:

@@ -18,6 +18,7 @@ from ledger.crypto.canonical import canonical_json
 from ledger.eventlog.aggregate import LedgerAggregate, fork_state
 from ledger.eventlog.clock import format_time
 from ledger.eventlog.topics import aggregate_topic
+from ledger.router import declared_decision
 
 _NAMESPACE = uuid5(NAMESPACE_URL, "https://provledger.dev/ns/receipt")
 RECEIPT_PREFIX = "rcpt_"
@@ -89,6 +90,27 @@ class Receipt(LedgerAggregate):
         request_fingerprint: str | None
 
         upcast_v1_v2 = staticmethod(upcast_opening)
+
+    class AccessDecided(LedgerAggregate.Event):
+        """The protected record of the entitlement gate at opening, written in the same save
+        as ``Opened``: the principal, the governing policy and, for each evidence and
+        candidate span, the source, the decision and the rule that made it. The receipt
+        document shows only safe exclusion codes; ``audit:read`` reads this record."""
+
+        TOPIC = "provledger.receipt.access_decided"
+        policy_version: str
+        rules_from: str
+        principal: dict[str, Any]
+        decisions: list[dict[str, Any]]
+
+        def apply(self, aggregate: Receipt) -> None:
+            aggregate.access_record = {
+                "policy_version": self.policy_version,
+                "rules_from": self.rules_from,
+                "principal": self.principal,
+                "decisions": self.decisions,
+                "at": format_time(self.timestamp),
+            }
 
     class ClaimsCommitted(LedgerAggregate.Event):
         """Claims passed the gate (verified or unverified) and were committed together."""
@@ -226,6 +248,7 @@ class Receipt(LedgerAggregate):
         self.rejected: list[dict[str, Any]] = []
         self.idempotency: dict[str, dict[str, Any]] = {}
         self.expiries: list[dict[str, Any]] = []
+        self.access_record: dict[str, Any] | None = None
 
     @classmethod
     def open(
@@ -254,6 +277,31 @@ class Receipt(LedgerAggregate):
             inference_id=inference_id,
             request_fingerprint=request_fingerprint,
         )
+
+    def record_access(
+        self,
+        policy_version: str,
+        rules_from: str,
+        principal: dict[str, Any],
+        decisions: list[dict[str, Any]],
+        actor: str,
+    ) -> None:
+        """Record the entitlement gate's decisions (once, at opening)."""
+        self.trigger_event(
+            self.AccessDecided,
+            policy_version=policy_version,
+            rules_from=rules_from,
+            principal=principal,
+            decisions=decisions,
+            actor=actor,
+        )
+
+    @property
+    def route_decision(self) -> dict[str, Any]:
+        """The router's signed decision, or, for a receipt whose route was declared (every
+        receipt opened before the router), that route read as a decision."""
+        recorded: dict[str, Any] | None = self.context.get("route_decision")
+        return recorded if recorded is not None else declared_decision(self.context["route"])
 
     def fork(self) -> Receipt:
         """A copy a command may change without touching this receipt: the lists and the dict

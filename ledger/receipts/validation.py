@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from ledger.access.attributes import Principal
 from ledger.crypto.canonical import canonical_json
 from ledger.errors import InvalidInput
 from ledger.gate import ClaimDraft
+from ledger.router import RouteRequest
 
 MAX_POOL = 1000
 MAX_CLAIMS = 100
@@ -24,11 +26,13 @@ INFERENCE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
 class Route(StrEnum):
-    """How the inference was answered."""
+    """A route declared by the client (without ``routing``): the router's five outcomes and
+    the older ``abstain``, read as ``ask_abstain_escalate``."""
 
     DETERMINISTIC_STATE = "deterministic_state"
     HYBRID_RETRIEVAL = "hybrid_retrieval"
     LONG_CONTEXT = "long_context"
+    ASK_ABSTAIN_ESCALATE = "ask_abstain_escalate"
     ABSTAIN = "abstain"
     REDESIGN = "redesign"
 
@@ -57,6 +61,14 @@ class ReceiptRequest:
     expires_at: datetime | None = None
     budget: dict[str, Any] | None = None
     inference_id: str | None = None
+    principal: Principal | None = None
+    """On whose behalf (checked against the key's pins); None: only the receipt's purpose."""
+    candidates: list[str] = field(default_factory=list)
+    """Spans a search surfaced for this request; the entitlement gate records the denied
+    ones as safe exclusions."""
+    routing: RouteRequest | None = None
+    """The router's input: the ledger decides the route and records the decision (signed);
+    ``route`` may then be empty or must equal the decision's outcome."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +102,12 @@ def check_receipt_request(request: ReceiptRequest) -> list[dict[str, str]]:
         if not value.strip():
             errors.append({"field": name, "rule": "non-empty", "message": f"{name} is empty"})
         _text(errors, name, value, 20_000 if name == "request" else 500)
-    if request.route not in {route.value for route in Route}:
+    if request.routing is not None:
+        try:
+            request.routing.check("routing.")
+        except InvalidInput as exc:
+            errors.extend(exc.errors)
+    elif request.route not in {route.value for route in Route}:
         errors.append(
             {
                 "field": "route",
@@ -115,6 +132,18 @@ def check_receipt_request(request: ReceiptRequest) -> list[dict[str, str]]:
     if len(set(request.evidence)) != len(request.evidence):
         errors.append(
             {"field": "evidence", "rule": "unique", "message": "evidence lists a span twice"}
+        )
+    if len(request.candidates) > MAX_POOL:
+        errors.append(
+            {"field": "candidates", "rule": "max-items", "message": f"at most {MAX_POOL} spans"}
+        )
+    if request.principal is not None and request.principal.purpose != request.purpose:
+        errors.append(
+            {
+                "field": "principal.purpose",
+                "rule": "matches-purpose",
+                "message": "principal.purpose must be the receipt's purpose",
+            }
         )
     for index, item in enumerate(request.excluded):
         if not _REASON_CODE.match(item.get("reason_code", "")):

@@ -9,6 +9,7 @@ from typing import Any
 
 from eventsourcing.application import AggregateNotFoundError
 
+from ledger.access.attributes import SourceAccess
 from ledger.errors import Conflict, InvalidInput, LedgerError, NotFound
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.eventlog.port import EventLog
@@ -105,11 +106,13 @@ class SourceRegistry:
         actor: str,
         uri: str | None = None,
         metadata: dict[str, Any] | None = None,
+        access: SourceAccess | None = None,
     ) -> VersionReceipt:
-        """Register a new source with its first version.
+        """Register a new source with its first version and its access attributes.
 
         The same text again is idempotent (``created`` is False, nothing is written); a
-        different text for an existing source is a conflict: use :meth:`add_version`.
+        different text for an existing source is a conflict: use :meth:`add_version`. Access
+        attributes change only through :meth:`change_access`.
         """
         check_source_id(source_id)
         authority = _authority(authority)
@@ -123,12 +126,19 @@ class SourceRegistry:
                 current = existing.current
                 assert current is not None
                 if current.version_hash == prepared.version_hash:
+                    if access is not None and access != existing.access:
+                        raise Conflict(
+                            f"source {source_id!r} exists with other access attributes; change "
+                            f"them with POST /v1/sources/{source_id}/access"
+                        )
                     return self._unchanged(source_id, current.version, prepared)
                 raise Conflict(
                     f"source {source_id!r} already exists with different text; add a version "
                     f"with POST /v1/sources/{source_id}/versions"
                 )
-            source = Source.register(source_id, prepared.title, authority, uri, metadata, actor)
+            source = Source.register(
+                source_id, prepared.title, authority, uri, metadata, actor, access
+            )
             version = source.add_version(prepared.event_fields(effective_from), actor)
             try:
                 return self._commit_version(source, version, prepared)
@@ -188,6 +198,20 @@ class SourceRegistry:
             return self._unchanged(source_id, current.version, prepared)
         version = source.add_version(prepared.event_fields(effective_from), actor)
         return self._commit_version(source, version, prepared)
+
+    def change_access(
+        self, source_id: str, access: SourceAccess, actor: str
+    ) -> tuple[Source, bool, int]:
+        """Replace a source's access attributes by a signed ``access changed`` event.
+
+        Returns the source, whether anything changed and the log position of the change (the
+        last position when the attributes were already these: nothing is written)."""
+        check_source_id(source_id)
+        source = self.get(source_id)
+        if not source.change_access(access, actor):
+            return source, False, self.ledger.last_position()
+        recordings = self.ledger.commit(source)
+        return source, True, recordings[-1].notification.id
 
     def withdraw(self, source_id: str, reason: str, actor: str) -> Source:
         """Withdraw a source: no new citations may bind to any of its versions."""

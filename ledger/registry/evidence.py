@@ -12,6 +12,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ledger.access.attributes import SourceAccess
+
+OPEN = SourceAccess()
+
 
 @dataclass(frozen=True, slots=True)
 class ResolvedSpan:
@@ -31,6 +35,11 @@ class ResolvedSpan:
     heading_path: tuple[str, ...] = ()
     start: int = 0
     end: int = 0
+    authority: str = ""
+    """The source's authority (from verified events when served by ``VerifiedSpans``)."""
+    access: SourceAccess = OPEN
+    """The source's access attributes (from verified events when served by
+    :class:`~ledger.registry.verified_spans.VerifiedSpans`)."""
 
     @property
     def text_sha256(self) -> str:

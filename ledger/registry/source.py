@@ -16,6 +16,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate
 
+from ledger.access.attributes import SourceAccess
 from ledger.errors import Conflict, InvalidInput
 from ledger.eventlog.aggregate import LedgerAggregate, fork_state
 from ledger.eventlog.clock import format_time
@@ -78,11 +79,18 @@ class Source(LedgerAggregate):
         """A source id was claimed, with its descriptive fields."""
 
         TOPIC = "provledger.source.registered"
+        class_version = 2
         source_id: str
         title: str
         authority: str
         uri: str | None
         metadata: dict[str, Any]
+        access: dict[str, Any] | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            """Version 1 had no access attributes: such a source is open to every principal."""
+            state.setdefault("access", None)
 
     class VersionAdded(LedgerAggregate.Event):
         """A frozen text became version ``version``, superseding the previous one.
@@ -131,6 +139,16 @@ class Source(LedgerAggregate):
                 )
             )
 
+    class AccessChanged(LedgerAggregate.Event):
+        """The source's access attributes were replaced (``access`` in the form of
+        :meth:`ledger.access.SourceAccess.to_json`)."""
+
+        TOPIC = "provledger.source.access_changed"
+        access: dict[str, Any]
+
+        def apply(self, aggregate: Source) -> None:
+            aggregate.access = SourceAccess.from_event(self.access)
+
     class Withdrawn(LedgerAggregate.Event):
         """No new citation may bind to this source; old ones still resolve."""
 
@@ -149,12 +167,14 @@ class Source(LedgerAggregate):
         authority: str,
         uri: str | None,
         metadata: dict[str, Any],
+        access: dict[str, Any] | None = None,
     ) -> None:
         self.source_id = source_id
         self.title = title
         self.authority = authority
         self.uri = uri
         self.metadata = metadata
+        self.access = SourceAccess.from_event(access)
         self.versions: list[VersionInfo] = []
         self.withdrawn = False
         self.withdraw_reason: str | None = None
@@ -169,8 +189,10 @@ class Source(LedgerAggregate):
         uri: str | None,
         metadata: dict[str, Any],
         actor: str,
+        access: SourceAccess | None = None,
     ) -> Source:
-        """Claim ``source_id``; the first version follows in the same save."""
+        """Claim ``source_id``; the first version follows in the same save. A source registered
+        without access attributes records ``None`` (open to every principal)."""
         return cls._create(
             cls.Registered,
             id=source_aggregate_id(source_id),
@@ -179,6 +201,7 @@ class Source(LedgerAggregate):
             authority=authority,
             uri=uri,
             metadata=metadata,
+            access=None if access is None or access.unrestricted else access.to_json(),
             actor=actor,
         )
 
@@ -207,6 +230,13 @@ class Source(LedgerAggregate):
         version = len(self.versions) + 1
         self.trigger_event(self.VersionAdded, version=version, actor=actor, **fields)
         return version
+
+    def change_access(self, access: SourceAccess, actor: str) -> bool:
+        """Replace the access attributes; False (and no event) when they are the same."""
+        if access == self.access:
+            return False
+        self.trigger_event(self.AccessChanged, access=access.to_json(), actor=actor)
+        return True
 
     def withdraw(self, reason: str, actor: str) -> None:
         """Withdraw the source."""

@@ -36,6 +36,7 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
 
+from ledger.access.attributes import SourceAccess
 from ledger.errors import LedgerIntegrityError
 from ledger.eventlog.snapshots import Snapshots
 from ledger.registry.evidence import ResolvedSpan, SpanResolver
@@ -140,7 +141,18 @@ class VerifiedSpans:
             heading_path=span.heading_path,
             start=span.start,
             end=span.end,
+            authority=source.authority,
+            access=source.access,
         )
+
+    def source_access(self, source_id: str) -> SourceAccess:
+        """A source's access attributes as its verified events hold them (NotFound-free: an
+        unknown source is a read-model row the ledger does not hold)."""
+        try:
+            source = self.sources.get(source_aggregate_id(source_id))
+        except AggregateNotFoundError:
+            _served_mismatch(source_id, 0, None, "the ledger has no such source")
+        return source.access
 
     def check_served(
         self,

@@ -87,7 +87,7 @@ def test_every_error_response_is_problem_json_with_the_problem_schema(
             assert {"401", "403"} <= set(errors), (method, path)
         if "requestBody" in operation:
             assert {"400", "413", "415"} <= set(errors), (method, path)
-        for status, response in errors.items():
+        for response in errors.values():
             assert list(response["content"]) == ["application/problem+json"], (method, path)
             ref = response["content"]["application/problem+json"]["schema"]["$ref"]
             if ref != "#/components/schemas/Problem":  # a problem type with members of its own
@@ -208,6 +208,21 @@ def test_a_whole_flow_answers_only_what_the_document_declares(
     call("get", "/v1/sources/{source_id}/versions/{version}/spans", 200, path=first, params=ranged)
     call("get", "/v1/sources/{source_id}/versions/{version}/cells", 200, path=first)
     call("post", "/v1/spans/search", 200, json={"quote": "Revenue rose 2.2%"})
+    other = {"source_id": "other"}
+    call("post", "/v1/sources/{source_id}/access", 200, path=other, json={"groups": ["finance"]})
+    policy = {"policy_version": "access-2", "rules": [{"id": "everyone", "effect": "allow"}]}
+    call("post", "/v1/policies", 201, json=policy)
+    call("get", "/v1/policies/{policy_version}", 200, path={"policy_version": "access-2"})
+    route = {
+        "task": "lookup",
+        "corpus_tokens": 300,
+        "operating_length_tokens": 32000,
+        "authoritative_source": True,
+        "entitlement": "allowed",
+    }
+    call("post", "/v1/route", 200, json=route)
+    call("get", "/v1/receipts/{receipt_id}/context", 200, path=receipt_id)
+    call("get", "/v1/receipts/{receipt_id}/access", 404, path=receipt_id)
     call("get", "/healthz", 200)
     call("get", "/readyz", 200)
     call("get", "/metrics", 200)

@@ -20,6 +20,7 @@ from projections.schema import (
     claim_bindings,
     merkle_leaves,
     merkle_nodes,
+    source_access,
     sources,
     spans,
 )
@@ -204,3 +205,22 @@ def test_a_node_past_the_tree_is_named(populated: dict[str, Any], read_models: E
     assert line == (
         "FAILED read models: table merkle_nodes, row (level=9, idx=0): node past the tree's size"
     )
+
+
+def test_a_widened_access_row_is_named(
+    client: TestClient, auth: Any, settings_env: Settings, read_models: Engine
+) -> None:
+    headers = auth("admin", name="auditor")
+    register(client, headers, "case", TEXT, access={"groups": ["investigations"]})
+    with read_models.begin() as conn:
+        conn.execute(
+            update(source_access)
+            .where(source_access.c.source_id == "case")
+            .values(access={"groups": ["everyone"]})
+        )
+
+    code, line = _verify_read_models()
+
+    assert code == 1
+    assert line.startswith("FAILED read models: table registry_access, row (source_id='case', ")
+    assert "column access" in line

@@ -1,0 +1,214 @@
+"""Entitlements over HTTP: source access attributes, access policies, protected decisions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+from fastapi.concurrency import run_in_threadpool
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.deps import AuditReader, PolicyDeskDep, ReadSideDep, ReceiptDeskDep, SourcesDep, require
+from ledger.access.attributes import Principal as AccessPrincipal
+from ledger.access.attributes import SourceAccess
+from ledger.errors import NotFound
+from ledger.keys.api_keys import Principal, Scope
+from ledger.receipts.policy_desk import policy_json
+
+router = APIRouter(tags=["access"])
+
+Ingester = Annotated[Principal, Depends(require(Scope.INGEST))]
+Reader = Annotated[Principal, Depends(require(Scope.READ))]
+Admin = Annotated[Principal, Depends(require(Scope.ADMIN))]
+
+Values = list[Annotated[str, Field(max_length=64)]]
+
+
+class ProblemOut(BaseModel):
+    """An RFC 9457 problem (``application/problem+json``)."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    errors: list[dict[str, str]] | None = Field(
+        default=None, description="{field, rule, message} per violation"
+    )
+
+
+_PROBLEM_TEXT = {
+    401: "no API key, or an unknown or revoked one",
+    403: "the key lacks the scope, its principal claims more than it pins "
+    "(principal-not-pinned), or the principal may not see the evidence (entitlement-denied)",
+    404: "no such resource",
+    409: "contradicts what the ledger holds",
+    422: "invalid input: errors names each field and rule",
+    500: "data read back failed verification (ledger-integrity)",
+}
+
+
+def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` for the problem statuses a route can give."""
+    return {
+        status: {
+            "description": _PROBLEM_TEXT[status],
+            "content": {"application/problem+json": {"schema": ProblemOut.model_json_schema()}},
+        }
+        for status in statuses
+    }
+
+
+class AccessIn(BaseModel):
+    """A source's access attributes; every one optional (none: open to every principal)."""
+
+    model_config = ConfigDict(extra="forbid")
+    classification: str = Field(default="", max_length=64)
+    units: Values = Field(default_factory=list, max_length=64)
+    groups: Values = Field(default_factory=list, max_length=64)
+    purposes: Values = Field(default_factory=list, max_length=64)
+    jurisdictions: Values = Field(default_factory=list, max_length=64)
+
+    def to_access(self) -> SourceAccess:
+        """The attributes as the ledger keeps them (values checked, sorted, unique)."""
+        return SourceAccess.parse(self.model_dump())
+
+
+class PrincipalIn(BaseModel):
+    """On whose behalf evidence is asked for (bounded by the API key's pins)."""
+
+    model_config = ConfigDict(extra="forbid")
+    roles: Values = Field(default_factory=list, max_length=64)
+    units: Values = Field(default_factory=list, max_length=64)
+    groups: Values = Field(default_factory=list, max_length=64)
+    purpose: str = Field(max_length=64)
+    destination: str = Field(default="", max_length=64)
+
+    def to_principal(self) -> AccessPrincipal:
+        """The principal as the entitlement gate reads it."""
+        return AccessPrincipal.parse(self.model_dump())
+
+
+class AccessOut(BaseModel):
+    """Access attributes as recorded."""
+
+    classification: str
+    units: list[str]
+    groups: list[str]
+    purposes: list[str]
+    jurisdictions: list[str]
+
+
+class AccessChangeOut(BaseModel):
+    """The result of ``POST /v1/sources/{source_id}/access``."""
+
+    source_id: str
+    access: AccessOut
+    changed: bool = Field(description="false when the attributes were already these")
+    position: int = Field(description="the log position of the change (or the last one)")
+
+
+class PolicyIn(BaseModel):
+    """``POST /v1/policies``: a new access policy version (see docs/access.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+    policy_version: str
+    rules: list[dict[str, Any]] = Field(description="ordered rules; the first that applies decides")
+    description: str = ""
+
+
+class PolicyOut(BaseModel):
+    """A policy version: its rules (null for one never published) and status."""
+
+    policy_version: str
+    status: str = Field(description="published or retired")
+    published: bool
+    description: str
+    rules: list[dict[str, Any]] | None
+    retired_reason: str | None
+    recorded_at: str
+
+
+class AccessDecisionOut(BaseModel):
+    """One protected decision: which span of which source, allowed or not, by which rule."""
+
+    ref: str = Field(description="evidence[i] or candidates[i] of the opening request")
+    span_id: str
+    source_id: str
+    version: int
+    allowed: bool
+    code: str | None
+    rule: str
+
+
+class AccessRecordOut(BaseModel):
+    """The entitlement gate's protected record for one receipt (``audit:read`` only)."""
+
+    receipt_id: str
+    policy_version: str
+    rules_from: str = Field(description="published (the version's rules) or default")
+    principal: dict[str, Any]
+    decisions: list[AccessDecisionOut]
+    at: str
+
+
+@router.post(
+    "/v1/sources/{source_id}/access",
+    response_model=AccessChangeOut,
+    responses=problems(401, 403, 404, 422),
+)
+async def change_access(
+    source_id: str,
+    body: AccessIn,
+    sources: SourcesDep,
+    read_side: ReadSideDep,
+    principal: Ingester,
+) -> dict[str, Any]:
+    """Replace a source's access attributes (a signed ``access changed`` event; no event
+    when they are already these)."""
+    source, changed, position = await run_in_threadpool(
+        sources.change_access, source_id, body.to_access(), principal.actor
+    )
+    await run_in_threadpool(read_side.registry.catch_up)  # read-your-writes: as-of reads
+    return {
+        "source_id": source_id,
+        "access": source.access.to_json(),
+        "changed": changed,
+        "position": position,
+    }
+
+
+@router.post(
+    "/v1/policies",
+    status_code=201,
+    response_model=PolicyOut,
+    responses=problems(401, 403, 409, 422),
+)
+def publish_policy(body: PolicyIn, desk: PolicyDeskDep, principal: Admin) -> dict[str, Any]:
+    """Publish an access policy version: its rules decide access for receipts (and
+    retrievals) under that ``policy_version``. A version is published once."""
+    desk.publish(body.policy_version, body.rules, body.description, principal.actor)
+    return policy_json(desk.get(body.policy_version))  # as recorded (ledger time)
+
+
+@router.get(
+    "/v1/policies/{policy_version}",
+    response_model=PolicyOut,
+    responses=problems(401, 403, 404, 422),
+)
+def get_policy(policy_version: str, desk: PolicyDeskDep, _: Reader) -> dict[str, Any]:
+    """A published or retired policy version (``default`` is built in: see docs/access.md)."""
+    return policy_json(desk.get(policy_version))
+
+
+@router.get(
+    "/v1/receipts/{receipt_id}/access",
+    response_model=AccessRecordOut,
+    responses=problems(401, 403, 404, 500),
+)
+def receipt_access(receipt_id: str, desk: ReceiptDeskDep, _: AuditReader) -> dict[str, Any]:
+    """The protected entitlement decisions of a receipt: for each evidence and candidate span,
+    its source, the decision and the rule that made it (from the receipt's verified events)."""
+    receipt = desk.get(receipt_id)
+    if receipt.access_record is None:
+        raise NotFound(f"receipt {receipt_id!r} has no access record (nothing was decided)")
+    return {"receipt_id": receipt_id, **receipt.access_record}

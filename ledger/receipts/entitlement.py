@@ -1,0 +1,145 @@
+"""The entitlement gate at receipt opening: who the principal is, and what it may see.
+
+Runs before the pool is sealed. The principal is the request's (or, without one, a principal
+with only the receipt's purpose), bounded by its API key's pins. Every evidence span and every
+candidate span is decided by the governing policy (:mod:`ledger.receipts.policy_desk`) against
+its source's access attributes as the *verified* source events hold them
+(:class:`~ledger.registry.evidence.ResolvedSpan` ``access``), never a read-model row.
+
+- An evidence span the principal may not see refuses the opening (:class:`EntitlementDenied`,
+  403): its error names only the request's own field and the safe code.
+- A denied candidate becomes an exclusion with its safe code, once per code (no count, id,
+  title or attribute), and the protected decision goes to the receipt's ``access decided``
+  event, which only ``audit:read`` reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ledger.access.attributes import Pins, Principal, SourceAccess
+from ledger.access.policy import DEFAULT_ACCESS_POLICY, decide
+from ledger.errors import EntitlementDenied, InvalidInput, PrincipalNotPinned
+from ledger.receipts.policy_desk import GoverningPolicy
+from ledger.receipts.validation import ReceiptRequest
+from ledger.registry.evidence import ResolvedSpan
+from ledger.router import route
+
+EXCLUSION_REF = "entitlement"
+"""The ``ref`` of an exclusion the gate records (the code says why; nothing says what)."""
+
+
+def bounded_principal(principal: Principal, pins: Pins | None) -> Principal:
+    """``principal`` if its API key's pins allow it; otherwise 403 naming each field."""
+    if pins is not None:
+        errors = pins.excess(principal)
+        if errors:
+            raise PrincipalNotPinned(
+                "the principal claims attributes this API key does not pin", errors
+            )
+    return principal
+
+
+def check_pinned_read(pins: Pins | None, access: SourceAccess, field_name: str) -> None:
+    """Refuse a direct registry read by a pinned key unless some principal it may act for is
+    entitled under the default policy (an unpinned key is a trusted application)."""
+    if pins is None:
+        return
+    decisions = [decide(DEFAULT_ACCESS_POLICY, p, access) for p in pins.principals()]
+    if any(d.allowed for d in decisions):
+        return
+    code = decisions[0].code or "entitlement-denied"
+    raise EntitlementDenied(
+        "this API key's principals may not see this source",
+        [{"field": field_name, "rule": code, "message": "the key's principals may not see it"}],
+    )
+
+
+@dataclass
+class GateRecord:
+    """What the gate decided: protected decisions, safe exclusions and refusals."""
+
+    governing: GoverningPolicy
+    principal: Principal
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    exclusion_codes: set[str] = field(default_factory=set)
+    refusals: list[dict[str, str]] = field(default_factory=list)
+    restricted: bool = False
+    """Whether any span decided belongs to a source with access attributes."""
+
+    def admit(self, ref: str, span: ResolvedSpan, evidence: bool) -> bool:
+        """Decide one span; record the decision; True when the principal may see it."""
+        decision = decide(self.governing.policy, self.principal, span.access)
+        self.restricted = self.restricted or not span.access.unrestricted
+        self.decisions.append(
+            {
+                "ref": ref,
+                "span_id": span.span_id,
+                "source_id": span.source_id,
+                "version": span.version,
+                **decision.to_json(),
+            }
+        )
+        if not decision.allowed:
+            code = decision.code or "entitlement-denied"
+            if evidence:
+                self.refusals.append(
+                    {
+                        "field": ref,
+                        "rule": code,
+                        "message": "the principal may not see this span",
+                    }
+                )
+            else:
+                self.exclusion_codes.add(code)
+        return decision.allowed
+
+    def refuse_if_denied(self) -> None:
+        """Refuse the opening when any evidence span was denied."""
+        if self.refusals:
+            raise EntitlementDenied(
+                f"the principal may not see {len(self.refusals)} of the evidence spans; "
+                "ask for authorised evidence or escalate",
+                self.refusals,
+            )
+
+    def exclusions(self) -> list[dict[str, str]]:
+        """The safe exclusions: one per distinct code, sorted."""
+        return [{"ref": EXCLUSION_REF, "reason_code": c} for c in sorted(self.exclusion_codes)]
+
+    def entitlement(self) -> str:
+        """``allowed`` when nothing was denied, ``denied`` when nothing was allowed (and there
+        was something to decide), else ``partial``: what the router's input must not exceed."""
+        allowed = sum(1 for d in self.decisions if d["allowed"])
+        if allowed == len(self.decisions):
+            return "allowed"
+        return "denied" if allowed == 0 else "partial"
+
+
+_ENTITLEMENT_ORDER = {"allowed": 0, "partial": 1, "denied": 2}
+
+
+def decide_route(request: ReceiptRequest, gate: GateRecord) -> dict[str, Any]:
+    """The router's decision for a receipt's ``routing`` (signed with the opening).
+
+    The routing input may not claim a better entitlement than the gate found (a denied
+    candidate makes it at least ``partial``), and a declared ``route`` must be the outcome."""
+    assert request.routing is not None
+    found = gate.entitlement()
+    if _ENTITLEMENT_ORDER[request.routing.entitlement] < _ENTITLEMENT_ORDER[found]:
+        raise InvalidInput(
+            "routing.entitlement",
+            "matches-access-decision",
+            f"routing.entitlement is {request.routing.entitlement!r} but the entitlement gate "
+            f"found {found!r}",
+        )
+    decision = route(request.routing).to_json()
+    if request.route and request.route != decision["outcome"]:
+        raise InvalidInput(
+            "route",
+            "matches-router",
+            f"route {request.route!r} is not the router's outcome {decision['outcome']!r} "
+            f"(row {decision['row']}); omit route or send the outcome",
+        )
+    return decision
