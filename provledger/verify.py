@@ -12,19 +12,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ledger.audit.bundle.verify import verify_bundle as _verify_bundle
-from ledger.audit.envelope_verification import verify_receipt_envelope
-from ledger.crypto.hmac_keys import HmacKey
-from ledger.crypto.signing import Keyring, load_public_keys
+if TYPE_CHECKING:  # the verifiers are imported on first use: `import provledger` stays light
+    from ledger.crypto.hmac_keys import HmacKey
+    from ledger.crypto.signing import Keyring
 
-KeyringSource = Keyring | Mapping[str, Any] | str | Path
+KeyringSource: TypeAlias = "Keyring | Mapping[str, Any] | str | Path"
 """A keyring, its JSON (``GET /v1/keys``), or the path of a keyring JSON or a PEM file."""
 
 
 def load_keyring(keys: KeyringSource) -> Keyring:
     """The trusted public keys from any :data:`KeyringSource`."""
+    from ledger.crypto.signing import Keyring, load_public_keys
+
     if isinstance(keys, Keyring):
         return keys
     if isinstance(keys, Mapping):
@@ -67,6 +68,9 @@ def verify_envelope(
     hmac_key: HmacKey | str | Path | None = None,
 ) -> EnvelopeVerdict:
     """Check a receipt envelope offline with the public keys, the shared HMAC key, or both."""
+    from ledger.audit.envelope_verification import verify_receipt_envelope
+    from ledger.crypto.hmac_keys import HmacKey
+
     if keyring is None and hmac_key is None:
         raise ValueError("give a keyring, an HMAC key, or both")
     keys = None if keyring is None else load_keyring(keyring)
@@ -92,6 +96,8 @@ def verify_bundle(
 ) -> BundleVerdict:
     """Check a citation-chain bundle offline; ``previous_checkpoint`` (a note seen earlier)
     also demands a consistency proof from it, ``origin`` the log the checkpoint must name."""
+    from ledger.audit.bundle.verify import verify_bundle as _verify_bundle
+
     checklist = _verify_bundle(
         dict(bundle), load_keyring(keyring), previous_checkpoint, origin=origin
     )
