@@ -29,6 +29,16 @@ from projections.receipt_queries import ReceiptFilter, list_receipts
 
 router = APIRouter(tags=["receipts"])
 
+WRITE_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    401: {"model": Problem, "description": "no or unknown API key"},
+    403: {"model": Problem, "description": "the key lacks the claims:write scope"},
+    413: {"model": Problem, "description": "the body is over the configured limit"},
+    500: {
+        "model": Problem,
+        "description": "ledger-integrity: a record read back to decide failed verification",
+    },
+}
+
 Writer = Annotated[Principal, Depends(require(Scope.CLAIMS_WRITE))]
 Reader = Annotated[Principal, Depends(require(Scope.READ))]
 _IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
@@ -193,6 +203,7 @@ def _idempotency_key(value: str | None) -> str | None:
     status_code=201,
     response_model=ReceiptOut,
     responses={
+        **WRITE_PROBLEMS,
         200: {"model": ReceiptOut, "description": "the receipt this key or inference opened"},
         409: {
             "model": Problem,
@@ -235,6 +246,7 @@ def open_receipt(
     status_code=201,
     response_model=CommitOut,
     responses={
+        **WRITE_PROBLEMS,
         404: {"model": Problem, "description": "no such receipt"},
         409: {"model": Problem, "description": "the receipt is being written by others; retry"},
         422: {
