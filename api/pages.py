@@ -55,7 +55,13 @@ def encode_cursor(name: str, key: Sequence[Any]) -> str:
 def _fits(part: Any, kind: type) -> bool:
     if kind is int:
         return isinstance(part, int) and not isinstance(part, bool) and 0 <= part <= MAX_INT
-    return isinstance(part, kind)
+    if not isinstance(part, str) or "\x00" in part:
+        return False
+    try:  # a lone surrogate (an edited cursor) is no string a database column holds
+        part.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def decode_cursor(

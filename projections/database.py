@@ -145,17 +145,23 @@ def add_missing_columns(engine: Engine) -> None:
     """Add the nullable columns a later release gave a table that exists (``create_all``
     creates only missing tables). Their values in rows written before are null until
     ``provledger projections rebuild`` replays the events."""
+    schema = engine.get_execution_options().get("schema_translate_map", {}).get(None)
     inspector = inspect(engine)
+    quote = engine.dialect.identifier_preparer.quote
     with engine.begin() as conn:
         for table in metadata.sorted_tables:
-            if not inspector.has_table(table.name, schema=table.schema):
+            if not inspector.has_table(table.name, schema=schema):
                 continue
-            present = {c["name"] for c in inspector.get_columns(table.name, schema=table.schema)}
+            present = {c["name"] for c in inspector.get_columns(table.name, schema=schema)}
             for column in table.columns:
                 if column.name not in present and column.nullable:
                     kind = column.type.compile(dialect=engine.dialect)
-                    name = engine.dialect.identifier_preparer.format_table(table)
-                    conn.execute(text(f'ALTER TABLE {name} ADD COLUMN "{column.name}" {kind}'))
+                    name = (
+                        quote(table.name)
+                        if schema is None
+                        else f"{quote(schema)}.{quote(table.name)}"
+                    )
+                    conn.execute(text(f"ALTER TABLE {name} ADD COLUMN {quote(column.name)} {kind}"))
 
 
 def _create(engine: Engine) -> None:

@@ -22,7 +22,7 @@ from projections.schema import sources, spans, versions
 
 SCAN_BATCH = 2000
 """Spans read per query while a quote search scans."""
-_TOKEN = re.compile(r"[A-Za-z0-9]{3,}")
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
 _NOT_PLAIN = "[^\t\n\f -~]"
 """A character outside printable ASCII and the whitespace frozen text keeps: a span holding
 one may normalise (NFKC) into letters its stored text does not show."""
@@ -110,12 +110,12 @@ class QuoteSearch:
 
 def _prefilter(quote: str, dialect: str) -> Any | None:
     """A condition every span containing ``quote`` (normalised) meets, to scan fewer rows:
-    the quote's longest ASCII letter-and-digit run appears in the stored text, or the stored
-    text holds a character whose normalisation could have produced it."""
-    tokens = sorted(_TOKEN.findall(quote), key=len, reverse=True)
+    each of the quote's runs of ASCII letters and digits appears in the stored text, or the
+    stored text holds a character whose normalisation could have produced one."""
+    tokens = sorted(set(_TOKEN.findall(quote)), key=len, reverse=True)
     if not tokens:
         return None
-    contains = spans.c.text.like(f"%{tokens[0]}%")
+    contains = and_(*(spans.c.text.like(f"%{token}%") for token in tokens[:8]))
     plain = (
         spans.c.text.op("GLOB")(f"*{_NOT_PLAIN}*")
         if dialect == "sqlite"

@@ -95,6 +95,8 @@ def test_claims_list_filters_by_receipt_source_and_status(
         ("/v1/sources", "not-a-cursor!"),
         ("/v1/receipts", "WyJzb3VyY2VzIiwiYSJd"),  # a cursor of /v1/sources
         ("/v1/claims", "WyJjbGFpbXMiLDFd"),  # a claims cursor missing its second part
+        ("/v1/sources", "WyJzb3VyY2VzIiwiYVx1MDAwMCJd"),  # ["sources", "a\u0000"]
+        ("/v1/sources", "WyJzb3VyY2VzIiwiXHVkODAwIl0"),  # ["sources", "\ud800"]
     ],
 )
 def test_a_cursor_the_list_did_not_give_is_refused_naming_query_after(

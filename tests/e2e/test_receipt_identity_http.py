@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -191,3 +192,23 @@ def test_the_envelope_of_a_per_inference_receipt_verifies(
 
     assert verdict.json()["valid"] is True, verdict.json()
     assert verdict.json()["receipt_id"] == receipt_id
+
+
+def test_concurrent_openings_with_one_idempotency_key_open_one_receipt(
+    client: TestClient, headers: dict[str, str], span: dict[str, Any]
+) -> None:
+    body = receipt_body([span["span_id"]])
+    answers: list[tuple[int, str]] = []
+
+    def open_once() -> None:
+        response = _open(client, headers, body, key="race-1")
+        answers.append((response.status_code, response.json().get("receipt_id", response.text)))
+
+    threads = [threading.Thread(target=open_once) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(status for status, _ in answers) == [200, 200, 200, 201]
+    assert len({receipt_id for _, receipt_id in answers}) == 1

@@ -193,3 +193,18 @@ def test_a_span_edited_in_the_read_model_is_refused_by_every_lookup(
         assert body["type"] == INTEGRITY
         assert body["reason"] == "read_model_mismatch"
         assert "Revenue fell" not in response.text
+
+
+@pytest.mark.parametrize("source_id", ["\ud800", "a\u0000"])
+def test_a_search_naming_a_source_id_no_column_can_hold_is_invalid_input(
+    client: TestClient, headers: dict[str, str], source_id: str
+) -> None:
+    escaped = source_id.encode("unicode_escape").decode().replace("\\x00", "\\u0000")
+    body = '{"quote": "Revenue", "source_id": "' + escaped + '"}'
+    response = client.post(
+        "/v1/spans/search",
+        content=body,
+        headers={**headers, "Content-Type": "application/json"},
+    )
+
+    assert response.status_code == 422, response.text

@@ -28,3 +28,25 @@ def test_an_index_missing_from_an_existing_table_is_created(runtime: LedgerRunti
     reopened = ReadModelDatabase.open(runtime.database)
     assert "ix_receipts_due" in _indexes(reopened)
     reopened.close()
+
+
+def _columns(db: ReadModelDatabase) -> set[str]:
+    schema = db.database.schema or None
+    return {str(c["name"]) for c in inspect(db.sync).get_columns("receipts", schema=schema)}
+
+
+def test_a_nullable_column_missing_from_an_existing_table_is_added(runtime: LedgerRuntime) -> None:
+    first = ReadModelDatabase.open(runtime.database)
+    prefix = f"{runtime.database.schema}." if runtime.database.schema else ""
+    with first.sync.begin() as conn:
+        conn.exec_driver_sql(f"DROP INDEX {prefix}ix_receipts_actor")
+        for column in ("actor", "purpose", "inference_id", "opened_by"):
+            conn.exec_driver_sql(f"ALTER TABLE {prefix}receipts DROP COLUMN {column}")
+    assert "actor" not in _columns(first)
+    first.close()
+
+    reopened = ReadModelDatabase.open(runtime.database)
+
+    assert {"actor", "purpose", "inference_id", "opened_by"} <= _columns(reopened)
+    assert "ix_receipts_actor" in _indexes(reopened)
+    reopened.close()
