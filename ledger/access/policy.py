@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledger.access.attributes import Principal, SourceAccess
+from ledger.access.attributes import MAX_VALUES, VALUE_PATTERN, Principal, SourceAccess
 from ledger.errors import InvalidInput
 
 ATTRIBUTES = (
@@ -185,8 +185,16 @@ def _condition(errors: list[dict[str, str]], where: str, raw: object, depth: int
             _error(errors, f"{where}.in", "pair", "in is [attribute, [values]]")
             return
         _attribute(errors, f"{where}.in[0]", operand[0])
-        if not all(isinstance(v, str) for v in operand[1]):
-            _error(errors, f"{where}.in[1]", "strings", "in lists string values")
+        values = operand[1]
+        if not 1 <= len(values) <= MAX_VALUES or not all(
+            isinstance(v, str) and VALUE_PATTERN.match(v) for v in values
+        ):
+            _error(
+                errors,
+                f"{where}.in[1]",
+                "attribute-values",
+                f"in lists 1 to {MAX_VALUES} values matching {VALUE_PATTERN.pattern}",
+            )
     elif operator == "shares":
         if not (isinstance(operand, list) and len(operand) == 2):
             _error(errors, f"{where}.shares", "pair", "shares is [attribute, attribute]")
