@@ -1,10 +1,12 @@
 """The expiry process: follows the log and expires receipts whose evidence changed.
 
-It reacts to four kinds of event, in notification order:
+It reacts to five kinds of event, in notification order:
 
 - a new source version (the previous version is superseded): receipts with committed claims
   bound to the superseded version expire with reason ``source_superseded``;
 - a withdrawn source: receipts bound to any of its versions expire, ``source_withdrawn``;
+- a source's access attributes changed: receipts bound to it expire,
+  ``source_access_changed`` (the detail names the source only, never its attributes);
 - committed claims bound to a version that is already superseded or withdrawn: that receipt
   expires at once, for the same reasons;
 - a retired policy (never published, or published then withdrawn): every receipt opened
@@ -111,6 +113,7 @@ class ExpiryProcess:
     topics = (
         Source.VersionAdded.TOPIC,
         Source.Withdrawn.TOPIC,
+        Source.AccessChanged.TOPIC,
         Receipt.ClaimsCommitted.TOPIC,
         Policy.Retired.TOPIC,
         Policy.Withdrawn.TOPIC,
@@ -206,6 +209,12 @@ class ExpiryProcess:
             source_id = self._source_id(conn, str(notification.originator_id))
             detail = {"source_id": source_id, "reason": event.reason}
             return [(rid, "source_withdrawn", detail) for rid in self._bound(conn, source_id)]
+        if isinstance(event, Source.AccessChanged):
+            source_id = self._source_id(conn, str(notification.originator_id))
+            return [
+                (rid, "source_access_changed", {"source_id": source_id})
+                for rid in self._bound(conn, source_id)
+            ]
         if isinstance(event, Receipt.ClaimsCommitted):
             return self._stale_bindings(event, notification, known)
         if isinstance(event, Policy.Retired | Policy.Withdrawn):

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from ledger.access.attributes import Principal, SourceAccess
+from ledger.access.attributes import MAX_VALUES, VALUE_PATTERN, Principal, SourceAccess
 from ledger.errors import InvalidInput
 
 ATTRIBUTES = (
@@ -65,14 +65,23 @@ class AccessDecision:
         return {"allowed": self.allowed, "code": self.code, "rule": self.rule}
 
 
+Check = Callable[[Principal, SourceAccess], bool]
+
+
 @dataclass(frozen=True)
 class AccessRule:
-    """One rule: its id, effect, safe code (deny only) and conditions (JSON form)."""
+    """One rule: its id, effect, safe code (deny only) and conditions (JSON form), with the
+    conditions compiled once into checks."""
 
     id: str
     effect: str
     code: str | None
     when: tuple[Mapping[str, Any], ...]
+    checks: tuple[Check, ...] = field(default=(), compare=False, repr=False)
+
+    def applies(self, principal: Principal, access: SourceAccess) -> bool:
+        """Whether every condition holds."""
+        return all(check(principal, access) for check in self.checks)
 
     def to_json(self) -> dict[str, Any]:
         """The rule as published."""
@@ -151,7 +160,10 @@ def _rule(errors: list[dict[str, str]], where: str, raw: object) -> AccessRule |
         _condition(errors, f"{where}.when[{index}]", condition, 1)
     if len(errors) > before:
         return None
-    return AccessRule(str(rule_id), str(effect), code, tuple(copy.deepcopy(when)))
+    conditions = tuple(copy.deepcopy(when))
+    return AccessRule(
+        str(rule_id), str(effect), code, conditions, tuple(_compile(c) for c in conditions)
+    )
 
 
 def _attribute(errors: list[dict[str, str]], where: str, name: object) -> None:
@@ -173,8 +185,16 @@ def _condition(errors: list[dict[str, str]], where: str, raw: object, depth: int
             _error(errors, f"{where}.in", "pair", "in is [attribute, [values]]")
             return
         _attribute(errors, f"{where}.in[0]", operand[0])
-        if not all(isinstance(v, str) for v in operand[1]):
-            _error(errors, f"{where}.in[1]", "strings", "in lists string values")
+        values = operand[1]
+        if not 1 <= len(values) <= MAX_VALUES or not all(
+            isinstance(v, str) and VALUE_PATTERN.match(v) for v in values
+        ):
+            _error(
+                errors,
+                f"{where}.in[1]",
+                "attribute-values",
+                f"in lists 1 to {MAX_VALUES} values matching {VALUE_PATTERN.pattern}",
+            )
     elif operator == "shares":
         if not (isinstance(operand, list) and len(operand) == 2):
             _error(errors, f"{where}.shares", "pair", "shares is [attribute, attribute]")
@@ -190,30 +210,40 @@ def _condition(errors: list[dict[str, str]], where: str, raw: object, depth: int
         _error(errors, where, "known-operator", "operator is one of has, in, shares, not")
 
 
-def _values(name: str, principal: Principal, access: SourceAccess) -> frozenset[str]:
+def _getter(name: str) -> Callable[[Principal, SourceAccess], frozenset[str]]:
     owner, attribute = name.split(".", 1)
-    value: str | Sequence[str] = getattr(principal if owner == "principal" else access, attribute)
-    if isinstance(value, str):
-        return frozenset((value,)) if value else frozenset()
-    return frozenset(value)
+
+    def values(principal: Principal, access: SourceAccess) -> frozenset[str]:
+        value: str | Sequence[str] = getattr(
+            principal if owner == "principal" else access, attribute
+        )
+        if isinstance(value, str):
+            return frozenset((value,)) if value else frozenset()
+        return frozenset(value)
+
+    return values
 
 
-def _holds(condition: Mapping[str, Any], principal: Principal, access: SourceAccess) -> bool:
+def _compile(condition: Mapping[str, Any]) -> Check:
+    """A validated condition as a check (see the module docstring for the meanings)."""
     ((operator, operand),) = condition.items()
     if operator == "has":
-        return bool(_values(operand, principal, access))
+        get = _getter(operand)
+        return lambda p, a: bool(get(p, a))
     if operator == "in":
-        return bool(_values(operand[0], principal, access) & frozenset(operand[1]))
+        get, wanted = _getter(operand[0]), frozenset(operand[1])
+        return lambda p, a: not get(p, a).isdisjoint(wanted)
     if operator == "shares":
-        left = _values(operand[0], principal, access)
-        return bool(left & _values(operand[1], principal, access))
-    return not _holds(operand, principal, access)
+        left, right = _getter(operand[0]), _getter(operand[1])
+        return lambda p, a: not left(p, a).isdisjoint(right(p, a))
+    inner = _compile(operand)
+    return lambda p, a: not inner(p, a)
 
 
 def decide(policy: AccessPolicy, principal: Principal, access: SourceAccess) -> AccessDecision:
     """The decision of the first rule of ``policy`` that applies (deterministic)."""
     for rule in policy.rules:
-        if all(_holds(condition, principal, access) for condition in rule.when):
+        if rule.applies(principal, access):
             if rule.effect == "allow":
                 return AccessDecision(True, None, rule.id)
             return AccessDecision(False, rule.code, rule.id)

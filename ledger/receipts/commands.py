@@ -225,7 +225,7 @@ class ReceiptDesk:
         gate = GateRecord(self.policies.governing(request.policy_version), principal)
         sealed: list[ResolvedSpan] = []
         pool = self._seal(request.evidence, as_of, errors, gate, sealed)
-        self._gate_candidates(request.candidates, as_of, errors, gate)
+        gate.admit_candidates(self.resolver, request.candidates, as_of, errors)
         if errors:
             raise InvalidInput.many(errors)
         gate.refuse_if_denied()
@@ -306,24 +306,6 @@ class ReceiptDesk:
                     {"field": f"evidence[{index}]", "rule": problem[0], "message": problem[1]}
                 )
         return pool
-
-    def _gate_candidates(
-        self, span_ids: list[str], as_of: str, errors: list[dict[str, str]], gate: GateRecord
-    ) -> None:
-        """Decide every candidate span (denied ones become safe exclusions)."""
-        resolved = self.resolver.resolve(span_ids) if span_ids else {}
-        for index, span_id in enumerate(span_ids):
-            found = resolved.get(span_id)
-            if not found:
-                errors.append(
-                    {
-                        "field": f"candidates[{index}]",
-                        "rule": "exists",
-                        "message": f"span {span_id} does not exist",
-                    }
-                )
-                continue
-            gate.admit(f"candidates[{index}]", pick_version(found, as_of), False)
 
     # Reading --------------------------------------------------------------------------------
 

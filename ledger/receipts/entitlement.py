@@ -23,7 +23,7 @@ from ledger.access.policy import DEFAULT_ACCESS_POLICY, decide
 from ledger.errors import EntitlementDenied, InvalidInput, PrincipalNotPinned
 from ledger.receipts.policy_desk import GoverningPolicy
 from ledger.receipts.validation import ReceiptRequest
-from ledger.registry.evidence import ResolvedSpan
+from ledger.registry.evidence import ResolvedSpan, SpanResolver, pick_version
 from ledger.router import route
 
 EXCLUSION_REF = "entitlement"
@@ -94,6 +94,25 @@ class GateRecord:
             else:
                 self.exclusion_codes.add(code)
         return decision.allowed
+
+    def admit_candidates(
+        self, resolver: SpanResolver, span_ids: list[str], as_of: str, errors: list[dict[str, str]]
+    ) -> None:
+        """Decide every candidate span (denied ones become safe exclusions); an unknown one is
+        an input error."""
+        resolved = resolver.resolve(span_ids) if span_ids else {}
+        for index, span_id in enumerate(span_ids):
+            found = resolved.get(span_id)
+            if not found:
+                errors.append(
+                    {
+                        "field": f"candidates[{index}]",
+                        "rule": "exists",
+                        "message": f"span {span_id} does not exist",
+                    }
+                )
+                continue
+            self.admit(f"candidates[{index}]", pick_version(found, as_of), False)
 
     def refuse_if_denied(self) -> None:
         """Refuse the opening when any evidence span was denied."""

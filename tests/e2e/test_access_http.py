@@ -8,13 +8,16 @@ about it from a refusal or a receipt; none may succeed, and a refused request wr
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
+from api.cli import main
 from ledger.access.attributes import Pins
 from ledger.runtime import LedgerRuntime
-from tests.e2e.flows import receipt_body, register
+from tests.e2e.flows import commit_verbatim, receipt_body, register
 from tests.tamper import Tamperer
 
 SECRET_TITLE = "Investigation 4471 into the Northwind account"
@@ -356,3 +359,38 @@ def test_a_pinned_key_reads_in_the_registry_only_what_its_principals_may_see(
     assert client.get(f"/v1/spans/{secret_span}", headers=investigator).status_code == 200
     trusted = auth("read", name="trusted-reader")  # a key without pins: a trusted application
     assert client.get(f"/v1/spans/{secret_span}", headers=trusted).status_code == 200
+
+
+def test_a_receipt_with_a_principal_route_and_exclusions_verifies_offline_in_a_bundle(
+    client: TestClient, auth, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    _, secret_span, _ = _setup(client, auth)
+    headers = auth("ingest", "read", "claims:write", "audit:read", name="app")
+    spans = register(client, headers, "memo", "Refunds are allowed within 30 days.")
+    body = receipt_body(
+        [spans[0]["span_id"]],
+        principal={"groups": ["support"], "purpose": "p"},
+        candidates=[secret_span],
+        routing={
+            "task": "question",
+            "corpus_tokens": 50,
+            "operating_length_tokens": 1000,
+            "authoritative_source": True,
+            "entitlement": "partial",
+        },
+    )
+    del body["route"]
+    opened = client.post("/v1/receipts", json=body, headers=headers)
+    assert opened.status_code == 201, opened.text
+    claim = commit_verbatim(client, headers, opened.json()["receipt_id"], spans[0])
+    bundle = client.get(f"/v1/claims/{claim['claim_id']}/bundle", headers=headers).json()
+    (tmp_path / "b.json").write_text(json.dumps(bundle))
+    (tmp_path / "keys.json").write_text(json.dumps(client.get("/v1/keys").json()))
+
+    result = CliRunner().invoke(
+        main,
+        ["audit", "verify", str(tmp_path / "b.json"), "--public-key", str(tmp_path / "keys.json")],
+    )
+
+    assert result.exit_code == 0, result.output
+    assert result.output.strip().endswith("VERIFIED")

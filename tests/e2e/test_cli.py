@@ -119,3 +119,45 @@ def test_verify_accepts_a_saved_public_key_listing(settings_env: Settings, tmp_p
     code, output = _run("verify", "--keyring", str(keyring))
 
     assert code == 0, output
+
+
+def test_keys_create_pins_principal_attributes_in_the_signed_event(
+    settings_env: Settings,
+) -> None:
+    code, output = _run(
+        "keys",
+        "create",
+        "--name",
+        "support-app",
+        "--scopes",
+        "claims:write",
+        "--pin",
+        "groups=support",
+        "--pin",
+        "purposes=fraud-review,analyst-qa",
+    )
+    assert code == 0, output
+    secret = output.strip().splitlines()[-1]
+    runtime = open_ledger(settings_env)
+    try:
+        principal = runtime.api_keys.authenticate(secret)
+        issued = json.loads(runtime.ledger.read_log(0, 100)[-1].state)
+    finally:
+        runtime.close()
+    assert principal is not None
+    assert principal.pins is not None
+    assert principal.pins.groups == ("support",)
+    assert issued["body"]["payload"]["pins"] == {
+        "groups": ["support"],
+        "purposes": ["analyst-qa", "fraud-review"],
+    }
+    code, output = _run("keys", "list")
+    assert output.rstrip().endswith("groups=support purposes=analyst-qa,fraud-review")
+
+
+def test_keys_create_refuses_an_unknown_pin_dimension(settings_env: Settings) -> None:
+    code, output = _run(
+        "keys", "create", "--name", "app", "--scopes", "read", "--pin", "teams=blue"
+    )
+    assert code == 1
+    assert "pins.teams: unknown field 'teams'" in output

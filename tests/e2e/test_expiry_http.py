@@ -90,6 +90,18 @@ def test_withdrawal_expires_receipts_with_its_reason(
     assert _status(client, headers, receipt_id)["reason"] == "source_withdrawn"
 
 
+def test_an_access_change_expires_receipts_that_stood_on_the_source_without_naming_it(
+    client: TestClient, headers: dict[str, str], span: dict[str, Any]
+) -> None:
+    receipt_id = _receipt(client, headers, span)
+    changed = client.post("/v1/sources/src/access", json={"groups": ["audit"]}, headers=headers)
+    assert changed.status_code == 200, changed.text
+    client.app.state.services.expiry.run_once()  # type: ignore[attr-defined]
+    status = _status(client, headers, receipt_id)
+    assert status["reason"] == "source_access_changed"
+    assert status["expiries"][0]["detail"] == {"source_id": "src"}
+
+
 def test_retiring_a_policy_expires_its_receipts_and_blocks_new_ones(
     client: TestClient, headers: dict[str, str], span: dict[str, Any]
 ) -> None:

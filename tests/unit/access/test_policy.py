@@ -135,3 +135,10 @@ def test_pins_name_every_claim_beyond_them_and_leave_unpinned_dimensions_open() 
     assert [e["field"] for e in errors] == ["principal.groups", "principal.purpose"]
     assert pins.excess(Principal(roles=("admin",), groups=("support",), purpose="qa")) == []
     assert Pins(groups=()).excess(Principal(groups=("any",), purpose="x"))[0]["rule"] == "pinned"
+
+
+def test_in_lists_only_attribute_values() -> None:
+    rule = {"id": "r", "effect": "allow", "when": [{"in": ["principal.roles", ["ok", "no way"]]}]}
+    with pytest.raises(InvalidInput) as caught:
+        AccessPolicy.parse("p", [rule])
+    assert (caught.value.field, caught.value.rule) == ("rules[0].when[0].in[1]", "attribute-values")
