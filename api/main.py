@@ -10,6 +10,7 @@ from fastapi import FastAPI
 
 from api.body_guard import RequestBodyGuard
 from api.consistency import PositionHeader
+from api.console import console_app
 from api.errors import install_error_handlers
 from api.metrics import MetricsServer, observe_store, registry_for, serve_metrics
 from api.observability import RequestContextMiddleware, configure_logging
@@ -91,6 +92,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.include_router(attribution.router)
     app.include_router(audit.router)
     app.include_router(provenance.router)
+    app.mount("/console", console_app(app))
     return app
 
 
