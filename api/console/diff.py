@@ -46,10 +46,30 @@ def span_diff(old: list[str], new: list[str]) -> list[Change]:
         if tag == "equal":
             changes.append(Change("equal", count=i2 - i1))
             continue
-        pairs = min(i2 - i1, j2 - j1) if tag == "replace" else 0
-        for k in range(pairs):
-            left, right = _words(old[i1 + k], new[j1 + k])
-            changes.append(Change("rewritten", left, right))
-        changes.extend(Change("removed", old=((text, True),)) for text in old[i1 + pairs : i2])
-        changes.extend(Change("added", new=((text, True),)) for text in new[j1 + pairs : j2])
+        changes.extend(_replaced(old[i1:i2], new[j1:j2]))
     return changes
+
+
+def _replaced(old: list[str], new: list[str]) -> list[Change]:
+    """A replaced run: each old span paired, in order, with the next new span at least half
+    like it (a rewrite); the rest removed or added where they stand."""
+    out: list[Change] = []
+    j = 0
+    for text in old:
+        match = next(
+            (
+                k
+                for k in range(j, len(new))
+                if difflib.SequenceMatcher(None, text, new[k], autojunk=False).ratio() >= 0.5
+            ),
+            None,
+        )
+        if match is None:
+            out.append(Change("removed", old=((text, True),)))
+            continue
+        out.extend(Change("added", new=((added, True),)) for added in new[j:match])
+        left, right = _words(text, new[match])
+        out.append(Change("rewritten", left, right))
+        j = match + 1
+    out.extend(Change("added", new=((added, True),)) for added in new[j:])
+    return out
