@@ -7,7 +7,10 @@
   A request whose ``Origin`` names another origin is refused before the token is looked at.
 - Every response carries a Content-Security-Policy that allows scripts, styles and images
   from the console's own origin only (no inline script, no inline style, no framing), and
-  ``Cache-Control: no-store``: pages show audit data to one signed-in reader.
+  ``Cache-Control: no-store``: pages show audit data to one signed-in reader. The referrer
+  policy is ``same-origin``, not ``no-referrer``: under ``no-referrer`` a browser sends
+  ``Origin: null`` with a form, and the origin check could not tell the console's own forms
+  from another site's.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ CONTENT_SECURITY_POLICY = (
 SECURITY_HEADERS = [
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
     (b"cross-origin-opener-policy", b"same-origin"),
 ]
