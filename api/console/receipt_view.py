@@ -13,7 +13,7 @@ from collections.abc import Collection
 from typing import Any
 
 from fastapi.concurrency import run_in_threadpool
-from sqlalchemy import and_, or_, select
+from sqlalchemy import select
 
 from api.console import words
 from api.console.excerpt import pieces
@@ -25,7 +25,8 @@ from projections.schema import spans
 
 
 def _cells(services: Services, wanted: Collection[Coordinates]) -> dict[Coordinates, Any]:
-    """Table reference and envelope of each wanted span that is a table cell."""
+    """Table reference and envelope of each wanted span that is a table cell (one query on
+    the span id index; the same id in another source or version is left out here)."""
     if not wanted:
         return {}
     query = select(
@@ -37,29 +38,35 @@ def _cells(services: Services, wanted: Collection[Coordinates]) -> dict[Coordina
         spans.c.table_col,
         spans.c.envelope,
     ).where(
+        spans.c.span_id.in_(sorted({span_id for span_id, _, _ in wanted})),
         spans.c.table_id.is_not(None),
-        or_(
-            *(
-                and_(spans.c.span_id == s, spans.c.source_id == src, spans.c.version == v)
-                for s, src, v in wanted
-            )
-        ),
     )
     with services.read_side.db.reads.connect() as conn:
-        return {
-            (row.span_id, row.source_id, row.version): {
-                "table_id": row.table_id,
-                "row": row.table_row,
-                "col": row.table_col,
-                "envelope": row.envelope,
-            }
-            for row in conn.execute(query)
+        rows = conn.execute(query).all()
+    return {
+        (row.span_id, row.source_id, row.version): {
+            "table_id": row.table_id,
+            "row": row.table_row,
+            "col": row.table_col,
+            "envelope": row.envelope,
         }
+        for row in rows
+        if (row.span_id, row.source_id, row.version) in wanted
+    }
 
 
-def _counts(services: Services, claim_ids: list[str]) -> dict[str, dict[str, int]]:
+def _document(services: Services, receipt_id: str) -> dict[str, Any]:
+    """The receipt read from its verified events, as its document."""
+    return receipt_document(services.receipts.get(receipt_id))
+
+
+def _cells_and_counts(
+    services: Services, wanted: Collection[Coordinates], claim_ids: list[str]
+) -> tuple[dict[Coordinates, Any], dict[str, dict[str, int]]]:
+    """The table cells among the cited spans and each claim's engagement (one thread hop)."""
+    cells = _cells(services, wanted)
     with services.read_side.db.reads.connect() as conn:
-        return claim_counts(conn, claim_ids)
+        return cells, claim_counts(conn, claim_ids)
 
 
 def _check_view(check: dict[str, Any]) -> dict[str, Any]:
@@ -126,8 +133,7 @@ def _citation(
 
 async def receipt_view(services: Services, receipt_id: str) -> dict[str, Any]:
     """Everything the receipt page shows (raises ``NotFound`` for an unknown receipt)."""
-    receipt = await run_in_threadpool(services.receipts.get, receipt_id)
-    document = receipt_document(receipt)
+    document = await run_in_threadpool(_document, services, receipt_id)
     expired = document["status"]["status"] == "expired"
     claims = [(c, True) for c in document["claims"]] + [(c, False) for c in document["quarantined"]]
     wanted: set[Coordinates] = {
@@ -138,8 +144,9 @@ async def receipt_view(services: Services, receipt_id: str) -> dict[str, Any]:
     }
     async with services.read_side.async_engine.connect() as conn:
         views = await binding_views(conn, wanted)
-    cells = await run_in_threadpool(_cells, services, wanted)
-    counts = await run_in_threadpool(_counts, services, [c["claim_id"] for c, _ in claims])
+    cells, counts = await run_in_threadpool(
+        _cells_and_counts, services, wanted, [c["claim_id"] for c, _ in claims]
+    )
     claim_views = []
     for claim, committed in claims:
         citations = []

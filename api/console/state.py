@@ -37,6 +37,7 @@ class Console:
             autoescape=select_autoescape(("html",), default_for_string=True, default=True),
             trim_blocks=True,
             lstrip_blocks=True,
+            auto_reload=False,  # templates ship with the package; no stat per page
         )
         self._lock = threading.Lock()
         self._sessions: SessionStore | None = None

@@ -47,7 +47,7 @@ def test_expanding_a_citation_shows_the_marked_words_and_is_counted(
     assert "returned within 30 days" in marks
     expect(citation.locator(".breadcrumb")).to_contain_text("Damaged goods")
     expect(citation.locator(".warning").first).to_contain_text("newer version")
-    expect(citation.locator("table.checks")).to_contain_text("polarity_agrees")
+    expect(citation.locator("ul.checks")).to_contain_text("polarity_agrees")
     screenshot(page, "receipt-citation")
     page.reload()
     claim = page.locator("article.claim", has=page.locator("details", has_text="Damaged goods"))

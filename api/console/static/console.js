@@ -33,9 +33,10 @@
     });
   });
 
-  document.querySelectorAll("a.follow").forEach(function (link) {
+  document.querySelectorAll("details.citation a.follow").forEach(function (link) {
+    var details = link.closest("details.citation");
     link.addEventListener("click", function () {
-      report("follow", link.dataset.claim, link.dataset.source);
+      report("follow", details.dataset.claim, details.dataset.source);
     });
   });
 })();

@@ -42,8 +42,10 @@ def test_a_citation_expands_in_place_to_breadcrumb_marked_excerpt_checks_and_war
     marks = re.findall(r"<mark>(.*?)</mark>", window)
     assert "returned within 30 days" in marks
     assert '<span class="context"> Items returned after 30 days' in window
-    assert "<td>Negation, hedging and direction agree</td><td>held</td>" in window
-    assert "<code>polarity_agrees</code>" in window
+    assert (
+        '<li class="outcome-pass"><b>held</b> Negation, hedging and direction agree. '
+        "<code>polarity_agrees</code></li>"
+    ) in window
     assert "A newer version of this source replaces the cited one." in window
     assert 'class="badge badge-warn">superseded<' in window
 
