@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection
+from functools import lru_cache
 from typing import Any
 
 from fastapi.concurrency import run_in_threadpool
+from markupsafe import Markup
 from sqlalchemy import select
 
 from api.console import words
@@ -69,6 +71,35 @@ def _cells_and_counts(
         return cells, claim_counts(conn, claim_ids)
 
 
+@lru_cache(maxsize=4096)
+def _check_row(check: str, outcome: str, reason: str, detail: str) -> Markup:
+    """One check as a list item, escaped by ``Markup.format`` (every value is untrusted).
+
+    Rows repeat across the claims of a page (most checks pass with the same code), so each is
+    built once per process; a row carries its detail only when the check did not pass."""
+    shown = Markup(' <span class="detail">{}</span>').format(detail) if detail else ""
+    return Markup('<li class="outcome-{}"><b>{}</b> {} <code>{}</code>{}</li>\n').format(
+        outcome,
+        words.outcome_words(outcome),
+        words.reason_words(check, reason),
+        reason,
+        shown,
+    )
+
+
+def checks_html(checks: list[dict[str, Any]]) -> Markup:
+    """The gate's checks as list items: result, meaning in words, reason code."""
+    return Markup("").join(
+        _check_row(
+            c["check"],
+            c["outcome"],
+            c["reason"],
+            "" if c["outcome"] == "pass" else str(c.get("detail") or ""),
+        )
+        for c in checks
+    )
+
+
 def _check_view(check: dict[str, Any]) -> dict[str, Any]:
     return {
         "check": check["check"],
@@ -99,11 +130,9 @@ def _citation(
         warnings.append("span_not_in_pool")
     if receipt_expired:
         warnings.append("expired")
-    checks = [
-        _check_view(c)
-        for c in claim.get("checks", [])
-        if c.get("span_id") in (None, binding["span_id"])
-    ]
+    checks = checks_html(
+        [c for c in claim.get("checks", []) if c.get("span_id") in (None, binding["span_id"])]
+    )
     repairs = [r for r in claim.get("repairs", []) if r.get("binding_index") == index]
     excerpt = []
     if view is not None:
