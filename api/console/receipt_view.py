@@ -9,7 +9,7 @@ registry read model only renders the cited spans, exactly as ``GET /v1/claims/{i
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from functools import lru_cache
 from typing import Any
 
@@ -55,20 +55,6 @@ def _cells(services: Services, wanted: Collection[Coordinates]) -> dict[Coordina
         for row in rows
         if (row.span_id, row.source_id, row.version) in wanted
     }
-
-
-def _document(services: Services, receipt_id: str) -> dict[str, Any]:
-    """The receipt read from its verified events, as its document."""
-    return receipt_document(services.receipts.get(receipt_id))
-
-
-def _cells_and_counts(
-    services: Services, wanted: Collection[Coordinates], claim_ids: list[str]
-) -> tuple[dict[Coordinates, Any], dict[str, dict[str, int]]]:
-    """The table cells among the cited spans and each claim's engagement (one thread hop)."""
-    cells = _cells(services, wanted)
-    with services.read_side.db.reads.connect() as conn:
-        return cells, claim_counts(conn, claim_ids)
 
 
 @lru_cache(maxsize=4096)
@@ -160,22 +146,39 @@ def _citation(
     }
 
 
-async def receipt_view(services: Services, receipt_id: str) -> dict[str, Any]:
-    """Everything the receipt page shows (raises ``NotFound`` for an unknown receipt)."""
-    document = await run_in_threadpool(_document, services, receipt_id)
-    expired = document["status"]["status"] == "expired"
-    claims = [(c, True) for c in document["claims"]] + [(c, False) for c in document["quarantined"]]
+def _read(
+    services: Services, receipt_id: str, first: Callable[[], object]
+) -> tuple[object, dict[str, Any], set[Coordinates], Any, dict[str, dict[str, int]]]:
+    """Everything the page reads from the sync side, in one thread hop: ``first()`` (the
+    session check), the verified receipt, the cited coordinates, table cells, engagement."""
+    before = first()
+    document = receipt_document(services.receipts.get(receipt_id))
+    claims = document["claims"] + document["quarantined"]
     wanted: set[Coordinates] = {
         (b["span_id"], b["source_id"], b["version"])
-        for claim, _ in claims
+        for claim in claims
         for b in claim["bindings"]
         if b.get("source_id") is not None
     }
+    cells = _cells(services, wanted)
+    with services.read_side.db.reads.connect() as conn:
+        counts = claim_counts(conn, [c["claim_id"] for c in claims])
+    return before, document, wanted, cells, counts
+
+
+async def receipt_view(
+    services: Services, receipt_id: str, first: Callable[[], object] = lambda: None
+) -> tuple[object, dict[str, Any]]:
+    """Everything the receipt page shows (``NotFound`` for an unknown receipt), and what
+    ``first`` returned: it runs before anything is read, in the same thread hop (the page's
+    session check, so a page costs one hop to the thread pool and one async query)."""
+    before, document, wanted, cells, counts = await run_in_threadpool(
+        _read, services, receipt_id, first
+    )
+    expired = document["status"]["status"] == "expired"
+    claims = [(c, True) for c in document["claims"]] + [(c, False) for c in document["quarantined"]]
     async with services.read_side.async_engine.connect() as conn:
         views = await binding_views(conn, wanted)
-    cells, counts = await run_in_threadpool(
-        _cells_and_counts, services, wanted, [c["claim_id"] for c, _ in claims]
-    )
     claim_views = []
     for claim, committed in claims:
         citations = []
@@ -202,7 +205,7 @@ async def receipt_view(services: Services, receipt_id: str) -> dict[str, Any]:
         )
     exclusions = Counter(item.get("reason_code", "") for item in document["excluded"])
     pool_sources = Counter((p["source_id"], p["version"]) for p in document["pool"])
-    return {
+    return before, {
         "receipt": document,
         "claims": claim_views,
         "exclusions": sorted(exclusions.items()),

@@ -107,12 +107,17 @@ def get_console(request: Request) -> Console:
 ConsoleDep = Annotated[Console, Depends(get_console)]
 
 
-async def current_session(request: Request, console: ConsoleDep) -> ConsoleSession:
-    """The signed-in reader, or :class:`NotSignedIn` (a page answers with the sign-in form)."""
-    found = await run_in_threadpool(console.sessions.find, request.cookies.get(SESSION_COOKIE))
+def signed_in(console: Console, request: Request) -> ConsoleSession:
+    """The signed-in reader, or :class:`NotSignedIn` (blocking: call it in a thread)."""
+    found = console.sessions.find(request.cookies.get(SESSION_COOKIE))
     if found is None:
         raise NotSignedIn
     return found
+
+
+async def current_session(request: Request, console: ConsoleDep) -> ConsoleSession:
+    """The signed-in reader, or :class:`NotSignedIn` (a page answers with the sign-in form)."""
+    return await run_in_threadpool(signed_in, console, request)
 
 
 SessionDep = Annotated[ConsoleSession, Depends(current_session)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from functools import partial
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
@@ -15,7 +16,8 @@ from starlette.responses import Response
 from api.console import words
 from api.console.guard import check_csrf, check_origin, read_form
 from api.console.receipt_view import receipt_view
-from api.console.state import ConsoleDep, SessionDep, download
+from api.console.sessions import ConsoleSession
+from api.console.state import ConsoleDep, SessionDep, download, signed_in
 from api.console.times import form_time
 from api.deps import MAX_INT
 from ledger.audit.bundle.verify import verify_bundle
@@ -82,11 +84,14 @@ async def receipts_page(
 
 
 @router.get("/receipts/{receipt_id}")
-async def receipt_page(
-    receipt_id: str, request: Request, console: ConsoleDep, session: SessionDep
-) -> Response:
-    """One receipt: context, sealed pool, exclusions, claims and their citations."""
-    view = await receipt_view(console.services, receipt_id)
+async def receipt_page(receipt_id: str, request: Request, console: ConsoleDep) -> Response:
+    """One receipt: context, sealed pool, exclusions, claims and their citations (the session
+    is checked in the same thread hop as the receipt is read: see ``receipt_view``)."""
+    found, view = await receipt_view(
+        console.services, receipt_id, partial(signed_in, console, request)
+    )
+    assert isinstance(found, ConsoleSession)
+    session = found
     origin = f"{request.url.scheme}://{request.url.netloc}"
     return console.render(request, "receipt.html", {**view, "origin": origin}, session=session)
 
