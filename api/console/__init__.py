@@ -11,6 +11,7 @@ everyone else, and it stays out of the API's OpenAPI document.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -46,10 +47,21 @@ def _page(request: Request, response: Response) -> Response:
     return page
 
 
+@dataclass(frozen=True)
+class _RouteTemplate:
+    """A route as the API's request metrics name it: its template under the mount."""
+
+    path: str
+
+
 class _ApiState:
-    """Hands the API's services to the console app's state on every request: the API's own
-    middleware (``PositionHeader``) reads ``scope["app"].state.services`` when the response
-    starts, and inside the mount ``scope["app"]`` is the console."""
+    """Keeps the API's middleware working inside the mount, where ``scope["app"]`` is the
+    console and routes are templates relative to ``/console``:
+
+    - hands the API's services to the console app's state (``PositionHeader`` reads
+      ``scope["app"].state.services`` when the response starts);
+    - names the matched route with the mount's prefix (``/console/receipts/{receipt_id}``),
+      so the request metrics do not confuse it with an API route."""
 
     def __init__(self, app: ASGIApp, api: FastAPI) -> None:
         self.app = app
@@ -57,7 +69,12 @@ class _ApiState:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         scope["app"].state.services = self.api.state.services
-        await self.app(scope, receive, send)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            path = getattr(scope.get("route"), "path", None)
+            if isinstance(path, str):
+                scope["route"] = _RouteTemplate(str(scope.get("root_path", "")) + path)
 
 
 def console_app(api: FastAPI) -> FastAPI:

@@ -266,3 +266,63 @@ def test_the_replay_page_lists_what_was_known_at_a_date(reader: Reader) -> None:
     assert "No receipt was opened yet." in early
     prov = reader.client.get(f"/console/receipts/{reader.seeded.receipt_id}/provenance.json")
     assert "wasGeneratedBy" in json.dumps(prov.json())
+
+
+def test_a_withdrawn_source_is_marked_on_its_citations_and_its_page(reader: Reader) -> None:
+    client = reader.client
+    response = client.post(
+        "/v1/sources/hostile/withdraw", json={"reason": "retracted"}, headers=reader.admin
+    )
+    assert response.status_code == 200
+    page = client.get(f"/console/receipts/{reader.seeded.hostile_receipt_id}", headers=HTML)
+    (citation,) = _citations(page.text)
+    assert 'class="badge badge-warn">withdrawn<' in citation
+    assert "The source has been withdrawn" in citation
+    source = client.get("/console/sources/hostile", headers=HTML).text
+    assert '<span class="badge badge-withdrawn">withdrawn</span>' in source
+    assert "retracted</span>. Citations still resolve, marked withdrawn." in source
+
+
+def test_console_requests_are_counted_under_their_console_route(reader: Reader) -> None:
+    reader.client.get(f"/console/receipts/{reader.seeded.receipt_id}", headers=HTML)
+    metrics = reader.client.get("/metrics", headers=reader.admin).text
+    assert (
+        'provledger_http_requests_total{method="GET",route="/console/receipts/{receipt_id}",'
+        'status="200"}'
+    ) in metrics
+
+
+def test_a_repaired_citation_shows_its_repair_history(reader: Reader) -> None:
+    client, admin = reader.client, reader.admin
+    spans = client.get("/v1/sources/returns-policy/versions/2", headers=admin).json()["spans"]
+    refunds = next(s for s in spans if s["text"].startswith("Refunds"))
+    window = next(s for s in spans if s["text"].startswith("Damaged goods"))
+    receipt = client.post(
+        "/v1/receipts",
+        headers=admin,
+        json={
+            "request": "How are refunds paid?",
+            "actor": "a",
+            "purpose": "p",
+            "policy_version": "1",
+            "route": "long_context",
+            "model": {"name": "m", "version": "1"},
+            "evidence": [refunds["span_id"], window["span_id"]],
+        },
+    ).json()["receipt_id"]
+    committed = client.post(
+        f"/v1/receipts/{receipt}/claims",
+        headers=admin,
+        json={
+            "repair": True,
+            "claims": [{"text": refunds["text"], "bindings": [{"span_id": window["span_id"]}]}],
+        },
+    )
+    assert committed.status_code == 201, committed.text
+    page = client.get(f"/console/receipts/{receipt}", headers=HTML).text
+    (citation,) = _citations(page)
+    assert "<h4>Repair history</h4>" in citation
+    assert f"moved from <code>{window['span_id']}</code>" in citation
+    assert f"to <code>{refunds['span_id']}</code>" in citation
+    marks = re.findall(r"<mark>(.*?)</mark>", citation)
+    assert marks == ["Refunds", "paid", "original card"]
