@@ -69,8 +69,8 @@ def _marks(span: str, claim: str, quote: str | None) -> list[tuple[int, int]]:
 def pieces(excerpt: str, highlight: tuple[int, int], claim: str, quote: str | None) -> list[Piece]:
     """``excerpt`` cut into pieces, the span at ``highlight`` (offsets into the excerpt)
     with its marked words."""
-    start, end = max(0, highlight[0]), min(len(excerpt), highlight[1])
-    start = min(start, end)
+    end = max(0, min(len(excerpt), highlight[1]))
+    start = max(0, min(highlight[0], end))
     span = excerpt[start:end]
     out: list[Piece] = []
     if start:
