@@ -45,7 +45,7 @@ receipt_index = Table(
     "receipt_index",
     index_metadata,
     Column("receipt_id", String(40), primary_key=True),
-    Column("position", BigInteger, nullable=False, unique=True),
+    Column("position", BigInteger, nullable=False),
     Column("actor", Text, nullable=False),
     Column("purpose", Text, nullable=False),
     Column("policy_version", Text, nullable=False),
@@ -56,6 +56,7 @@ receipt_index = Table(
     Index("ix_receipt_index_actor", "actor"),
     Index("ix_receipt_index_purpose", "purpose"),
     Index("ix_receipt_index_opened", "opened_at"),
+    Index("ix_receipt_index_position", "position"),
 )
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from sqlalchemy import select
+from sqlalchemy import func, select
 from starlette.responses import Response
 
 from api.console.diff import span_diff
@@ -40,10 +40,14 @@ def _span_texts(conn: Any, source_id: str, version: int) -> list[str]:
     ]
 
 
+TEXT_SHOWN = 20_000
+"""Characters of a version's frozen text the page shows (the rest is in the downloads)."""
+
+
 def _frozen_text(conn: Any, source_id: str, version: int) -> str:
     return str(
         conn.execute(
-            select(versions.c.frozen_text).where(
+            select(func.substr(versions.c.frozen_text, 1, TEXT_SHOWN + 1)).where(
                 versions.c.source_id == source_id, versions.c.version == version
             )
         ).scalar_one()
@@ -109,6 +113,7 @@ async def source_page(
         "changes": changes,
         "text": text,
         "link": _safe_link(source["uri"]),
+        "text_cut": text is not None and len(text) > TEXT_SHOWN,
         "engagement": engagement,
         "metadata": sorted((source["metadata"] or {}).items()),
     }
