@@ -10,6 +10,7 @@ from fastapi import FastAPI
 
 from api.body_guard import RequestBodyGuard
 from api.consistency import PositionHeader
+from api.console import console_app
 from api.docs_ui import install_docs_ui
 from api.errors import install_error_handlers
 from api.key_rows import AsyncKeyRows
@@ -126,6 +127,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         app.include_router(module.router)
     install_openapi(app)
     install_docs_ui(app)
+    app.mount("/console", console_app(app))
     return app
 
 

@@ -1,0 +1,121 @@
+"""The auditor and regulator console: server-rendered pages mounted at ``/console``.
+
+Pages are Jinja2 templates with autoescaping on (every source text, claim text and metadata
+value is untrusted), one stylesheet and one small script served from this package, no CDN.
+A reader signs in with an API key holding ``audit:read``, exchanged for a session cookie
+(:mod:`api.console.sessions`, :mod:`api.console.guard`). The console is its own ASGI app
+mounted on the API, so its errors render as pages for a browser and as problem+json for
+everyone else, and it stays out of the API's OpenAPI document.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import RedirectResponse, Response
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from api.console.guard import SecurityHeaders, console_root
+from api.console.state import PACKAGE, Console, NotSignedIn
+from api.console.views import audit, engagement, receipts, session, sources
+from api.errors import ledger_problem, problem
+from ledger.errors import AuthenticationFailed, InvalidInput, LedgerError
+
+__all__ = ["console_app"]
+
+
+def _wants_html(request: Request) -> bool:
+    accept = request.headers.get("accept", "")
+    return "text/html" in accept
+
+
+def _page(request: Request, response: Response) -> Response:
+    """A problem+json response as a page for a browser (same status, same fields)."""
+    if not _wants_html(request):
+        return response
+    body = json.loads(bytes(response.body))
+    console: Console = request.app.state.console
+    page = console.render(request, "problem.html", {"problem": body}, status=response.status_code)
+    for name in ("www-authenticate", "retry-after"):
+        if name in response.headers:
+            page.headers[name] = response.headers[name]
+    return page
+
+
+@dataclass(frozen=True)
+class _RouteTemplate:
+    """A route as the API's request metrics name it: its template under the mount."""
+
+    path: str
+
+
+class _ApiState:
+    """Keeps the API's middleware working inside the mount, where ``scope["app"]`` is the
+    console and routes are templates relative to ``/console``:
+
+    - hands the API's services to the console app's state (``PositionHeader`` reads
+      ``scope["app"].state.services`` when the response starts);
+    - names the matched route with the mount's prefix (``/console/receipts/{receipt_id}``),
+      so the request metrics do not confuse it with an API route."""
+
+    def __init__(self, app: ASGIApp, api: FastAPI) -> None:
+        self.app = app
+        self.api = api
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope["app"].state.services = self.api.state.services
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            path = getattr(scope.get("route"), "path", None)
+            if isinstance(path, str):
+                scope["route"] = _RouteTemplate(str(scope.get("root_path", "")) + path)
+
+
+def console_app(api: FastAPI) -> FastAPI:
+    """The console, to be mounted on ``api`` at ``/console`` (it reads ``api``'s services)."""
+    app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+    app.state.console = Console(api)
+    app.add_middleware(SecurityHeaders)
+    app.add_middleware(_ApiState, api=api)
+
+    async def ledger_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, LedgerError)
+        return _page(request, ledger_problem(exc))
+
+    async def not_signed_in(request: Request, exc: Exception) -> Response:
+        if request.method in ("GET", "HEAD") and _wants_html(request):
+            return RedirectResponse(console_root(request), status_code=303)
+        return _page(request, ledger_problem(AuthenticationFailed("sign in to the console")))
+
+    async def invalid(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        errors = [
+            {
+                "field": ".".join(str(part) for part in err.get("loc", ())),
+                "rule": err.get("type", "invalid"),
+                "message": err.get("msg", "invalid value"),
+            }
+            for err in exc.errors()
+        ]
+        return _page(request, ledger_problem(InvalidInput.many(errors)))
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        title = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, "HTTP error")
+        slug = title.lower().replace(" ", "-")
+        return _page(request, problem(exc.status_code, title, str(exc.detail), slug))
+
+    app.add_exception_handler(LedgerError, ledger_error)
+    app.add_exception_handler(NotSignedIn, not_signed_in)
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.mount("/static", StaticFiles(directory=PACKAGE / "static"), name="static")
+    for module in (session, receipts, sources, audit, engagement):
+        app.include_router(module.router)
+    return app

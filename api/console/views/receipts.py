@@ -1,0 +1,156 @@
+"""Receipts: the filtered list, one receipt with its citations, its downloads, and the
+server-side verification of a claim's bundle."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from functools import partial
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from starlette.responses import Response
+
+from api.console import words
+from api.console.guard import check_csrf, check_origin, read_form
+from api.console.receipt_view import receipt_view
+from api.console.sessions import ConsoleSession
+from api.console.state import ConsoleDep, SessionDep, download, signed_in
+from api.console.times import form_time
+from api.deps import MAX_INT
+from ledger.audit.bundle.verify import verify_bundle
+from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
+from ledger.eventlog.clock import format_time
+from ledger.receipts.document import receipt_payload
+from projections.bundle import build_bundle
+from projections.provenance import receipt_provenance
+from projections.receipt_index import ReceiptFilter, list_receipts
+
+router = APIRouter()
+Text = Annotated[str | None, Query(max_length=500)]
+
+
+def _blank(value: str | None) -> str | None:
+    return value.strip() or None if value is not None else None
+
+
+@router.get("/receipts")
+async def receipts_page(
+    request: Request,
+    console: ConsoleDep,
+    session: SessionDep,
+    actor: Text = None,
+    purpose: Text = None,
+    policy: Text = None,
+    status: Annotated[str | None, Query(pattern="^(|open|expired)$")] = None,
+    opened_from: Annotated[str | None, Query(alias="from", max_length=64)] = None,
+    opened_to: Annotated[str | None, Query(alias="to", max_length=64)] = None,
+    before: Annotated[int | None, Query(ge=1, le=MAX_INT)] = None,
+) -> Response:
+    """Receipts, newest first, 50 a page, filtered by actor, purpose, policy version, status
+    and opening time; ``before`` is the cursor of the next page."""
+    wanted = ReceiptFilter(
+        actor=_blank(actor),
+        purpose=_blank(purpose),
+        policy_version=_blank(policy),
+        status=_blank(status),
+        opened_from=form_time("from", opened_from),
+        opened_to=form_time("to", opened_to, end_of_day=True),
+    )
+    services = console.services
+
+    def read() -> Any:
+        services.read_side.catch_up()
+        console.index.catch_up()
+        with services.read_side.db.reads.connect() as conn:
+            return list_receipts(conn, wanted, format_time(datetime.now(UTC)), before=before)
+
+    page = await run_in_threadpool(read)
+    next_href = None
+    if page.next_cursor is not None:
+        query = {k: v for k, v in request.query_params.items() if k != "before" and v}
+        query["before"] = str(page.next_cursor)
+        next_href = f"{request.url.path}?{urlencode(query)}"
+    context = {
+        "rows": page.rows,
+        "filters": wanted,
+        "raw_from": opened_from,
+        "raw_to": opened_to,
+        "next_href": next_href,
+    }
+    return console.render(request, "receipts.html", context, session=session)
+
+
+@router.get("/receipts/{receipt_id}")
+async def receipt_page(receipt_id: str, request: Request, console: ConsoleDep) -> Response:
+    """One receipt: context, sealed pool, exclusions, claims and their citations (the session
+    is checked in the same thread hop as the receipt is read: see ``receipt_view``)."""
+    found, view = await receipt_view(
+        console.services, receipt_id, partial(signed_in, console, request)
+    )
+    assert isinstance(found, ConsoleSession)
+    session = found
+    origin = f"{request.url.scheme}://{request.url.netloc}"
+    return console.render(request, "receipt.html", {**view, "origin": origin}, session=session)
+
+
+@router.get("/receipts/{receipt_id}/envelope.json")
+async def envelope_download(receipt_id: str, console: ConsoleDep, _: SessionDep) -> Response:
+    """The receipt's DSSE envelope (as ``GET /v1/receipts/{id}/envelope``), as a download."""
+    runtime = console.services.runtime
+    receipt = await run_in_threadpool(console.services.receipts.get, receipt_id)
+    envelope = seal_envelope(
+        receipt_payload(receipt), RECEIPT_PAYLOAD_TYPE, runtime.hmac_key, runtime.ledger.signing_key
+    )
+    return download(envelope, f"{receipt_id}.envelope.json")
+
+
+@router.get("/receipts/{receipt_id}/provenance.json")
+async def provenance_download(receipt_id: str, console: ConsoleDep, _: SessionDep) -> Response:
+    """The receipt's PROV-JSON (as ``GET /v1/receipts/{id}/provenance``), as a download."""
+    document, _states = await run_in_threadpool(
+        receipt_provenance, console.services.ledger, receipt_id
+    )
+    return download(document, f"{receipt_id}.prov.json")
+
+
+@router.get("/claims/{claim_id}/bundle.json")
+async def bundle_download(claim_id: str, console: ConsoleDep, _: SessionDep) -> Response:
+    """The claim's citation-chain bundle (as ``GET /v1/claims/{id}/bundle``), as a download."""
+    services = console.services
+    bundle = await run_in_threadpool(build_bundle, claim_id, services.read_side, services.runtime)
+    return download(bundle, f"{claim_id}.bundle.json")
+
+
+@router.post("/claims/{claim_id}/verify")
+async def verify_claim(
+    claim_id: str, request: Request, console: ConsoleDep, session: SessionDep
+) -> Response:
+    """Build the claim's bundle and run ``provledger audit verify``'s checks on it (the same
+    function) against the published keys and the latest checkpoint; show each check."""
+    check_origin(request)
+    form = await read_form(request)
+    check_csrf(session.csrf, form.get("csrf"))
+    services = console.services
+
+    def run() -> tuple[dict[str, Any], Any]:
+        bundle = build_bundle(claim_id, services.read_side, services.runtime)
+        keyring = services.runtime.keystore.load_keyring()
+        return bundle, verify_bundle(json.loads(json.dumps(bundle)), keyring)
+
+    bundle, checklist = await run_in_threadpool(run)
+    origin = f"{request.url.scheme}://{request.url.netloc}"
+    context = {
+        "claim_id": claim_id,
+        "receipt_id": bundle["receipt_id"],
+        "checkpoint_size": bundle["checkpoint_size"],
+        "items": checklist.items,
+        "ok": checklist.ok,
+        "reason": None if checklist.reason is None else checklist.reason.value,
+        "origin": origin,
+        "claim_text": bundle["claim"]["text"],
+        "status_words": words.status_words(bundle["claim"]["status"]),
+    }
+    return console.render(request, "verify.html", context, session=session)

@@ -1,0 +1,137 @@
+"""A source: its version timeline, as it stood at any moment, what changed between two
+versions, and the receipts that stood on each version."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from sqlalchemy import func, select
+from starlette.responses import Response
+
+from api.console.diff import span_diff
+from api.console.state import ConsoleDep, SessionDep, download
+from api.console.times import form_time
+from api.deps import MAX_INT32
+from ledger.errors import NotFound
+from projections import registry_queries as rq
+from projections.claim_queries import affected_by_version
+from projections.engagement import source_counts
+from projections.provenance import source_provenance
+from projections.schema import spans, versions
+
+router = APIRouter()
+Version = Annotated[int | None, Query(ge=1, le=MAX_INT32)]
+
+
+def _span_texts(conn: Any, source_id: str, version: int) -> list[str]:
+    return [
+        str(text)
+        for (text,) in conn.execute(
+            select(spans.c.text)
+            .where(
+                spans.c.source_id == source_id,
+                spans.c.version == version,
+                spans.c.parent_span_id.is_(None),
+            )
+            .order_by(spans.c.ord)
+        )
+    ]
+
+
+TEXT_SHOWN = 20_000
+"""Characters of a version's frozen text the page shows (the rest is in the downloads)."""
+
+
+def _frozen_text(conn: Any, source_id: str, version: int) -> str:
+    return str(
+        conn.execute(
+            select(func.substr(versions.c.frozen_text, 1, TEXT_SHOWN + 1)).where(
+                versions.c.source_id == source_id, versions.c.version == version
+            )
+        ).scalar_one()
+    )
+
+
+def _safe_link(uri: str | None) -> str | None:
+    """The source's URI as a link target only when it is http(s); anything else (a
+    ``javascript:`` or ``data:`` URI) is shown as text, never followed."""
+    if uri and uri.lower().startswith(("https://", "http://")):
+        return uri
+    return None
+
+
+@router.get("/sources/{source_id}")
+async def source_page(
+    source_id: str,
+    request: Request,
+    console: ConsoleDep,
+    session: SessionDep,
+    known_at: Annotated[str | None, Query(max_length=64)] = None,
+    valid_at: Annotated[str | None, Query(max_length=64)] = None,
+    old: Version = None,
+    new: Version = None,
+) -> Response:
+    """The source as the ledger knew it at ``known_at`` (default now), the version in force at
+    ``valid_at``, the diff of versions ``old`` and ``new`` (default: the last two known)."""
+    as_of = rq.AsOf(form_time("known_at", known_at), form_time("valid_at", valid_at))
+    services = console.services
+    async with services.read_side.async_engine.connect() as conn:
+        source = await rq.get_source(conn, source_id, as_of)
+        affected = {
+            v["version"]: await affected_by_version(conn, source_id, v["version"])
+            for v in source["versions"]
+        }
+    known = [v["version"] for v in source["versions"]]
+    if new is None and known:
+        new = known[-1]
+    if old is None and len(known) > 1 and new is not None:
+        old = max((v for v in known if v < new), default=None)
+    for field, value in (("old", old), ("new", new)):
+        if value is not None and value not in known:
+            raise NotFound(f"{field}: source {source_id!r} has no version {value} as known then")
+
+    def read() -> tuple[Any, str | None, dict[str, int]]:
+        with services.read_side.db.reads.connect() as conn:
+            changes = None
+            if old is not None and new is not None and old != new:
+                changes = span_diff(
+                    _span_texts(conn, source_id, old), _span_texts(conn, source_id, new)
+                )
+            text = None if new is None else _frozen_text(conn, source_id, new)
+            return changes, text, source_counts(conn, source_id)
+
+    changes, text, engagement = await run_in_threadpool(read)
+    context = {
+        "source": source,
+        "affected": affected,
+        "known_at": known_at or "",
+        "valid_at": valid_at or "",
+        "old": old,
+        "new": new,
+        "changes": changes,
+        "text": text,
+        "link": _safe_link(source["uri"]),
+        "text_cut": text is not None and len(text) > TEXT_SHOWN,
+        "engagement": engagement,
+        "metadata": sorted((source["metadata"] or {}).items()),
+    }
+    return console.render(request, "source.html", context, session=session)
+
+
+@router.get("/sources/{source_id}/provenance.json")
+async def source_provenance_download(
+    source_id: str, console: ConsoleDep, _: SessionDep
+) -> Response:
+    """The source's PROV-JSON (as ``GET /v1/sources/{id}/provenance``), as a download."""
+    services = console.services
+
+    def build() -> dict[str, Any]:
+        services.read_side.receipts.catch_up()
+        document, _states = source_provenance(
+            services.ledger, services.read_side.db.sync, source_id
+        )
+        return document
+
+    return download(await run_in_threadpool(build), f"{source_id}.prov.json")

@@ -1,0 +1,114 @@
+"""A live provledger server in a thread, a seeded ledger, and Chromium driven by Playwright.
+
+The browser is the system's Chromium (``/usr/bin/chromium``, installed by ``.ci/run`` when
+missing); Playwright's own browser download is never used. The tests fail, never skip, when
+the browser is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from api.main import create_app
+from api.services import open_ledger
+from api.settings import Settings
+from tests.e2e.console.seed import Seeded, seed
+
+CHROMIUM = os.environ.get("PROVLEDGER_CHROMIUM", "/usr/bin/chromium")
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "console"
+
+
+@dataclass(frozen=True)
+class LiveConsole:
+    """The running server and what the seed wrote."""
+
+    base: str
+    secret: str
+    seeded: Seeded
+    admin: dict[str, str]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveConsole]:
+    settings = Settings(
+        data_dir=tmp_path_factory.mktemp("console") / "data", log_json=True, log_level="WARNING"
+    )
+    runtime = open_ledger(settings)
+    port = _free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(settings, runtime), host="127.0.0.1", port=port, log_level="warning"
+        )
+    )
+    thread = threading.Thread(target=server.run, name="console-server", daemon=True)
+    thread.start()
+    started = threading.Event()
+    while thread.is_alive() and not server.started:
+        started.wait(0.05)
+    assert server.started, "the console server did not start"
+    base = f"http://127.0.0.1:{port}"
+    admin = {"Authorization": "Bearer " + runtime.api_keys.issue("seeder", ["admin"], "test")}
+    with httpx.Client(base_url=base, timeout=60) as client:
+        seeded = seed(client, admin)
+    secret = runtime.api_keys.issue("auditor", ["audit:read"], "test:suite")
+    try:
+        yield LiveConsole(base, secret, seeded, admin)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        runtime.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if shutil.which(CHROMIUM) is None and not Path(CHROMIUM).exists():
+        pytest.fail(f"the browser tests need Chromium at {CHROMIUM} (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser, live: LiveConsole) -> Iterator[Page]:
+    """A fresh browser context (no cookies), watching for dialogs and script errors."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    tab.dialogs = []  # type: ignore[attr-defined]
+    tab.on("dialog", lambda dialog: (tab.dialogs.append(dialog.message), dialog.dismiss()))  # type: ignore[attr-defined]
+    yield tab
+    context.close()
+
+
+def sign_in(page: Page, live: LiveConsole) -> None:
+    """Sign in through the form."""
+    page.goto(f"{live.base}/console")
+    page.fill("input[type=password]", live.secret)
+    with page.expect_response(re.compile(r"/console/session$")) as answer:
+        page.click("button[type=submit]")
+    assert answer.value.status == 303, answer.value.text()
+    page.wait_for_url(f"{live.base}/console/receipts")
+
+
+def screenshot(page: Page, name: str) -> None:
+    """Save a full-page screenshot for docs/console.md."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)

@@ -1,0 +1,168 @@
+"""A small ledger the console tests read: a policy with two versions, a table, a claim that
+cites each, and a source and claim whose every field carries script-injection payloads.
+
+Works with any client that speaks ``post(path, json=, headers=)`` (FastAPI's TestClient, or
+an ``httpx.Client`` against a live server).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+XSS_SCRIPT = "<script>window.__xss=1</script>"
+XSS_ATTRIBUTE = '"\'><img src=x onerror="window.__xss=1">'
+XSS_URL = "javascript:window.__xss=1"
+
+POLICY_V1 = (
+    "# Returns\n\n## Damaged goods\n\n"
+    "Damaged goods are returned within 30 days of delivery. "
+    "Items returned after 30 days are assessed individually.\n\n"
+    "## Refunds\n\nRefunds are paid to the original card.\n"
+)
+POLICY_V2 = (
+    "# Returns\n\n## Damaged goods\n\n"
+    "Damaged goods are returned within 14 days of delivery. "
+    "Items returned after 30 days are assessed individually.\n\n"
+    "## Refunds\n\nRefunds are paid to the original card.\n\n"
+    "## Exchanges\n\nExchanges are free of charge.\n"
+)
+HOSTILE_TEXT = f"Hostile results {XSS_SCRIPT} were {XSS_ATTRIBUTE} reported in 2019."
+
+
+@dataclass(frozen=True)
+class Seeded:
+    """What the seed wrote."""
+
+    receipt_id: str
+    hostile_receipt_id: str
+    claim_id: str
+    table_claim_id: str
+    hostile_claim_id: str
+    policy_v1_recorded_at: str
+
+
+def _post(client: Any, path: str, headers: dict[str, str], body: dict[str, Any]) -> Any:
+    response = client.post(path, json=body, headers=headers)
+    assert response.status_code in (200, 201), response.text
+    return response.json()
+
+
+def _receipt(client: Any, headers: dict[str, str], spans: list[str], **extra: Any) -> str:
+    body = {
+        "request": "What is the returns window for damaged goods?",
+        "actor": "analyst-7",
+        "purpose": "customer-support",
+        "policy_version": "2026.1",
+        "route": "hybrid_retrieval",
+        "model": {"name": "answerer", "version": "3"},
+        "tools": ["search"],
+        "evidence": spans,
+        "excluded": [{"ref": "doc-secret", "reason_code": "pii"}],
+        **extra,
+    }
+    receipt_id: str = _post(client, "/v1/receipts", headers, body)["receipt_id"]
+    return receipt_id
+
+
+def _commit(
+    client: Any, headers: dict[str, str], receipt_id: str, claims: list[dict[str, Any]]
+) -> list[str]:
+    body = _post(client, f"/v1/receipts/{receipt_id}/claims", headers, {"claims": claims})
+    return [claim["claim_id"] for claim in body["committed"]]
+
+
+def seed(client: Any, headers: dict[str, str]) -> Seeded:
+    """Write the console's test ledger through the API (``headers``: an admin key)."""
+    policy = _post(
+        client,
+        "/v1/sources",
+        headers,
+        {
+            "source_id": "returns-policy",
+            "title": "Returns and Credits Policy",
+            "authority": "source_of_record",
+            "media_type": "text/markdown",
+            "uri": "https://example.com/returns",
+            "text": POLICY_V1,
+        },
+    )
+    report = _post(
+        client,
+        "/v1/sources",
+        headers,
+        {
+            "source_id": "annual-report",
+            "title": "Annual report",
+            "authority": "derived",
+            "text": "Revenue grew in 2019.",
+            "tables": [
+                {
+                    "table_id": "t1",
+                    "title": "Revenue",
+                    "header_rows": [["($ in millions)", "2019", "2018"]],
+                    "rows": [["Product", "1,200", "1,000"]],
+                }
+            ],
+        },
+    )
+    hostile = _post(
+        client,
+        "/v1/sources",
+        headers,
+        {
+            "source_id": "hostile",
+            "title": f"Hostile {XSS_SCRIPT} {XSS_ATTRIBUTE}",
+            "authority": "advisory",
+            "uri": XSS_URL,
+            "metadata": {"owner": XSS_ATTRIBUTE, "note": XSS_SCRIPT},
+            "text": HOSTILE_TEXT,
+        },
+    )
+    window = next(s for s in policy["spans"] if s["text"].startswith("Damaged goods"))
+    cell = next(s for s in report["spans"] if s["text"] == "1,200")
+    pool = [s["span_id"] for s in policy["spans"]] + [cell["span_id"]]
+    receipt_id = _receipt(client, headers, pool)
+    claim_id, table_claim_id = _commit(
+        client,
+        headers,
+        receipt_id,
+        [
+            {
+                "text": "Damaged goods are returned within 30 days of delivery.",
+                "bindings": [{"span_id": window["span_id"]}],
+            },
+            {
+                "text": "Product revenue was 1,200 in 2019.",
+                "type": "factual",
+                "bindings": [{"span_id": cell["span_id"]}],
+            },
+        ],
+    )
+    hostile_span = hostile["spans"][0]
+    hostile_receipt = _receipt(
+        client,
+        headers,
+        [hostile_span["span_id"]],
+        request=f"Tell me {XSS_SCRIPT}",
+        actor=f"actor {XSS_ATTRIBUTE}",
+        purpose=XSS_SCRIPT,
+        tools=[XSS_URL],
+    )
+    (hostile_claim_id,) = _commit(
+        client,
+        headers,
+        hostile_receipt,
+        [{"text": hostile_span["text"], "bindings": [{"span_id": hostile_span["span_id"]}]}],
+    )
+    source = client.get("/v1/sources/returns-policy", headers=headers).json()
+    v1_recorded = source["versions"][0]["recorded_at"]
+    _post(
+        client,
+        "/v1/sources/returns-policy/versions",
+        headers,
+        {"text": POLICY_V2, "media_type": "text/markdown"},
+    )
+    return Seeded(
+        receipt_id, hostile_receipt, claim_id, table_claim_id, hostile_claim_id, v1_recorded
+    )
