@@ -25,6 +25,7 @@ from api.routes import (
     metrics,
     provenance,
     receipts,
+    retrieval,
     review,
     sources,
 )
@@ -84,6 +85,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.include_router(events.router)
     app.include_router(sources.router)
     app.include_router(receipts.router)
+    app.include_router(retrieval.router)
     app.include_router(claims.router)
     app.include_router(envelopes.router)
     app.include_router(expiry.router)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from itertools import takewhile
@@ -15,7 +16,7 @@ from eventsourcing.application import AggregateNotFoundError
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import find_repair
 from ledger.crypto.canonical import canonical_json
-from ledger.errors import Conflict, InvalidInput, NotFound
+from ledger.errors import Conflict, InvalidInput, LedgerIntegrityError, NotFound
 from ledger.eventlog.application import project
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.eventlog.snapshots import Snapshots
@@ -40,6 +41,7 @@ from ledger.receipts.validation import (
     check_receipt_request,
 )
 from ledger.registry.evidence import ResolvedSpan, SpanResolver, pick_version
+from ledger.retrieval.desk import retrieval_for_receipt
 
 if TYPE_CHECKING:
     from ledger.eventlog.application import Ledger
@@ -107,7 +109,29 @@ class ReceiptDesk:
                     "message": "expires_at must be after as_of",
                 }
             )
-        pool = self._seal(request.evidence, as_of, errors)
+        retrieval = None
+        if request.retrieval_id is not None and not errors:
+            retrieval = retrieval_for_receipt(self.ledger, request.retrieval_id, actor)
+            if request.as_of is not None and as_of != retrieval.as_of:
+                errors.append(
+                    {
+                        "field": "as_of",
+                        "rule": "retrieval-as-of",
+                        "message": f"as_of must be the retrieval's ({retrieval.as_of}) or absent",
+                    }
+                )
+            as_of = retrieval.as_of
+            if expires_at is not None and expires_at <= as_of:
+                errors.append(
+                    {
+                        "field": "expires_at",
+                        "rule": "after-as-of",
+                        "message": "expires_at must be after the retrieval's as_of",
+                    }
+                )
+            pool = self._seal_retrieved(retrieval.results, as_of, errors)
+        else:
+            pool = self._seal(request.evidence, as_of, errors)
         if errors:
             raise InvalidInput.many(errors)
         if self.expiry.is_retired(request.policy_version):
@@ -124,6 +148,10 @@ class ReceiptDesk:
             "tools": request.tools,
             "budget": request.budget,
         }
+        if retrieval is not None:
+            # In the context, not a new event field: receipts opened from evidence keep
+            # exactly the content (and so the id) they had before.
+            context["retrieval"] = retrieval.summary()
         receipt_id = receipt_id_for(_opening(context, pool, request.excluded, as_of, expires_at))
         existing = self.find(receipt_id)
         if existing is not None:
@@ -138,10 +166,36 @@ class ReceiptDesk:
             return found, False
         return receipt, True
 
-    def _seal(
-        self, span_ids: list[str], as_of: str, errors: list[dict[str, str]]
+    def _seal_retrieved(
+        self, results: list[dict[str, Any]], as_of: str, errors: list[dict[str, str]]
     ) -> list[dict[str, Any]]:
-        resolved = self.resolver.resolve(span_ids)
+        """Seal exactly the source versions a retrieval served (not whichever is in force
+        now): each must still be citable at the retrieval's ``as_of``."""
+        resolved = self.resolver.resolve([r["span_id"] for r in results])
+        versions = {r["span_id"]: r["version"] for r in results}
+        return self._seal(
+            [r["span_id"] for r in results],
+            as_of,
+            errors,
+            field="retrieval_id",
+            resolved={
+                span_id: [c for c in candidates if c.version == versions[span_id]]
+                for span_id, candidates in resolved.items()
+            },
+            expected={r["span_id"]: r["text_sha256"] for r in results},
+        )
+
+    def _seal(
+        self,
+        span_ids: list[str],
+        as_of: str,
+        errors: list[dict[str, str]],
+        field: str = "evidence",
+        resolved: Mapping[str, Sequence[ResolvedSpan]] | None = None,
+        expected: Mapping[str, str] | None = None,
+    ) -> list[dict[str, Any]]:
+        if resolved is None:
+            resolved = self.resolver.resolve(span_ids)
         pool: list[dict[str, Any]] = []
         for index, span_id in enumerate(span_ids):
             candidates = resolved.get(span_id)
@@ -150,6 +204,13 @@ class ReceiptDesk:
                 problem = ("exists", f"span {span_id} does not exist")
             else:
                 span = pick_version(candidates, as_of)
+                if expected is not None and span.text_sha256 != expected[span_id]:
+                    raise LedgerIntegrityError(
+                        "retrieval_mismatch",
+                        f"span {span_id} of {span.source_id} version {span.version} does not "
+                        "hash to the text its retrieval recorded",
+                        {"span_id": span_id},
+                    )
                 if span.withdrawn_at is not None:
                     problem = ("citable", f"span {span_id}: source {span.source_id} is withdrawn")
                 elif not span.in_force_at(as_of):
@@ -163,7 +224,7 @@ class ReceiptDesk:
                     pool.append(pool_entry(span))
             if problem is not None:
                 errors.append(
-                    {"field": f"evidence[{index}]", "rule": problem[0], "message": problem[1]}
+                    {"field": f"{field}[{index}]", "rule": problem[0], "message": problem[1]}
                 )
         return pool
 

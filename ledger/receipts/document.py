@@ -47,7 +47,7 @@ def receipt_status(receipt: Receipt, now: datetime | None = None) -> dict[str, A
 def receipt_document(receipt: Receipt, now: datetime | None = None) -> dict[str, Any]:
     """Everything the receipt seals and records, as one JSON object."""
     context = receipt.context
-    return {
+    document = {
         "format": FORMAT,
         "receipt_id": receipt.receipt_id,
         "request": context["request"],
@@ -67,6 +67,9 @@ def receipt_document(receipt: Receipt, now: datetime | None = None) -> dict[str,
         "quarantined": receipt.rejected,
         "status": receipt_status(receipt, now),
     }
+    if "retrieval" in context:  # opened from a recorded retrieval (docs/retrieval.md)
+        document["retrieval"] = context["retrieval"]
+    return document
 
 
 def receipt_payload(receipt: Receipt, now: datetime | None = None) -> bytes:
@@ -102,6 +105,8 @@ def check_receipt_payload(payload: bytes) -> tuple[dict[str, Any] | None, list[s
                 "budget",
             )
         }
+        if "retrieval" in document:
+            context["retrieval"] = document["retrieval"]
         derived = receipt_id_for(
             opening_content(
                 context,

@@ -46,8 +46,9 @@ class LexicalGate:
     def __post_init__(self) -> None:
         if not (math.isfinite(self.threshold) and 0 <= self.threshold <= 1):
             raise InvalidInput(
-                "threshold", "unit_interval", f"the gate threshold must be in [0, 1]; got "
-                f"{self.threshold}"
+                "threshold",
+                "unit_interval",
+                f"the gate threshold must be in [0, 1]; got {self.threshold}",
             )
 
     def passes(self, query_terms: Sequence[str], span_terms: Sequence[str]) -> bool:

@@ -75,14 +75,14 @@ class SpanIndex:
         dense_version: str,
         position: int = 0,
     ) -> None:
-        if not (len(spans) == len(span_terms) == len(vectors)):
-            raise ValueError("spans, terms and vectors must have the same length")
+        if not (len(spans) == len(span_terms) == len(vectors)) or vectors.ndim != 2:
+            raise ValueError("spans, terms and vectors (a matrix) must have the same length")
         self.spans = list(spans)
         self.terms = [list(t) for t in span_terms]
         self.position = position
         """The notification id the snapshot reflects."""
         self.sparse = SparseRanker(self.terms)
-        self.dense = DenseRanker(vectors.reshape(len(self.spans), -1), dense_version)
+        self.dense = DenseRanker(vectors, dense_version)
         n = len(self.spans)
         self._from = np.array([s.effective_from for s in self.spans], dtype="S27").reshape(n)
         self._to = np.array([s.effective_to or _FOREVER for s in self.spans], dtype="S27").reshape(

@@ -10,14 +10,14 @@ statistics, so a span's score does not depend on who asks.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from importlib.metadata import version
 from typing import Any
 
-import bm25s
 import numpy as np
 import numpy.typing as npt
 
 NAME = "bm25s-lucene"
-VERSION = f"{bm25s.__version__}+terms1"
+VERSION = f"{version('bm25s')}+terms1"
 """The library's version and our term rules' (``+terms1``): stored ranks change with either."""
 
 
@@ -31,6 +31,8 @@ class SparseRanker:
         self.size = len(documents)
         self._model: Any = None
         if self.size and any(documents):
+            import bm25s  # 0.2 s to import: only a process that builds an index pays it
+
             self._model = bm25s.BM25(k1=k1, b=b, method="lucene")
             self._model.index([list(doc) for doc in documents], show_progress=False)
 
