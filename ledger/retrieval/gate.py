@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ledger.errors import InvalidInput
 
-GATE_THRESHOLD = 0.2
+GATE_THRESHOLD = 0.15
 """Default ``R_lex`` a candidate needs; tuned on the tune half (docs/retrieval.md)."""
 
 GATE_EXCLUSION = "lexical-gate"
