@@ -66,12 +66,13 @@ def unit(key: str, text: str, envelope: str | None = None) -> IndexedSpan:
     )  # fmt: skip
 
 
-def wice(root: Path) -> tuple[list[IndexedSpan], list[EvalCase]]:
-    """WiCE dev: sentences of every cited article, claims with their supporting sets."""
+def wice(root: Path, rows: int | None = None) -> tuple[list[IndexedSpan], list[EvalCase]]:
+    """WiCE dev: sentences of every cited article (of the first ``rows`` rows), claims with
+    their supporting sets."""
     path = root / "wice" / "entailment_retrieval" / "claim" / "dev.jsonl"
     spans: dict[str, IndexedSpan] = {}
     cases = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines()[:rows]:
         if not line.strip():
             continue
         row = json.loads(line)

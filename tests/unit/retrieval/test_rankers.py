@@ -169,3 +169,28 @@ def test_rejects_a_query_it_cannot_answer(
 def test_an_empty_index_answers_nothing(embedder: Embedder) -> None:
     empty = SpanIndex([], [], np.zeros((0, DIMENSIONS), dtype=np.float32), "none")
     assert HybridRetriever(embedder).retrieve(empty, RetrievalQuery("revenue", 5, NOW)).hits == []
+
+
+def test_a_large_index_shortlists_by_sign_bits_and_keeps_the_nearest_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ledger.retrieval import dense
+
+    monkeypatch.setattr(dense, "SHORTLIST_FROM", 100)
+    monkeypatch.setattr(dense, "SHORTLIST", 50)
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((1000, DIMENSIONS)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    ranker = dense.DenseRanker(vectors, "v")
+    exact = dense.DenseRanker(vectors[:99], "v")  # below the threshold: scans every span
+    assert ranker._bits is not None and exact._bits is None
+    eligible = np.ones(1000, dtype=bool)
+    eligible[7] = False
+
+    ranked = ranker.rank(vectors[42], eligible, 5)
+
+    assert ranked[0][0] == 42
+    assert ranked[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert 7 not in [i for i, _ in ranker.rank(vectors[7], eligible, 5)]
+    scores = [score for _, score in ranked]
+    assert scores == sorted(scores, reverse=True)
