@@ -183,7 +183,8 @@ def test_a_large_index_shortlists_by_sign_bits_and_keeps_the_nearest_first(
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     ranker = dense.DenseRanker(vectors, "v")
     exact = dense.DenseRanker(vectors[:99], "v")  # below the threshold: scans every span
-    assert ranker._bits is not None and exact._bits is None
+    assert ranker._bits is not None
+    assert exact._bits is None
     eligible = np.ones(1000, dtype=bool)
     eligible[7] = False
 
