@@ -78,7 +78,7 @@ class SpanIndex:
         if not (len(spans) == len(span_terms) == len(vectors)) or vectors.ndim != 2:
             raise ValueError("spans, terms and vectors (a matrix) must have the same length")
         self.spans = list(spans)
-        self.terms = [list(t) for t in span_terms]
+        self.terms = list(span_terms)
         self.position = position
         """The notification id the snapshot reflects."""
         self.sparse = SparseRanker(self.terms)

@@ -195,3 +195,19 @@ def test_a_large_index_shortlists_by_sign_bits_and_keeps_the_nearest_first(
     assert 7 not in [i for i, _ in ranker.rank(vectors[7], eligible, 5)]
     scores = [score for _, score in ranked]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_the_whole_array_bm25_matrix_scores_as_bm25s_own_index_does() -> None:
+    import bm25s
+
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(40)]
+    documents = [list(rng.choice(words, size=rng.integers(0, 15))) for _ in range(300)]
+    reference = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+    reference.index(documents, show_progress=False)
+    ours = SparseRanker(documents)
+    for query in (["w1"], ["w2", "w3", "w2"], ["w39", "w0", "nowhere"]):
+        known = [t for t in dict.fromkeys(query) if t in reference.vocab_dict]
+        np.testing.assert_allclose(
+            ours.scores(query), reference.get_scores(known), rtol=1e-5, atol=1e-6
+        )
