@@ -10,8 +10,8 @@ statistics, so a span's score does not depend on who asks.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain
 from importlib.metadata import version
+from itertools import chain
 from typing import Any
 
 import numpy as np
