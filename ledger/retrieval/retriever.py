@@ -83,7 +83,7 @@ class HybridRetriever:
     def rankers(self, index: SpanIndex) -> list[dict[str, str]]:
         """Names and versions of every stage, as a receipt records them."""
         return [
-            {"name": sparse.NAME, "version": sparse.VERSION, "role": "sparse"},
+            {"name": sparse.NAME, "version": sparse.ranker_version(), "role": "sparse"},
             {"name": dense.NAME, "version": self.embedder.version, "role": "dense"},
             {"name": FUSION_NAME, "version": f"k={RRF_K}", "role": "fusion"},
             {"name": "lexical-gate", "version": f"r_lex>={self.gate.threshold}", "role": "gate"},

@@ -10,6 +10,7 @@ statistics, so a span's score does not depend on who asks.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from importlib.metadata import version
 from itertools import chain
 from typing import Any
@@ -18,15 +19,19 @@ import numpy as np
 import numpy.typing as npt
 
 NAME = "bm25s-lucene"
-VERSION = f"{version('bm25s')}+terms1"
-"""The library's version and our term rules' (``+terms1``): stored ranks change with either."""
+
+
+@cache
+def ranker_version() -> str:
+    """The library's version and our term rules' (``+terms1``): stored ranks change with
+    either (read once: a metadata lookup costs 0.1 s)."""
+    return f"{version('bm25s')}+terms1"
 
 
 class SparseRanker:
     """BM25 over a fixed list of documents, each a list of terms."""
 
     name = NAME
-    version = VERSION
 
     def __init__(self, documents: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75):
         self.size = len(documents)
