@@ -24,6 +24,7 @@ from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.registry.commands import SourceRegistry
+from ledger.retrieval.desk import RetrievalDesk
 from ledger.runtime import LedgerRuntime
 from processes.expiry import ExpiryProcess
 from processes.witness_submitter import WitnessSubmitter
@@ -98,6 +99,11 @@ async def get_policies(services: ServicesDep) -> PolicyDesk:
     return services.policies
 
 
+async def get_retrieval(services: ServicesDep) -> RetrievalDesk:
+    """The retrieval desk: hybrid retrieval, recorded in the ledger."""
+    return services.retrieval
+
+
 async def get_witness(services: ServicesDep) -> WitnessSubmitter | None:
     """The witness submitter, when a witness is configured."""
     return services.witness
@@ -112,6 +118,7 @@ ReceiptDeskDep = Annotated[ReceiptDesk, Depends(get_receipts)]
 RepairDeskDep = Annotated[RepairDesk, Depends(get_repairs)]
 ExpiryDeskDep = Annotated[ExpiryDesk, Depends(get_expiry_desk)]
 ExpiryProcessDep = Annotated[ExpiryProcess, Depends(get_expiry)]
+RetrievalDeskDep = Annotated[RetrievalDesk, Depends(get_retrieval)]
 WitnessDep = Annotated[WitnessSubmitter | None, Depends(get_witness)]
 PolicyDeskDep = Annotated[PolicyDesk, Depends(get_policies)]
 

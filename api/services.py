@@ -28,6 +28,10 @@ from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.registry.commands import SourceRegistry
 from ledger.registry.ingestion import Limits
+from ledger.retrieval.dense import shared_embedder
+from ledger.retrieval.desk import RetrievalDesk
+from ledger.retrieval.retriever import HybridRetriever
+from ledger.retrieval.visibility import FilterFactory, allow_all
 from ledger.runtime import LedgerRuntime
 from processes.entailment_http import HttpEntailmentVerifier
 from processes.entailment_sampler import EntailmentSampler
@@ -84,6 +88,9 @@ class Services:
         self.runtime = runtime
         self.owned = owned
         self.expiry_desk = ExpiryDesk(runtime.ledger)
+        self.source_filters: FilterFactory = allow_all
+        """Builds the visibility filter of a retrieval's principal (every version visible
+        until an entitlement policy is wired here)."""
 
     @property
     def ledger(self) -> Ledger:
@@ -117,6 +124,17 @@ class Services:
         """Opens receipts and commits claims through the gate."""
         return MeteredReceiptDesk(
             self.ledger, self.read_side.span_resolver, gate_config(self.settings), self.expiry_desk
+        )
+
+    @cached_property
+    def retrieval(self) -> RetrievalDesk:
+        """Hybrid retrieval over the registry, each retrieval recorded in the ledger."""
+        return RetrievalDesk(
+            self.ledger,
+            self.read_side.retrieval_index,
+            HybridRetriever(shared_embedder()),
+            self.read_side.span_resolver,
+            self.source_filters,
         )
 
     @cached_property

@@ -95,6 +95,40 @@ only: the entitlement gate decides from the verified source events)."""
 
 REGISTRY_TABLES = (sources, versions, spans, source_access)
 
+retrieval_sources = Table(
+    "retrieval_sources",
+    metadata,
+    Column("source_id", String(128), primary_key=True),
+    Column("aggregate_id", String(36), nullable=False, unique=True),
+    Column("authority", String(32), nullable=False),
+)
+
+retrieval_spans = Table(
+    "retrieval_spans",
+    metadata,
+    Column("source_id", String(128), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("ord", Integer, primary_key=True),
+    Column("span_id", String(32), nullable=False),
+    Column("start", Integer, nullable=False),
+    Column("end", Integer, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("heading_path", JSON, nullable=False),
+    Column("envelope", Text),
+    Column("table_ref", JSON),
+    Column("authority", String(32), nullable=False),
+    Column("effective_from", String(32), nullable=False),
+    Column("effective_to", String(32)),
+    Column("withdrawn", Integer, nullable=False),
+    Column("terms", JSON, nullable=False),
+    Column("vector", LargeBinary, nullable=False),
+    Column("model", String(64), nullable=False),
+)
+"""Every span of every version with its retrieval terms and float16 unit vector: what each
+process builds its in-memory index from (docs/retrieval.md)."""
+
+RETRIEVAL_TABLES = (retrieval_sources, retrieval_spans)
+
 receipts = Table(
     "receipts",
     metadata,

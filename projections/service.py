@@ -17,6 +17,8 @@ from projections.digest import tables_digest
 from projections.log_anchor import LogAnchor, ReadModelsAhead
 from projections.receipts import ReceiptsProjection
 from projections.registry import RegistryProjection
+from projections.retrieval import RetrievalProjection
+from projections.retrieval_index import RetrievalIndex
 from projections.runner import ProjectionRunner
 from projections.schema import RECEIPT_TABLES, REGISTRY_TABLES, tracking
 from projections.span_resolver import RegistrySpanResolver
@@ -51,8 +53,10 @@ class ReadSide:
             TransparencyProjection(self.db.sync, ledger.signing_key, origin, trusted),
             anchor,
         )
+        self.retrieval = ProjectionRunner(ledger, self.db.sync, RetrievalProjection(), anchor)
         self.origin = origin
-        self.runners = [self.registry, self.receipts, self.transparency]
+        self.runners = [self.registry, self.receipts, self.transparency, self.retrieval]
+        self.retrieval_index = RetrievalIndex(self.db.sync, self.retrieval.catch_up)
         self.span_resolver = VerifiedSpans(
             RegistrySpanResolver(self.db.reads, self.registry.catch_up), ledger
         )
@@ -75,8 +79,8 @@ class ReadSide:
         return min(runner.catch_up() for runner in self.runners)
 
     def rebuild(self) -> str:
-        """Replay the registry and receipts read models from the first event; return their
-        digest.
+        """Replay the registry, receipts and retrieval read models from the first event;
+        return the registry and receipts digest.
 
         The transparency log is kept (its signed checkpoints stand) unless it holds events
         the store no longer has (a store rolled back or restored from an older backup):
@@ -92,7 +96,7 @@ class ReadSide:
             self.transparency.rebuild()
             self.transparency_rebuilt = True
         self._restart_followers(everyone=self.transparency_rebuilt)
-        for runner in (self.registry, self.receipts):
+        for runner in (self.registry, self.receipts, self.retrieval):
             runner.rebuild()
         return self.digest()
 

@@ -77,7 +77,16 @@ class ReceiptIn(BaseModel):
     )
     model: ModelIn
     tools: list[Annotated[str, Field(max_length=200)]] = Field(default_factory=list, max_length=100)
-    evidence: list[str] = Field(description="span ids the model was shown (the sealed pool)")
+    evidence: list[str] = Field(
+        default_factory=list, description="span ids the model was shown (the sealed pool)"
+    )
+    retrieval_id: str | None = Field(
+        default=None,
+        description=(
+            "a retrieval of this caller (POST /v1/retrieve) whose spans are the sealed pool, "
+            "in place of evidence"
+        ),
+    )
     excluded: list[ExcludedIn] = Field(default_factory=list, max_length=1000)
     as_of: datetime | None = Field(default=None, description="decision time; default now")
     expires_at: datetime | None = None
@@ -187,6 +196,7 @@ def open_receipt(
         principal=None if body.principal is None else body.principal.to_principal(),
         candidates=list(body.candidates),
         routing=None if body.routing is None else body.routing.to_request(),
+        retrieval_id=body.retrieval_id,
     )
     receipt, created = desk.open(request, principal.actor, key, principal.pins)
     return JSONResponse(receipt_document(receipt), status_code=201 if created else 200)

@@ -37,6 +37,7 @@ class Scope(StrEnum):
     READ = "read"
     INGEST = "ingest"
     CLAIMS_WRITE = "claims:write"
+    RETRIEVE = "retrieve"
     AUDIT_READ = "audit:read"
     METRICS = "metrics"
     ADMIN = "admin"

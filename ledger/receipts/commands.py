@@ -8,6 +8,7 @@ import hmac
 import random
 import time
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from itertools import takewhile
@@ -20,7 +21,14 @@ from ledger.access.attributes import Pins, Principal
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import find_repair
 from ledger.crypto.canonical import canonical_json
-from ledger.errors import ConcurrentWrite, Conflict, ConflictingRequest, InvalidInput, NotFound
+from ledger.errors import (
+    ConcurrentWrite,
+    Conflict,
+    ConflictingRequest,
+    InvalidInput,
+    LedgerIntegrityError,
+    NotFound,
+)
 from ledger.eventlog.application import project
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.eventlog.snapshots import Snapshots
@@ -48,6 +56,7 @@ from ledger.receipts.validation import (
     check_receipt_request,
 )
 from ledger.registry.evidence import ResolvedSpan, SpanResolver, pick_version
+from ledger.retrieval.desk import retrieval_for_receipt
 
 if TYPE_CHECKING:
     from ledger.eventlog.application import Ledger
@@ -81,6 +90,8 @@ def opening_fingerprint(request: ReceiptRequest) -> str:
     the RFC 8785 form of the request as sent (times in ledger form; an absent ``as_of`` stays
     absent, so a retry an hour later is still the same request)."""
     extra: dict[str, Any] = {}  # fields a request before entitlements never had
+    if request.retrieval_id is not None:
+        extra["retrieval_id"] = request.retrieval_id
     if request.principal is not None:
         extra["principal"] = request.principal.to_json()
     if request.candidates:
@@ -224,7 +235,29 @@ class ReceiptDesk:
             )
         gate = GateRecord(self.policies.governing(request.policy_version), principal)
         sealed: list[ResolvedSpan] = []
-        pool = self._seal(request.evidence, as_of, errors, gate, sealed)
+        retrieval = None
+        if request.retrieval_id is not None and not errors:
+            retrieval = retrieval_for_receipt(self.ledger, request.retrieval_id, actor)
+            if request.as_of is not None and as_of != retrieval.as_of:
+                errors.append(
+                    {
+                        "field": "as_of",
+                        "rule": "retrieval-as-of",
+                        "message": f"as_of must be the retrieval's ({retrieval.as_of}) or absent",
+                    }
+                )
+            as_of = retrieval.as_of
+            if expires_at is not None and expires_at <= as_of:
+                errors.append(
+                    {
+                        "field": "expires_at",
+                        "rule": "after-as-of",
+                        "message": "expires_at must be after the retrieval's as_of",
+                    }
+                )
+            pool = self._seal_retrieved(retrieval.results, as_of, errors, gate, sealed)
+        else:
+            pool = self._seal(request.evidence, as_of, errors, gate=gate, sealed=sealed)
         gate.admit_candidates(self.resolver, request.candidates, as_of, errors)
         if errors:
             raise InvalidInput.many(errors)
@@ -244,6 +277,8 @@ class ReceiptDesk:
             "tools": request.tools,
             "budget": request.budget,
         }
+        if retrieval is not None:
+            context["retrieval"] = retrieval.summary()
         if request.principal is not None:
             context["principal"] = principal.to_json()
         if decision is not None:
@@ -269,15 +304,46 @@ class ReceiptDesk:
             record = OpenKey.record(key, receipt.receipt_id, fingerprint, actor)
         return receipt, record
 
+    def _seal_retrieved(
+        self,
+        results: list[dict[str, Any]],
+        as_of: str,
+        errors: list[dict[str, str]],
+        gate: GateRecord,
+        sealed: list[ResolvedSpan],
+    ) -> list[dict[str, Any]]:
+        """Seal exactly the source versions a retrieval served (not whichever is in force
+        now): each must still be citable at the retrieval's ``as_of`` and visible to the
+        principal."""
+        resolved = self.resolver.resolve([r["span_id"] for r in results])
+        versions = {r["span_id"]: r["version"] for r in results}
+        return self._seal(
+            [r["span_id"] for r in results],
+            as_of,
+            errors,
+            field="retrieval_id",
+            resolved={
+                span_id: [c for c in candidates if c.version == versions[span_id]]
+                for span_id, candidates in resolved.items()
+            },
+            expected={r["span_id"]: r["text_sha256"] for r in results},
+            gate=gate,
+            sealed=sealed,
+        )
+
     def _seal(
         self,
         span_ids: list[str],
         as_of: str,
         errors: list[dict[str, str]],
+        field: str = "evidence",
+        resolved: Mapping[str, Sequence[ResolvedSpan]] | None = None,
+        expected: Mapping[str, str] | None = None,
         gate: GateRecord | None = None,
         sealed: list[ResolvedSpan] | None = None,
     ) -> list[dict[str, Any]]:
-        resolved = self.resolver.resolve(span_ids)
+        if resolved is None:
+            resolved = self.resolver.resolve(span_ids)
         pool: list[dict[str, Any]] = []
         for index, span_id in enumerate(span_ids):
             candidates = resolved.get(span_id)
@@ -286,7 +352,14 @@ class ReceiptDesk:
                 problem = ("exists", f"span {span_id} does not exist")
             else:
                 span = pick_version(candidates, as_of)
-                if gate is not None and not gate.admit(f"evidence[{index}]", span, True):
+                if expected is not None and span.text_sha256 != expected[span_id]:
+                    raise LedgerIntegrityError(
+                        "retrieval_mismatch",
+                        f"span {span_id} of {span.source_id} version {span.version} does not "
+                        "hash to the text its retrieval recorded",
+                        {"span_id": span_id},
+                    )
+                if gate is not None and not gate.admit(f"{field}[{index}]", span, True):
                     continue  # refused below, naming only the field and the safe code
                 if span.withdrawn_at is not None:
                     problem = ("citable", f"span {span_id}: source {span.source_id} is withdrawn")
@@ -303,7 +376,7 @@ class ReceiptDesk:
                         sealed.append(span)
             if problem is not None:
                 errors.append(
-                    {"field": f"evidence[{index}]", "rule": problem[0], "message": problem[1]}
+                    {"field": f"{field}[{index}]", "rule": problem[0], "message": problem[1]}
                 )
         return pool
 

@@ -23,7 +23,7 @@ from ledger.receipts.receipt import (
 )
 
 FORMAT = "provledger.receipt/v1"
-OPTIONAL_CONTEXT = ("principal", "route_decision", "packet")
+OPTIONAL_CONTEXT = ("principal", "route_decision", "packet", "retrieval")
 """Context fields a receipt carries only when its opening gave them (a receipt opened without
 them keeps the document, and the id derivation, it always had)."""
 
@@ -57,7 +57,7 @@ def receipt_status(receipt: Receipt, now: datetime | None = None) -> dict[str, A
 def receipt_document(receipt: Receipt, now: datetime | None = None) -> dict[str, Any]:
     """Everything the receipt seals and records, as one JSON object."""
     context = receipt.context
-    return {
+    document = {
         "format": FORMAT,
         "receipt_id": receipt.receipt_id,
         "inference_id": receipt.inference_id,
@@ -80,6 +80,9 @@ def receipt_document(receipt: Receipt, now: datetime | None = None) -> dict[str,
         "quarantined": receipt.rejected,
         "status": receipt_status(receipt, now),
     }
+    if "retrieval" in context:  # opened from a recorded retrieval (docs/retrieval.md)
+        document["retrieval"] = context["retrieval"]
+    return document
 
 
 def receipt_payload(receipt: Receipt, now: datetime | None = None) -> bytes:

@@ -23,6 +23,7 @@ MAX_RENDERED = 100_000
 _REASON_CODE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 _SPAN_ID = re.compile(r"^sp_[0-9a-f]{24}$")
 INFERENCE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+_RETRIEVAL_ID = re.compile(r"^rtv_[0-9a-f]{32}$")
 
 
 class Route(StrEnum):
@@ -69,6 +70,8 @@ class ReceiptRequest:
     routing: RouteRequest | None = None
     """The router's input: the ledger decides the route and records the decision (signed);
     ``route`` may then be empty or must equal the decision's outcome."""
+    retrieval_id: str | None = None
+    """A recorded retrieval whose spans are the pool, in place of ``evidence``."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,22 @@ def check_receipt_request(request: ReceiptRequest) -> list[dict[str, str]]:
     if len(request.evidence) > MAX_POOL:
         errors.append(
             {"field": "evidence", "rule": "max-items", "message": f"at most {MAX_POOL} spans"}
+        )
+    if request.retrieval_id is not None and request.evidence:
+        errors.append(
+            {
+                "field": "evidence",
+                "rule": "one-of",
+                "message": "give evidence or retrieval_id, not both",
+            }
+        )
+    if request.retrieval_id is not None and not _RETRIEVAL_ID.match(request.retrieval_id):
+        errors.append(
+            {
+                "field": "retrieval_id",
+                "rule": "pattern",
+                "message": "retrieval_id is rtv_ followed by 32 hex digits",
+            }
         )
     if len(set(request.evidence)) != len(request.evidence):
         errors.append(

@@ -1,0 +1,168 @@
+"""``POST /v1/retrieve``: hybrid retrieval over the registry, recorded in the ledger."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.deps import RetrievalDeskDep, require
+from ledger.eventlog.clock import format_time, ledger_time
+from ledger.keys.api_keys import Principal, Scope
+from ledger.retrieval.retriever import MAX_K, RetrievalQuery
+from ledger.retrieval.visibility import RequestPrincipal
+
+router = APIRouter(tags=["retrieval"])
+
+Retriever = Annotated[Principal, Depends(require(Scope.RETRIEVE))]
+_Name = Annotated[str, Field(min_length=1, max_length=200)]
+_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    401: {"description": "no or unknown API key (problem+json)"},
+    403: {"description": "the key lacks the retrieve scope (problem+json)"},
+    413: {"description": "body too large (problem+json)"},
+    422: {"description": "invalid input, naming the field and the rule (problem+json)"},
+    500: {"description": "a served span failed verification: nothing was served"},
+}
+
+
+class PrincipalIn(BaseModel):
+    """On whose behalf the retrieval is made; the visibility filter decides on it."""
+
+    model_config = ConfigDict(extra="forbid")
+    roles: list[_Name] = Field(default_factory=list, max_length=100)
+    units: list[_Name] = Field(default_factory=list, max_length=100)
+    groups: list[_Name] = Field(default_factory=list, max_length=100)
+    purpose: str = Field(max_length=200)
+    destination: str = Field(max_length=200)
+
+    def to_principal(self) -> RequestPrincipal:
+        """The principal as the ledger takes it."""
+        return RequestPrincipal(
+            tuple(self.roles), tuple(self.units), tuple(self.groups), self.purpose, self.destination
+        )
+
+
+class FiltersIn(BaseModel):
+    """Narrow the candidates before ranking."""
+
+    model_config = ConfigDict(extra="forbid")
+    source_ids: list[Annotated[str, Field(max_length=128)]] | None = Field(
+        default=None, max_length=1000
+    )
+    authorities: list[Annotated[str, Field(max_length=32)]] | None = Field(
+        default=None, max_length=10
+    )
+
+
+class RetrieveIn(BaseModel):
+    """``POST /v1/retrieve``."""
+
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(max_length=4000)
+    principal: PrincipalIn
+    k: int = Field(default=10, ge=1, le=MAX_K)
+    as_of: datetime | None = Field(default=None, description="versions in force then; default now")
+    filters: FiltersIn | None = None
+
+
+class Placement(BaseModel):
+    """A span's place in one ranker's list."""
+
+    rank: int
+    score: float
+
+
+class Scores(BaseModel):
+    """Where each ranker put the span (null: not among its candidates) and its RRF score."""
+
+    bm25: Placement | None
+    dense: Placement | None
+    rrf: float
+
+
+class TableCell(BaseModel):
+    """A table cell's reference and its citeable envelope."""
+
+    table_id: str
+    row: int
+    col: int
+    envelope: str | None
+
+
+class ResultOut(BaseModel):
+    """One retrieved span, verified against its source version's signed events."""
+
+    span_id: str
+    source_id: str
+    version: int
+    version_hash: str
+    text: str
+    breadcrumb: list[str]
+    table: TableCell | None
+    scores: Scores
+
+
+class ExclusionOut(BaseModel):
+    """How many candidates were withheld under one safe code."""
+
+    code: str
+    count: int
+
+
+class RetrievalOut(BaseModel):
+    """The recorded retrieval: pass ``retrieval_id`` to ``POST /v1/receipts``."""
+
+    retrieval_id: str
+    as_of: str
+    results: list[ResultOut]
+    exclusions: list[ExclusionOut]
+    rankers: list[dict[str, str]]
+
+
+@router.post("/v1/retrieve", response_model=RetrievalOut, responses=_PROBLEMS)
+def retrieve(body: RetrieveIn, desk: RetrievalDeskDep, principal: Retriever) -> dict[str, Any]:
+    """Rank the spans in force at ``as_of`` by BM25 and dense similarity, fuse by RRF
+    (k = 60), withhold what the principal may not see and what fails the lexical gate, and
+    record the retrieval as a signed event."""
+    as_of = (
+        format_time(datetime.now(UTC)) if body.as_of is None else ledger_time("as_of", body.as_of)
+    )
+    filters = body.filters
+    query = RetrievalQuery(
+        body.query,
+        body.k,
+        as_of,
+        None if filters is None or filters.source_ids is None else tuple(filters.source_ids),
+        None if filters is None or filters.authorities is None else tuple(filters.authorities),
+    )
+    answer = desk.retrieve(
+        query,
+        body.principal.to_principal(),
+        principal.actor,
+        None if filters is None else filters.model_dump(exclude_none=True),
+    )
+    return {
+        "retrieval_id": answer.retrieval_id,
+        "as_of": as_of,
+        "results": [
+            {
+                "span_id": span.span_id,
+                "source_id": span.source_id,
+                "version": span.version,
+                "version_hash": span.version_hash,
+                "text": span.text,
+                "breadcrumb": list(span.heading_path),
+                "table": (
+                    None
+                    if hit.span.table_ref is None
+                    else {**hit.span.table_ref, "envelope": span.envelope}
+                ),
+                "scores": hit.scores(),
+            }
+            for hit, span in answer.hits
+        ],
+        "exclusions": answer.exclusions,
+        "rankers": answer.rankers,
+    }

@@ -1,0 +1,121 @@
+"""An immutable snapshot of every indexed span with its sparse and dense rankers.
+
+The snapshot holds every version of every source, superseded and withdrawn ones included, so
+a query ``as_of`` a past moment sees what was in force then; which spans a query may see is a
+mask computed per query (:meth:`SpanIndex.eligible`). Effective times are ledger-format
+strings (fixed width, they sort like the times), compared as fixed-width byte arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ledger.retrieval.dense import DenseRanker, Vectors
+from ledger.retrieval.sparse import SparseRanker
+from ledger.retrieval.terms import terms
+
+_FOREVER = "9999-12-31T23:59:59.999999Z"
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedSpan:
+    """One span of one source version, with what a retrieval answer shows of it."""
+
+    span_id: str
+    source_id: str
+    version: int
+    start: int
+    end: int
+    text: str
+    heading_path: tuple[str, ...]
+    envelope: str | None
+    table_ref: dict[str, Any] | None
+    authority: str
+    effective_from: str
+    effective_to: str | None
+    withdrawn: bool
+
+    @property
+    def ranked_text(self) -> str:
+        """What the rankers and the gate read: the breadcrumb, then the text (a cell's
+        envelope, which carries its title, headers and value)."""
+        body = self.envelope if self.envelope is not None else self.text
+        return " / ".join((*self.heading_path, body)) if self.heading_path else body
+
+    def served(self) -> dict[str, Any]:
+        """The span as the verified-spans check compares it (``check_served``)."""
+        return {
+            "span_id": self.span_id,
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "heading_path": list(self.heading_path),
+            "envelope": self.envelope,
+        }
+
+
+def span_terms(span: IndexedSpan) -> list[str]:
+    """The terms a span is indexed under."""
+    return terms(span.ranked_text)
+
+
+class SpanIndex:
+    """Spans, their terms and unit vectors, and the two rankers over them."""
+
+    def __init__(
+        self,
+        spans: Sequence[IndexedSpan],
+        span_terms: Sequence[Sequence[str]],
+        vectors: Vectors,
+        dense_version: str,
+        position: int = 0,
+    ) -> None:
+        if not (len(spans) == len(span_terms) == len(vectors)) or vectors.ndim != 2:
+            raise ValueError("spans, terms and vectors (a matrix) must have the same length")
+        self.spans = list(spans)
+        self.terms = list(span_terms)
+        self.position = position
+        """The notification id the snapshot reflects."""
+        self.sparse = SparseRanker(self.terms)
+        self.dense = DenseRanker(vectors, dense_version)
+        n = len(self.spans)
+        self._from = np.array([s.effective_from for s in self.spans], dtype="S27").reshape(n)
+        self._to = np.array([s.effective_to or _FOREVER for s in self.spans], dtype="S27").reshape(
+            n
+        )
+        self._withdrawn = np.fromiter((s.withdrawn for s in self.spans), dtype=bool, count=n)
+        self._sources = np.array([s.source_id for s in self.spans], dtype=object).reshape(n)
+        self._authorities = np.array([s.authority for s in self.spans], dtype=object).reshape(n)
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def eligible(
+        self,
+        as_of: str,
+        source_ids: Sequence[str] | None = None,
+        authorities: Sequence[str] | None = None,
+    ) -> npt.NDArray[np.bool_]:
+        """Spans of versions in force at ``as_of`` whose source is not withdrawn, within the
+        optional source and authority filters."""
+        moment = np.bytes_(as_of.encode())
+        mask: npt.NDArray[np.bool_] = (self._from <= moment) & (moment < self._to)
+        mask &= ~self._withdrawn
+        if source_ids is not None:
+            mask &= np.isin(self._sources, list(source_ids))
+        if authorities is not None:
+            mask &= np.isin(self._authorities, list(authorities))
+        return mask
+
+
+EMPTY_INDEX_VERSION = "none"
+
+
+def empty_index(dimensions: int = 256) -> SpanIndex:
+    """An index with no spans."""
+    return SpanIndex([], [], np.zeros((0, dimensions), dtype=np.float32), EMPTY_INDEX_VERSION)

@@ -1,0 +1,81 @@
+"""Who asks, and which source versions they may see: the visibility decision is injected.
+
+Retrieval does not decide entitlements. It takes a :class:`SourceFilter` built for the
+request's :class:`RequestPrincipal` and asks it about each candidate's source version before
+the candidate leaves; a refusal comes back as a safe code (``entitlement-group-mismatch``),
+never as the rule's content, and is counted in the response's ``exclusions``. Until an
+entitlement policy is wired, every version is visible (:class:`AllowAll`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+_CODE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class RequestPrincipal:
+    """On whose behalf, for what and to where a retrieval is made (from the request body)."""
+
+    roles: tuple[str, ...] = ()
+    units: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ()
+    purpose: str = ""
+    destination: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The principal as the retrieval event records it."""
+        return {
+            "roles": list(self.roles),
+            "units": list(self.units),
+            "groups": list(self.groups),
+            "purpose": self.purpose,
+            "destination": self.destination,
+        }
+
+
+class SourceFilter(Protocol):
+    """Decides whether one source version may be served to the request's principal."""
+
+    def exclusion(self, source_id: str, version: int) -> str | None:
+        """``None`` to serve, or the safe exclusion code that withholds the version."""
+
+
+@dataclass(frozen=True)
+class AllowAll:
+    """The filter of a ledger with no entitlement policy: every version is visible."""
+
+    def exclusion(self, source_id: str, version: int) -> str | None:
+        """Always ``None``."""
+        return None
+
+
+FilterFactory = Callable[[RequestPrincipal], SourceFilter]
+"""Builds the filter for one request's principal (the composition root supplies it)."""
+
+
+def allow_all(principal: RequestPrincipal) -> SourceFilter:
+    """The default :data:`FilterFactory`."""
+    return AllowAll()
+
+
+@dataclass
+class CachedFilter:
+    """Asks ``inner`` once per source version within one request; checks the codes' shape."""
+
+    inner: SourceFilter
+    _seen: dict[tuple[str, int], str | None] = field(default_factory=dict)
+
+    def exclusion(self, source_id: str, version: int) -> str | None:
+        """The inner filter's answer, remembered."""
+        key = (source_id, version)
+        if key not in self._seen:
+            code = self.inner.exclusion(source_id, version)
+            if code is not None and not _CODE.match(code):
+                code = "excluded"  # a code that could carry more than a code is not echoed
+            self._seen[key] = code
+        return self._seen[key]

@@ -1,0 +1,188 @@
+"""The retrieval read model: every span with its terms and dense vector, and its version's
+effective range and withdrawal, kept current as sources are added, superseded and withdrawn.
+
+Vectors are computed here, once per span, when the version's event is projected (float16,
+unit length); a process builds its in-memory index from these rows
+(:mod:`projections.retrieval_index`) without embedding anything again. Rows and the
+projection's position are written in one transaction by the runner, so a replay is
+exactly-once; ``provledger projections rebuild`` replays it from the first event.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Connection, bindparam, insert, select, update
+
+from ledger.audit.log_verify import StoredRow
+from ledger.registry.source import Source
+from ledger.registry.span_codec import decode_spans
+from ledger.retrieval.dense import Embedder, shared_embedder
+from ledger.retrieval.index import IndexedSpan, span_terms
+from projections.runner import Projection
+from projections.schema import RETRIEVAL_TABLES, retrieval_sources, retrieval_spans
+
+_SUPERSEDE = (
+    update(retrieval_spans)
+    .where(
+        retrieval_spans.c.source_id == bindparam("b_source"),
+        retrieval_spans.c.version == bindparam("b_version"),
+    )
+    .values(effective_to=bindparam("b_to"))
+)
+_WITHDRAW = (
+    update(retrieval_spans)
+    .where(retrieval_spans.c.source_id == bindparam("b_source"))
+    .values(withdrawn=1)
+)
+_SOURCE_OF_AGGREGATE = select(retrieval_sources.c.source_id, retrieval_sources.c.authority).where(
+    retrieval_sources.c.aggregate_id == bindparam("b_aggregate")
+)
+
+
+class RetrievalProjection(Projection):
+    """Builds ``retrieval_sources`` and ``retrieval_spans``."""
+
+    name = "retrieval"
+    topics = (Source.Registered.TOPIC, Source.VersionAdded.TOPIC, Source.Withdrawn.TOPIC)
+
+    def __init__(self, embedder: Embedder | None = None) -> None:
+        self._embedder = embedder
+        self._sources: dict[str, tuple[str, str]] = {}  # aggregate id -> (source id, authority)
+        self._new_sources: list[dict[str, Any]] = []
+        self._rows: list[dict[str, Any]] = []
+        self._pending: list[IndexedSpan] = []
+        self._supersede: list[dict[str, Any]] = []
+        self._withdraw: list[dict[str, Any]] = []
+
+    @property
+    def embedder(self) -> Embedder:
+        """The dense model (loaded when the first span needs a vector)."""
+        if self._embedder is None:
+            self._embedder = shared_embedder()
+        return self._embedder
+
+    def forget(self) -> None:
+        """Drop the source cache and unwritten rows."""
+        self._sources.clear()
+        self._new_sources.clear()
+        self._rows.clear()
+        self._pending.clear()
+        self._supersede.clear()
+        self._withdraw.clear()
+
+    def apply(self, conn: Connection, event: Any, notification: StoredRow) -> None:
+        """Dispatch on the event type."""
+        aggregate_id = str(notification.originator_id)
+        if isinstance(event, Source.Registered):
+            self._sources[aggregate_id] = (event.source_id, event.authority)
+            self._new_sources.append(
+                {
+                    "source_id": event.source_id,
+                    "aggregate_id": aggregate_id,
+                    "authority": event.authority,
+                }
+            )
+            return
+        source_id, authority = self._lookup(conn, aggregate_id)
+        if isinstance(event, Source.Withdrawn):
+            for row in self._rows:  # rows of this batch, not yet written
+                if row["source_id"] == source_id:
+                    row["withdrawn"] = 1
+            self._withdraw.append({"b_source": source_id})
+        elif isinstance(event, Source.VersionAdded):
+            self._add_version(event, source_id, authority)
+
+    def _add_version(self, event: Any, source_id: str, authority: str) -> None:
+        if event.version > 1:
+            previous = (source_id, event.version - 1)
+            for row in self._rows:
+                if (row["source_id"], row["version"]) == previous:
+                    row["effective_to"] = event.effective_from
+            self._supersede.append(
+                {
+                    "b_source": source_id,
+                    "b_version": event.version - 1,
+                    "b_to": event.effective_from,
+                }
+            )
+        decoded = decode_spans(
+            source_id, event.version_hash, event.text, event.heading_paths, event.spans, event.cells
+        )
+        for ord_, span in enumerate(decoded):
+            ref = span.table_ref
+            indexed = IndexedSpan(
+                span_id=span.span_id,
+                source_id=source_id,
+                version=event.version,
+                start=span.start,
+                end=span.end,
+                text=span.text,
+                heading_path=tuple(span.heading_path),
+                envelope=span.envelope,
+                table_ref=(
+                    None
+                    if ref is None
+                    else {"table_id": ref.table_id, "row": ref.row, "col": ref.col}
+                ),
+                authority=authority,
+                effective_from=event.effective_from,
+                effective_to=None,
+                withdrawn=False,
+            )
+            self._pending.append(indexed)
+            self._rows.append(
+                {
+                    "source_id": source_id,
+                    "version": event.version,
+                    "ord": ord_,
+                    "span_id": span.span_id,
+                    "start": span.start,
+                    "end": span.end,
+                    "text": span.text,
+                    "heading_path": list(span.heading_path),
+                    "envelope": span.envelope,
+                    "table_ref": indexed.table_ref,
+                    "authority": authority,
+                    "effective_from": event.effective_from,
+                    "effective_to": None,
+                    "withdrawn": 0,
+                    "terms": span_terms(indexed),
+                }
+            )
+
+    def flush(self, conn: Connection) -> None:
+        """Embed the batch's spans in one call, then write sources, spans and updates.
+
+        Updates reach rows of earlier batches only (this batch's rows were edited in
+        memory), so they commute with the inserts."""
+        if self._new_sources:
+            conn.execute(insert(retrieval_sources), self._new_sources)
+            self._new_sources.clear()
+        if self._rows:
+            vectors = self.embedder.embed([span.ranked_text for span in self._pending])
+            packed = vectors.astype(np.float16)
+            for row, vector in zip(self._rows, packed, strict=True):
+                row["vector"] = vector.tobytes()
+                row["model"] = self.embedder.version
+            conn.execute(insert(retrieval_spans), self._rows)
+            self._rows.clear()
+            self._pending.clear()
+        for statement, rows in ((_SUPERSEDE, self._supersede), (_WITHDRAW, self._withdraw)):
+            if rows:
+                conn.execute(statement, rows)
+                rows.clear()
+
+    def _lookup(self, conn: Connection, aggregate_id: str) -> tuple[str, str]:
+        cached = self._sources.get(aggregate_id)
+        if cached is None:
+            row = conn.execute(_SOURCE_OF_AGGREGATE, {"b_aggregate": aggregate_id}).one()
+            cached = (str(row.source_id), str(row.authority))
+            self._sources[aggregate_id] = cached
+        return cached
+
+    def reset(self, conn: Connection) -> None:
+        """Delete every retrieval row."""
+        for table in reversed(RETRIEVAL_TABLES):
+            conn.execute(table.delete())
