@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
 
-from api.console.guard import CONTENT_SECURITY_POLICY
+from api.console.guard import CONTENT_SECURITY_POLICY, SESSION_COOKIE
+from api.console.sessions import SESSION_SECONDS
 from ledger.runtime import LedgerRuntime
 from tests.e2e.console.conftest import HTML, Reader, sign_in
 
@@ -227,3 +229,14 @@ def test_odd_console_inputs_are_4xx_never_5xx(reader: Reader) -> None:
         headers={"X-CSRF-Token": csrf, "Content-Type": "application/json"},
     )
     assert beacon.status_code == 422
+
+
+def test_a_session_ends_when_its_lifetime_is_over(reader: Reader) -> None:
+    mount = next(r for r in reader.client.app.routes if getattr(r, "path", "") == "/console")  # type: ignore[attr-defined]
+    sessions = mount.app.state.console.sessions
+    cookie = reader.client.cookies.get(SESSION_COOKIE)
+    now = datetime.now(UTC)
+    assert sessions.find(cookie, now) is not None
+    later = now + timedelta(seconds=SESSION_SECONDS + 1)
+    assert sessions.find(cookie, later) is None
+    assert sessions.find("not-a-session", now) is None
