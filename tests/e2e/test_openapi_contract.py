@@ -223,6 +223,8 @@ def test_a_whole_flow_answers_only_what_the_document_declares(
     call("post", "/v1/route", 200, json=route)
     call("get", "/v1/receipts/{receipt_id}/context", 200, path=receipt_id)
     call("get", "/v1/receipts/{receipt_id}/access", 404, path=receipt_id)
+    who = {"roles": ["analyst"], "units": [], "groups": [], "purpose": "qa", "destination": "app"}
+    call("post", "/v1/retrieve", 200, json={"query": "costs 2019", "principal": who, "k": 3})
     call("get", "/healthz", 200)
     call("get", "/readyz", 200)
     call("get", "/metrics", 200)

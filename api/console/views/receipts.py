@@ -137,7 +137,8 @@ async def verify_claim(
 
     def run() -> tuple[dict[str, Any], Any]:
         bundle = build_bundle(claim_id, services.read_side, services.runtime)
-        keyring = services.runtime.keystore.load_keyring()
+        keyring = services.runtime.keystore.load_keyring()  # what GET /v1/keys publishes
+        # checked as the downloaded file is: through JSON, not as the objects built here
         return bundle, verify_bundle(json.loads(json.dumps(bundle)), keyring)
 
     bundle, checklist = await run_in_threadpool(run)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
 
-from api.console.guard import CONTENT_SECURITY_POLICY
+from api.console.guard import CONTENT_SECURITY_POLICY, SESSION_COOKIE
+from api.console.sessions import SESSION_SECONDS
 from ledger.runtime import LedgerRuntime
 from tests.e2e.console.conftest import HTML, Reader, sign_in
 
@@ -185,3 +187,56 @@ def test_every_page_carries_a_strict_policy_and_no_inline_script(reader: Reader)
         assert scripts == ['<script src="/console/static/console.js" defer>'], path
         assert not re.search(r"<[a-z]+[^>]*\son[a-z]+=", response.text), path
         assert 'style="' not in response.text
+
+
+def test_odd_console_inputs_are_4xx_never_5xx(reader: Reader) -> None:
+    client, csrf = reader.client, reader.csrf
+    gets = [
+        "/console/receipts/" + "x" * 300,
+        "/console/receipts?before=0",
+        "/console/receipts?before=99999999999999999999",
+        "/console/receipts?status=maybe",
+        "/console/receipts?from=9999-12-31&to=9999-12-31",
+        "/console/sources/nope",
+        "/console/sources/returns-policy?known_at=0001-01-01",
+        "/console/sources/returns-policy?old=9",
+        "/console/replay?at=9999-12-31",
+        "/console/replay?at=%E2%80%AE",
+        "/console/claims/nope/bundle.json",
+        "/console/nowhere",
+    ]
+    for path in gets:
+        response = client.get(path)
+        assert 400 <= response.status_code < 500, (path, response.status_code, response.text)
+        assert response.headers["content-type"] == "application/problem+json", path
+    posts = [
+        ("/console/transparency", {"csrf": csrf, "checkpoint": "\x01garbage"}),
+        ("/console/transparency", {"csrf": csrf, "checkpoint": ""}),
+        ("/console/claims/nope/verify", {"csrf": csrf}),
+    ]
+    for path, data in posts:
+        response = client.post(path, data=data)
+        assert response.status_code < 500, (path, response.text)
+    odd = client.post(
+        "/console/session",
+        content=b"csrf=%ff%fe&api_key=x",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert odd.status_code in (403, 422)
+    beacon = client.post(
+        "/console/engagement",
+        content=b"[1, 2",
+        headers={"X-CSRF-Token": csrf, "Content-Type": "application/json"},
+    )
+    assert beacon.status_code == 422
+
+
+def test_a_session_ends_when_its_lifetime_is_over(reader: Reader) -> None:
+    mount = next(r for r in reader.client.app.routes if getattr(r, "path", "") == "/console")  # type: ignore[attr-defined]
+    sessions = mount.app.state.console.sessions
+    cookie = reader.client.cookies.get(SESSION_COOKIE)
+    now = datetime.now(UTC)
+    assert sessions.find(cookie, now) is not None
+    later = now + timedelta(seconds=SESSION_SECONDS + 1)
+    assert sessions.find(cookie, later) is None
+    assert sessions.find("not-a-session", now) is None
