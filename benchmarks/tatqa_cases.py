@@ -15,6 +15,7 @@ from benchmarks.eval_cases import Case, half_of, sentences_of, span
 from ledger.gate import Binding, ClaimDraft, ClaimType, SpanFacts
 from ledger.gate._numbers import numbers
 from ledger.gate._words import content_stems
+from ledger.gate.support import cell_head
 
 # -- TAT-QA ----------------------------------------------------------------------------------
 
@@ -289,7 +290,9 @@ def context_cases(context: dict[str, object]) -> Iterator[Case]:
             variants.append(("tatqa_sign_flip", -answer, decimals))
             variants.append(("tatqa_x10", answer * 10, decimals))
             variants.append(("tatqa_plus3pct", answer * 1.03, decimals + 2))
-        questions = [(category, q["question"], value, places) for category, value, places in variants]
+        questions = [
+            (category, q["question"], value, places) for category, value, places in variants
+        ]
         questions += [
             (category, swapped, answer, decimals)
             for category, swapped in (
@@ -325,9 +328,7 @@ def period_swap(question: str) -> str | None:
     return _CLAIM_YEAR.sub(lambda m: str(int(m.group(0)) - 1), question)
 
 
-def line_swap(
-    question: str, table: list[list[str]], bound: dict[str, SpanFacts]
-) -> str | None:
+def line_swap(question: str, table: list[list[str]], bound: dict[str, SpanFacts]) -> str | None:
     """The question with the row label of a cited cell replaced by the label of another row
     of the same table that no cited cell is on (``Maintenance`` -> ``Cloud``): the correct
     answer then belongs to another line than the claim names, so citing the same cells must
@@ -348,11 +349,14 @@ def line_swap(
         at = lowered.find(label.lower()) if content_stems(label) else -1
         if at < 0:
             continue
-        words = content_stems(label)
+        # A label sharing a word with a cited cell's row labels or column header (a section
+        # label: ``Services`` over ``Services: Total revenue``) may still name that cell.
+        heads = content_stems(" ".join(cell_head(s.envelope or "") for s in bound.values()))
         others = sorted(
             (abs(other - row), other_label)
             for other, other_label in lines
-            if other not in cited and not words & content_stems(other_label)
+            if other not in cited
+            and not (heads | content_stems(label)) & content_stems(other_label)
         )
         if others:
             return question[:at] + others[0][1] + question[at + len(label) :]

@@ -149,9 +149,13 @@ def _claim_units(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Claim
 
 def _claim_years(reading: Reading) -> tuple[int, int] | None:
     """The first and last year of the claim when it names two or more years (``from 2017 to
-    2018``); a claim about one year (``rose in 2019``) may compare it with the year before."""
+    2018``); a claim about one year (``rose in 2019``) may compare it with any year before,
+    never with a later one: ``The change in sales in 2018`` is not computed from the figures
+    of 2019 and 2018."""
     years = {int(d.key[:4]) for d in reading.dates if d.key[:4].isdigit()}
-    return (min(years), max(years)) if len(years) > 1 else None
+    if len(years) == 1:
+        return (0, years.pop())
+    return (min(years), max(years)) if years else None
 
 
 def _within(candidate: Candidate, years: tuple[int, int] | None) -> bool:
