@@ -93,6 +93,12 @@ _PERIOD_COUNT = re.compile(
 )
 
 
+_NOT_COMPUTATIONAL = CheckResult(
+    CHECK, Outcome.SKIP, "not_computational", "not a computational claim"
+)
+"""The computation result of every claim that is not computational (results are immutable)."""
+
+
 def _uses_every_span(candidate: Candidate, writing: frozenset[int]) -> bool:
     """Whether a formula reads a figure of every cited span that writes one: a citation the
     computation does not need is not evidence for it."""
@@ -189,9 +195,7 @@ def check_computation(
     or ``not_reproduced`` (no formula reproduces an implicit or ambiguous claim).
     """
     if claim_type is not ClaimType.COMPUTATIONAL:
-        return CheckResult(
-            CHECK, Outcome.SKIP, "not_computational", "not a computational claim"
-        ), None
+        return _NOT_COMPUTATIONAL, None
     reading = read_text(claim_text) if isinstance(claim_text, str) else claim_text
     claim, _ = read_claim(reading)
     if claim is None:
