@@ -12,9 +12,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
-from ledger.gate._reading import Reading, read_span, read_text
-from ledger.gate._words import MONTH_WORDS, STOP_WORDS, content_stems, is_numeric, stem, word_set
+from ledger.gate._reading import SPAN_CACHE_SIZE, Reading, read_span, read_text
+from ledger.gate._words import (
+    MONTH_WORDS,
+    STOP_WORDS,
+    content_stems,
+    is_numeric,
+    stem,
+    tokens,
+    word_set,
+)
 from ledger.gate.model import CheckResult, Outcome
 
 CHECK = "support"
@@ -87,6 +96,13 @@ _NOT_LINE_WORDS = (
 )
 """Words a computational claim without content words may leave out of its spans: grammar,
 operation words, periods (the anchors and computation checks own them) and units."""
+
+
+@lru_cache(maxsize=SPAN_CACHE_SIZE)
+def _head_line_stems(envelope: str) -> frozenset[str]:
+    """The line words of a cell's row labels and column header (cached like a span's
+    reading: the claims of a receipt cite the same cells again and again)."""
+    return frozenset(_line_stems(tokens(cell_head(envelope))))
 
 
 def _line_stems(words: Sequence[str]) -> set[str]:
@@ -165,11 +181,15 @@ def check_line_named(claim: Reading, envelopes: Sequence[str]) -> CheckResult | 
     say which line a figure is on: a claim about ``Prepaid expenses`` citing the cells of
     ``Other current assets`` finds every word in the title and names another line. ``None``
     when every cited cell's line is named."""
-    stems = _line_stems(claim.tokens)
+    stems: set[str] | None = None
     for envelope in envelopes:
-        head = cell_head(envelope)
-        wanted = _line_stems(read_span(head).reading.tokens)
-        if wanted and stems.isdisjoint(wanted):
+        wanted = _head_line_stems(envelope)
+        if not wanted:
+            continue
+        if stems is None:
+            stems = _line_stems(claim.tokens)
+        if stems.isdisjoint(wanted):
+            head = cell_head(envelope)
             return CheckResult(
                 CHECK,
                 Outcome.FAIL,
