@@ -10,7 +10,9 @@ with status 2 when it is missing. Categories, each a list of (claim, span facts)
 2. ``summedits_negation``, ``summedits_antonym``: the summary sentence a negation or antonym
    edit changed, bound to the document sentence that best matches the original sentence, and
    ``tatqa_sign_flip``, ``tatqa_x10``, ``tatqa_plus3pct``: perturbed arithmetic answers citing
-   their gold cells -> must never be verified (target 0%, at most 1%);
+   their gold cells, and ``tatqa_line_swap``, ``tatqa_period_swap``: the correct answer to the
+   question with a cited row label swapped for another row's, or with its years one earlier,
+   citing the same cells -> must never be verified (target 0%, at most 1%);
 3. ``tatqa_arithmetic``: arithmetic answers turned into claims citing their gold cells and
    sentences -> at least 90% verified;
 4. ``wice_supported``: supported claims citing their first gold sentence set (reported);
@@ -82,7 +84,7 @@ MUST_NOT_VERIFY = (
     "wice_negated",
     *(
         f"tatqa_{kind}{form}"
-        for kind in ("sign_flip", "x10", "plus3pct")
+        for kind in ("sign_flip", "x10", "plus3pct", "line_swap", "period_swap")
         for form in ("", QUESTION_FORM)
     ),
 )

@@ -29,6 +29,7 @@ from ledger.gate._reading import read_span
 from ledger.gate.alignment import _cell_keys
 from ledger.gate.bindings import _span_exists, _version_in_force
 from ledger.gate.quote import _normalised_span
+from ledger.gate.support import _head_line_stems
 
 
 def _span(span_id: str, text: str, envelope: str | None = None) -> SpanFacts:
@@ -90,6 +91,7 @@ def clear_span_caches() -> None:
     _cell_keys.cache_clear()
     span_figures.cache_clear()
     cited_operands.cache_clear()
+    _head_line_stems.cache_clear()
     _normalised_span.cache_clear()
     _span_exists.cache_clear()
     _version_in_force.cache_clear()

@@ -15,6 +15,7 @@ from benchmarks.eval_cases import Case, half_of, sentences_of, span
 from ledger.gate import Binding, ClaimDraft, ClaimType, SpanFacts
 from ledger.gate._numbers import numbers
 from ledger.gate._words import content_stems
+from ledger.gate.support import cell_head
 
 # -- TAT-QA ----------------------------------------------------------------------------------
 
@@ -289,11 +290,22 @@ def context_cases(context: dict[str, object]) -> Iterator[Case]:
             variants.append(("tatqa_sign_flip", -answer, decimals))
             variants.append(("tatqa_x10", answer * 10, decimals))
             variants.append(("tatqa_plus3pct", answer * 1.03, decimals + 2))
-        for category, value, places in variants:
+        questions = [
+            (category, q["question"], value, places) for category, value, places in variants
+        ]
+        questions += [
+            (category, swapped, answer, decimals)
+            for category, swapped in (
+                ("tatqa_line_swap", line_swap(q["question"], table, bound)),
+                ("tatqa_period_swap", period_swap(q["question"])),
+            )
+            if swapped is not None
+        ]
+        for category, question, value, places in questions:
             answer_text = _format(value, q["scale"], places)
             for suffix, text in (
-                ("", claim_sentence(q["question"], answer_text)),
-                (QUESTION_FORM, question_claim(q["question"], answer_text)),
+                ("", claim_sentence(question, answer_text)),
+                (QUESTION_FORM, question_claim(question, answer_text)),
             ):
                 claim = ClaimDraft(
                     text,
@@ -301,3 +313,51 @@ def context_cases(context: dict[str, object]) -> Iterator[Case]:
                     bindings=tuple(Binding(k) for k in bound),
                 )
                 yield Case(category + suffix, claim, bound, half)
+
+
+_CLAIM_YEAR = re.compile(r"(?<![\d,.])(?:19|20)\d\d(?![\d,.]\d)")
+
+
+def period_swap(question: str) -> str | None:
+    """The question with every year it names one year earlier (``from 2018 to 2019`` ->
+    ``from 2017 to 2018``): the correct answer then belongs to other periods than the
+    question names, so a claim of it citing the same cells must not be verified. ``None``
+    when the question names no year."""
+    if not _CLAIM_YEAR.search(question):
+        return None
+    return _CLAIM_YEAR.sub(lambda m: str(int(m.group(0)) - 1), question)
+
+
+def line_swap(question: str, table: list[list[str]], bound: dict[str, SpanFacts]) -> str | None:
+    """The question with the row label of a cited cell replaced by the label of another row
+    of the same table that no cited cell is on (``Maintenance`` -> ``Cloud``): the correct
+    answer then belongs to another line than the claim names, so citing the same cells must
+    not verify it (a swapped entity). Of the other rows, the nearest one whose label shares no
+    word with the cited label; ``None`` when the question does not write a cited label or no
+    such row exists."""
+    cited = sorted({int(k[1:].split(".")[0]) for k in bound if k.startswith("t")})
+    lowered = question.lower()
+    lines = [
+        (row, label)
+        for row in range(header_row_count(table), len(table))
+        if (label := _clean_cell(table[row][0]))
+        and content_stems(label)
+        and any(_FIGURE.fullmatch(_clean_cell(cell)) for cell in table[row][1:])
+    ]
+    for row in cited:
+        label = _clean_cell(table[row][0])
+        at = lowered.find(label.lower()) if content_stems(label) else -1
+        if at < 0:
+            continue
+        # A label sharing a word with a cited cell's row labels or column header (a section
+        # label: ``Services`` over ``Services: Total revenue``) may still name that cell.
+        heads = content_stems(" ".join(cell_head(s.envelope or "") for s in bound.values()))
+        others = sorted(
+            (abs(other - row), other_label)
+            for other, other_label in lines
+            if other not in cited
+            and not (heads | content_stems(label)) & content_stems(other_label)
+        )
+        if others:
+            return question[:at] + others[0][1] + question[at + len(label) :]
+    return None

@@ -45,6 +45,7 @@ _DIGIT_CHUNK = re.compile(r"(?<!\S)[^\s\d]*+\d\S*")
 """A whitespace-free run that holds a digit. Tried only where a run starts, and without
 backtracking over the letters before its first digit: trying every position of a long word,
 each time back to its start, made this scan quadratic in the word's length."""
+_DIGITS = re.compile(r"\d+")
 _NOT_CUES = re.compile(
     r"\bNO\b\.?|\b[Nn]o\.(?=\s*\d)|\bMay(?=\s+\d)|(?<=[\w,]\s)May\b"
     r"|(?i:\bin\s+(?:[$€£]\s*|u\.?s\.?\s+)?(?:thousands|millions|billions)\b[^;:()\n]{0,40}?"
@@ -139,9 +140,28 @@ def _identifier_matches(text: str) -> Iterator[re.Match[str]]:
     if ":" in text or "§" in text:
         yield from _IDENTIFIERS.finditer(text)
         return
-    for chunk in _DIGIT_CHUNK.finditer(text):
-        if _IDENTIFIER_HINT.search(text, chunk.start(), chunk.end()):
-            yield from _IDENTIFIERS.finditer(text, chunk.start(), chunk.end())
+    for start, end in digit_chunks(text):
+        if _IDENTIFIER_HINT.search(text, start, end):
+            yield from _IDENTIFIERS.finditer(text, start, end)
+
+
+def digit_chunks(text: str) -> Iterator[tuple[int, int]]:
+    """Where each whitespace-free run of ``text`` that holds a digit starts and ends: the
+    matches of :data:`_DIGIT_CHUNK`, found from the runs of digits (a claim has few) rather
+    than by trying the pattern at every position."""
+    end = 0
+    size = len(text)
+    for run in _DIGITS.finditer(text):
+        at = run.start()
+        if at < end:
+            continue
+        start = at
+        while start and not text[start - 1].isspace():
+            start -= 1
+        end = run.end()
+        while end < size and not text[end].isspace():
+            end += 1
+        yield start, end
 
 
 def cue_tokens(text: str) -> list[str]:

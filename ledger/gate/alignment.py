@@ -120,7 +120,7 @@ def _conflict(
                 f"the {has} is negated where the {lacks} is not: {mine.text!r} over "
                 f"{'not ' if not_only else ''}{theirs.text!r}; span text: {shown!r}",
             )
-    hedged = any(w.hedge for w in clause)
+    hedged = True in [w.hedge for w in clause]
     first_c, first_s = pairs[0]
     lead = [found[j] for j in range(lead_start(span, first_s), first_s) if -j - 1 not in moved]
     head = [w for i, w in enumerate(clause[:first_c]) if i not in moved]
@@ -153,22 +153,30 @@ def _stretch_conflict(
         skipped = _skips_anchor(claim_part, span_part, next_word)
         if skipped is not None:
             return _misaligned(next_word, skipped, shown)
-    c_neg = [w.text for w in claim_part if w.negation]
-    s_neg = [w.text for w in span_part if w.negation]
-    if bool(c_neg) != bool(s_neg):
-        has, lacks, cue = ("claim", "span", c_neg[0]) if c_neg else ("span", "claim", s_neg[0])
+    # Plain loops rather than comprehensions: a stretch is one or two words, and most hold no
+    # cue at all.
+    c_neg = s_neg = s_hedge = None
+    for w in claim_part:
+        if w.negation:
+            c_neg = w.text
+            break
+    for w in span_part:
+        if w.negation and s_neg is None:
+            s_neg = w.text
+        if w.hedge and s_hedge is None:
+            s_hedge = w.text
+    if (c_neg is None) != (s_neg is None):
+        has, lacks, cue = ("claim", "span", c_neg) if c_neg else ("span", "claim", s_neg)
         return _fail(
             "negation_mismatch",
             f"the {has} is negated ({cue!r}) where the {lacks} is not; span text: {shown!r}",
         )
-    if not hedged:
-        s_hedge = [w.text for w in span_part if w.hedge]
-        if s_hedge:
-            return _fail(
-                "hedge_mismatch",
-                f"the span is hedged ({s_hedge[0]!r}) where the claim states it as fact; "
-                f"span text: {shown!r}",
-            )
+    if not hedged and s_hedge is not None:
+        return _fail(
+            "hedge_mismatch",
+            f"the span is hedged ({s_hedge!r}) where the claim states it as fact; "
+            f"span text: {shown!r}",
+        )
     if not span_part:
         return None
     has_opposite = opposable()
@@ -227,7 +235,7 @@ def _best_match(
     """The span clause that matches most of the clause's words (``must`` of which must
     align), and how (fewest skipped span words among equals)."""
     keys = [w.key for w in clause if w.item]
-    timed = any(w.kind in TIME for w in clause)
+    timed = not TIME.isdisjoint([w.kind for w in clause])
     # A span clause can match no more of the clause's words than it holds: those holding most
     # are tried first (the earlier of equals), and one that cannot beat the best so far is not.
     bounds = sorted(
@@ -241,9 +249,10 @@ def _best_match(
         pairs = match(clause, piece, floors.get(id(piece), -1))
         if not pairs:
             continue
-        score = sum(clause[c].must for c, _ in pairs)
+        score = sum([clause[c].must for c, _ in pairs])
         shifted = moved(clause, piece, pairs) if score < must and timed else []
-        score += sum(clause[c].must for c, _ in shifted)
+        if shifted:
+            score += sum([clause[c].must for c, _ in shifted])
         spread = pairs[-1][1] - pairs[0][1]
         if best is None or (score, -spread) > (best.score, -best.spread):
             best = _Match(score, spread, pairs, shifted, piece)
@@ -305,7 +314,7 @@ def align_claim(
         if clause[0].sentence != sentence:
             # Clauses of one claim sentence follow each other in a span clause they share.
             sentence, floors = clause[0].sentence, {}
-        must = sum(w.must for w in clause)
+        must = sum([w.must for w in clause])
         wanted += must
         best = _best_match(clause, pieces, floors, must)
         if cell_keys and (best is None or best.score < must):

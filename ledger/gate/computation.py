@@ -93,6 +93,12 @@ _PERIOD_COUNT = re.compile(
 )
 
 
+_NOT_COMPUTATIONAL = CheckResult(
+    CHECK, Outcome.SKIP, "not_computational", "not a computational claim"
+)
+"""The computation result of every claim that is not computational (results are immutable)."""
+
+
 def _uses_every_span(candidate: Candidate, writing: frozenset[int]) -> bool:
     """Whether a formula reads a figure of every cited span that writes one: a citation the
     computation does not need is not evidence for it."""
@@ -149,9 +155,13 @@ def _claim_units(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Claim
 
 def _claim_years(reading: Reading) -> tuple[int, int] | None:
     """The first and last year of the claim when it names two or more years (``from 2017 to
-    2018``); a claim about one year (``rose in 2019``) may compare it with the year before."""
+    2018``); a claim about one year (``rose in 2019``) may compare it with any year before,
+    never with a later one: ``The change in sales in 2018`` is not computed from the figures
+    of 2019 and 2018."""
     years = {int(d.key[:4]) for d in reading.dates if d.key[:4].isdigit()}
-    return (min(years), max(years)) if len(years) > 1 else None
+    if len(years) == 1:
+        return (0, years.pop())
+    return (min(years), max(years)) if years else None
 
 
 def _within(candidate: Candidate, years: tuple[int, int] | None) -> bool:
@@ -185,9 +195,7 @@ def check_computation(
     or ``not_reproduced`` (no formula reproduces an implicit or ambiguous claim).
     """
     if claim_type is not ClaimType.COMPUTATIONAL:
-        return CheckResult(
-            CHECK, Outcome.SKIP, "not_computational", "not a computational claim"
-        ), None
+        return _NOT_COMPUTATIONAL, None
     reading = read_text(claim_text) if isinstance(claim_text, str) else claim_text
     claim, _ = read_claim(reading)
     if claim is None:

@@ -44,7 +44,7 @@ from ledger.gate.model import (
 from ledger.gate.normalize import normalise_quote
 from ledger.gate.polarity import check_polarity
 from ledger.gate.quote import check_quote
-from ledger.gate.support import check_line_item_support, check_support
+from ledger.gate.support import check_line_item_support, check_line_named, check_support
 
 ORDER = (
     "existence",
@@ -131,6 +131,9 @@ def judge(
                 else None
             )
             support_result = line_item or _verbatim_support(claim, spans, checks) or support_result
+        if computational and support_result.outcome is Outcome.PASS:
+            envelopes = [facts.envelope for facts in support if facts.envelope]
+            support_result = check_line_named(reading, envelopes) or support_result
         checks.append(support_result)
     else:
         for check in ("anchors", "polarity", "computation", "support"):

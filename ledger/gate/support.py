@@ -12,9 +12,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
-from ledger.gate._reading import Reading, read_span, read_text
-from ledger.gate._words import MONTH_WORDS, STOP_WORDS, content_stems, is_numeric, stem, word_set
+from ledger.gate._reading import SPAN_CACHE_SIZE, Reading, read_span, read_text
+from ledger.gate._words import (
+    MONTH_WORDS,
+    STOP_WORDS,
+    content_stems,
+    is_numeric,
+    stem,
+    tokens,
+    word_set,
+)
 from ledger.gate.model import CheckResult, Outcome
 
 CHECK = "support"
@@ -78,6 +87,7 @@ _NOT_LINE_WORDS = (
     | word_set(
         """
         year years yearly annual annually fiscal fy period periods month months quarter quarters
+        week weeks
         million millions billion billions thousand thousands trillion mn bn percent per cent
         cents usd dollar dollars eur euro euros gbp
         """
@@ -86,6 +96,19 @@ _NOT_LINE_WORDS = (
 )
 """Words a computational claim without content words may leave out of its spans: grammar,
 operation words, periods (the anchors and computation checks own them) and units."""
+
+
+@lru_cache(maxsize=SPAN_CACHE_SIZE)
+def _head_line_stems(envelope: str) -> frozenset[str]:
+    """The line words of a cell's row labels and column header (cached like a span's
+    reading: the claims of a receipt cite the same cells again and again)."""
+    return frozenset(_line_stems(tokens(cell_head(envelope))))
+
+
+def _line_stems(words: Sequence[str]) -> set[str]:
+    """The stems of the ``words`` that may name a line of a table: not grammar, operations,
+    periods or units (:data:`_NOT_LINE_WORDS`), not numbers; ``Other`` and ``Total`` do."""
+    return {stem(w) for w in words if w not in _NOT_LINE_WORDS and not is_numeric(w)}
 
 
 def check_line_item_support(claim: Reading, evidence: Sequence[str]) -> CheckResult | None:
@@ -142,3 +165,35 @@ def check_support(
         "support_insufficient",
         f"score {score:.2f} < {threshold:.2f}; not in the spans: {shown}",
     )
+
+
+def cell_head(envelope: str) -> str:
+    """The row labels and column header of a table cell's envelope (``{title} — {row labels},
+    {column header}: {value}``): what tells its line and period from the others of its table."""
+    return envelope.rsplit(":", 1)[0].rsplit(" \u2014 ", 1)[-1]
+
+
+def check_line_named(claim: Reading, envelopes: Sequence[str]) -> CheckResult | None:
+    """Fail ``support_line_unnamed`` when a computational claim does not name the line of a
+    cell it cites: the claim shares no content word with the cell's row labels and column
+    header (:func:`cell_head`), though they have some. The title of a table speaks for all of
+    its lines (``Prepaid expenses and other consist of the following``), so its words cannot
+    say which line a figure is on: a claim about ``Prepaid expenses`` citing the cells of
+    ``Other current assets`` finds every word in the title and names another line. ``None``
+    when every cited cell's line is named."""
+    stems: set[str] | None = None
+    for envelope in envelopes:
+        wanted = _head_line_stems(envelope)
+        if not wanted:
+            continue
+        if stems is None:
+            stems = _line_stems(claim.tokens)
+        if stems.isdisjoint(wanted):
+            head = cell_head(envelope)
+            return CheckResult(
+                CHECK,
+                Outcome.FAIL,
+                "support_line_unnamed",
+                f"the claim names no word of the line {head!r} of a cell it cites",
+            )
+    return None

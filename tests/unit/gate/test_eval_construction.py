@@ -8,6 +8,8 @@ from benchmarks.tatqa_cases import (
     _table_spans,
     bind_operands,
     caption,
+    line_swap,
+    period_swap,
     question_claim,
 )
 
@@ -127,3 +129,35 @@ def test_puts_every_case_of_one_table_in_the_half_of_its_uid() -> None:
     assert half_of("a-table-uid") in HALVES
     assert half_of("a-table-uid") == half_of("a-table-uid")
     assert {half_of(f"uid-{n}") for n in range(20)} == set(HALVES)
+
+
+TABLE = [
+    ["", "2019", "2018"],
+    ["Software license", "$275,792", "$282,950"],
+    ["Maintenance", "254,924", "239,310"],
+    ["Software license and maintenance", "530,716", "522,260"],
+    ["Cloud", "67,918", "45,218"],
+]
+
+
+def test_swaps_a_cited_row_label_for_the_nearest_other_line_sharing_no_word() -> None:
+    bound = {s.span_id: s for s in _table_spans(TABLE) if s.span_id in ("t2.1", "t2.2")}
+    question = "What is the average Maintenance in 2018 and 2019?"
+    # "Software license and maintenance" shares a word with the cited line (and may still
+    # name it); "Software license", one row up, is the nearest line that does not.
+    assert (
+        line_swap(question, TABLE, bound)
+        == "What is the average Software license in 2018 and 2019?"
+    )
+
+
+def test_builds_no_line_swap_when_the_question_does_not_write_a_cited_label() -> None:
+    bound = {s.span_id: s for s in _table_spans(TABLE) if s.span_id in ("t2.1", "t2.2")}
+    assert line_swap("What is the average support revenue?", TABLE, bound) is None
+
+
+def test_moves_every_year_of_a_question_one_year_earlier() -> None:
+    assert period_swap("What is the change from 2018 to 2019 in $1,2019 of sales?") == (
+        "What is the change from 2017 to 2018 in $1,2019 of sales?"
+    )
+    assert period_swap("What is the average Maintenance?") is None

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ledger.gate._numbers import _NUMBER, _number_matches, dates
+from ledger.gate._reading import _DIGIT_CHUNK, digit_chunks
 
 
 def _reference(text: str) -> list[tuple[int, int]]:
@@ -30,7 +31,7 @@ def test_finds_the_numbers_a_full_scan_finds(text: str) -> None:
     assert [m.span() for m in _number_matches(text)] == _reference(text)
 
 
-@given(st.text(alphabet="0123456789 .,-()$€£%USDkmbn", max_size=40))
+@given(st.text(alphabet="0123456789 .,-()$€£%USDkmbnQa", max_size=40))
 def test_finds_the_numbers_a_full_scan_finds_in_any_text(text: str) -> None:
     assert [m.span() for m in _number_matches(text)] == _reference(text)
 
@@ -64,3 +65,8 @@ def test_does_not_read_a_grouped_figure_as_years() -> None:
     assert dates("sales of 2,017,2018 units") == []
     assert dates("sales of 2017,201 units") == []
     assert dates("a rate of 1.2017,2018") == []
+
+
+@given(st.text(alphabet="0123456789 \t\n.,-Qab(", max_size=40))
+def test_finds_the_digit_chunks_a_full_scan_finds_in_any_text(text: str) -> None:
+    assert list(digit_chunks(text)) == [m.span() for m in _DIGIT_CHUNK.finditer(text)]

@@ -1,0 +1,97 @@
+"""A computational claim over table cells names their line and their periods.
+
+The title of a table speaks for all of its lines, so a claim whose words are found only there
+may name another line of the table; and a claim about one year is not computed from a later
+year's figures. The attacker direction of each rule is the swap the evaluation builds
+(``benchmarks.tatqa_cases.line_swap`` and ``period_swap``): the correct figure, claimed of
+another line or of other periods, citing the same cells.
+"""
+
+from __future__ import annotations
+
+from ledger.gate import ClaimType, Status, judge
+from ledger.gate._reading import read_text
+from ledger.gate.computation import check_computation
+from ledger.gate.model import Outcome
+from ledger.gate.support import cell_head, check_line_named
+from tests.unit.gate._facts import claim, span
+
+C = ClaimType.COMPUTATIONAL
+TITLE = "Prepaid expenses and other consist of the following (in thousands): December 31,"
+OTHER_ASSETS = {
+    "a19": span("a19", "193", f"{TITLE} \u2014 Other current assets, 2019: 193"),
+    "a18": span("a18", "167", f"{TITLE} \u2014 Other current assets, 2018: 167"),
+}
+SALES = {
+    "s19": span("s19", "$ 328.8", "Table \u2014 Sales, Fiscal 2019 (in millions): $ 328.8"),
+    "s18": span("s18", "$ 207.0", "Table \u2014 Sales, Fiscal 2018 (in millions): $ 207.0"),
+}
+
+
+def _status(text: str, spans: dict[str, object]) -> tuple[Status, set[str]]:
+    verdict = judge(claim(text, *spans, type=C), spans)  # type: ignore[arg-type]
+    return verdict.status, {c.reason for c in verdict.checks}
+
+
+def test_verifies_a_computation_whose_claim_names_the_line_of_its_cells() -> None:
+    status, _ = _status(
+        "The average value of Other current assets in 2018 and 2019 is 180.", OTHER_ASSETS
+    )
+    assert status is Status.VERIFIED
+
+
+def test_leaves_a_claim_naming_another_line_of_the_table_unverified() -> None:
+    # Every word of the claim is in the cells' title, none in their row label or header.
+    status, reasons = _status(
+        "The average value of Prepaid expenses in 2018 and 2019 is 180.", OTHER_ASSETS
+    )
+    assert status is Status.UNVERIFIED
+    assert "support_line_unnamed" in reasons
+
+
+def test_says_which_line_the_claim_does_not_name() -> None:
+    result = check_line_named(
+        read_text("The average value of Prepaid expenses is 180."),
+        [OTHER_ASSETS["a19"].envelope or ""],
+    )
+    assert result is not None
+    assert (result.outcome, result.reason) == (Outcome.FAIL, "support_line_unnamed")
+    assert "'Other current assets, 2019'" in result.detail
+
+
+def test_counts_other_and_total_as_words_that_name_a_line() -> None:
+    cells = [
+        "Revenue by location (in thousands) \u2014 EMEA: Total Other, 2018: 95",
+        "Revenue by location (in thousands) \u2014 EMEA: Total Other, 2017: 82",
+    ]
+    assert (
+        check_line_named(read_text("The change in Total Other in 2018 from 2017 is 13."), cells)
+        is None
+    )
+
+
+def test_asks_nothing_of_a_cell_whose_line_has_no_words() -> None:
+    cells = ["Table \u2014 , 2019: 206.2"]
+    assert check_line_named(read_text("The average is 169.4."), cells) is None
+
+
+def test_reads_the_row_labels_and_header_of_an_envelope_without_its_title_and_value() -> None:
+    envelope = "Revenue (in millions) \u2014 Revenue: Service, Years Ended July 28, 2018: 12,621"
+    assert cell_head(envelope) == "Revenue: Service, Years Ended July 28, 2018"
+
+
+def test_computes_a_claim_about_one_year_from_that_year_and_the_year_before() -> None:
+    result, _ = check_computation(
+        "The change in sales in 2019 is 121.8 million.", C, list(SALES.values())
+    )
+    assert (result.outcome, result.reason) == (Outcome.PASS, "recomputed")
+
+
+def test_never_computes_a_claim_about_one_year_from_a_later_years_figures() -> None:
+    # The correct change from 2018 to 2019, claimed of 2018.
+    result, _ = check_computation(
+        "The change in sales in 2018 is 121.8 million.", C, list(SALES.values())
+    )
+    assert result.outcome is not Outcome.PASS
+    status, _ = _status("The change in sales in 2018 is 121.8 million.", SALES)
+    assert status is not Status.VERIFIED
