@@ -4,7 +4,8 @@ Usage: python -m benchmarks.fleet_commit [--requests 300] [--clients 1,2,4] [--a
 
 For each fleet (``provledger serve --no-background`` or ``serve --workers 2``, beside one
 ``provledger worker``, on a fresh PostgreSQL schema, over loopback HTTP) and each number of
-concurrent clients it measures, in one run:
+concurrent clients it measures, in one run, in ``--rounds`` rounds that alternate between the
+fleets (all of them are started first, so a change in the machine's load falls on each alike):
 1. ``GET /healthz``, the baseline;
 2. one-claim commits: p50, p99, claims/s, and the server's CPU per commit (the API processes'
    and the worker's, from ``/proc``, less what they burn idle over the same time);
@@ -17,6 +18,7 @@ PostgreSQL share the machine's cores.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -62,64 +64,95 @@ def _caught_up(http: httpx.Client, timeout: float = 60.0) -> None:
     raise RuntimeError("the worker did not catch up")
 
 
-def measure(running: Fleet, clients_list: list[int], requests: int) -> dict[int, Figures]:
-    """Every measurement for one fleet."""
-    figures: dict[int, Figures] = {}
-    with httpx.Client(base_url=running.base, headers=running.headers, timeout=60) as http:
-        spans, receipts = setup_receipts(http, "bench", RECEIPTS)
-        idle_api, idle_worker = _idle_rate(running)
-        headers = running.headers
+@dataclass
+class Sample:
+    """One round of one fleet with one number of clients."""
+
+    health: list[float]
+    singles: list[float]
+    single_seconds: float
+    api_cpu: float
+    worker_cpu: float
+    batches: list[float]
+    batch_seconds: float
+
+
+class Bench:
+    """A running fleet with its source and receipts, ready to measure rounds."""
+
+    def __init__(self, running: Fleet) -> None:
+        self.running = running
+        self.http = httpx.Client(base_url=running.base, headers=running.headers, timeout=60)
+        self.spans, self.receipts = setup_receipts(self.http, "bench", RECEIPTS)
+        run_clients(2, 40, self.commit(1), running.base)  # warm every process
+        _caught_up(self.http)
+        self.idle_api, self.idle_worker = _idle_rate(running)
+
+    def commit(self, claims: int) -> Any:
+        """A client call committing ``claims`` verbatim claims."""
+        headers = self.running.headers
+
+        def call(client: httpx.Client, index: int) -> None:
+            spans = self.spans
+            batch = [verbatim(spans[(index * claims + k) % len(spans)]) for k in range(claims)]
+            response = client.post(
+                f"/v1/receipts/{self.receipts[index % RECEIPTS]}/claims",
+                json={"claims": batch},
+                headers=headers,
+            )
+            assert response.status_code == 201, response.text
+
+        return call
+
+    def round(self, clients: int, requests: int) -> Sample:
+        """One round: the baseline, one-claim commits, 20-claim commits."""
+        running, base = self.running, self.running.base
 
         def health(client: httpx.Client, index: int) -> None:
             assert client.get("/healthz").status_code == 200
 
-        def commit(claims: int) -> Any:
-            def call(client: httpx.Client, index: int) -> None:
-                batch = [verbatim(spans[(index * claims + k) % len(spans)]) for k in range(claims)]
-                response = client.post(
-                    f"/v1/receipts/{receipts[index % RECEIPTS]}/claims",
-                    json={"claims": batch},
-                    headers=headers,
-                )
-                assert response.status_code == 201, response.text
+        baseline, _ = run_clients(clients, requests, health, base)
+        api0, worker0 = running.cpu()
+        started = time.perf_counter()
+        singles, elapsed = run_clients(clients, requests, self.commit(1), base)
+        api1 = running.cpu()[0]
+        _caught_up(self.http)
+        worker1 = running.cpu()[1]
+        spent = time.perf_counter() - started
+        batches, batch_elapsed = run_clients(clients, max(requests // 10, 5), self.commit(20), base)
+        _caught_up(self.http)
+        return Sample(
+            baseline,
+            singles,
+            elapsed,
+            max(0.0, api1 - api0 - self.idle_api * elapsed),
+            max(0.0, worker1 - worker0 - self.idle_worker * spent),
+            batches,
+            batch_elapsed,
+        )
 
-            return call
 
-        run_clients(2, 40, commit(1), running.base)  # warm every process
-        _caught_up(http)
-        for clients in clients_list:
-            baseline, _ = run_clients(clients, requests, health, running.base)
-            api0, worker0 = running.cpu()
-            started = time.perf_counter()
-            singles, elapsed = run_clients(clients, requests, commit(1), running.base)
-            api1 = running.cpu()[0]
-            _caught_up(http)
-            worker1 = running.cpu()[1]
-            spent = time.perf_counter() - started
-            api_cpu = max(0.0, api1 - api0 - idle_api * elapsed)
-            worker_cpu = max(0.0, worker1 - worker0 - idle_worker * spent)
-            batches, batch_elapsed = run_clients(
-                clients, max(requests // 10, 10), commit(20), running.base
-            )
-            _caught_up(http)
-            figures[clients] = Figures(
-                health_p50=pct(baseline, 0.5),
-                p50=pct(singles, 0.5),
-                p99=pct(singles, 0.99),
-                claims_per_s=len(singles) / elapsed,
-                api_cpu_ms=api_cpu / len(singles) * 1000,
-                worker_cpu_ms=worker_cpu / len(singles) * 1000,
-                batch_p50=pct(batches, 0.5),
-                batch_claims_per_s=len(batches) * 20 / batch_elapsed,
-            )
-    return figures
+def figures(samples: list[Sample]) -> Figures:
+    """One fleet's figures for one client count, over its rounds."""
+    singles = [x for s in samples for x in s.singles]
+    batches = [x for s in samples for x in s.batches]
+    return Figures(
+        health_p50=pct([x for s in samples for x in s.health], 0.5),
+        p50=pct(singles, 0.5),
+        p99=pct(singles, 0.99),
+        claims_per_s=len(singles) / sum(s.single_seconds for s in samples),
+        api_cpu_ms=sum(s.api_cpu for s in samples) / len(singles) * 1000,
+        worker_cpu_ms=sum(s.worker_cpu for s in samples) / len(singles) * 1000,
+        batch_p50=pct(batches, 0.5),
+        batch_claims_per_s=len(batches) * 20 / sum(s.batch_seconds for s in samples),
+    )
 
 
 def _print(api: int, figures: dict[int, Figures], requests: int) -> None:
     name = f"{api} API process{'es' if api > 1 else ''} + worker"
     print(
-        f"[{name}] {requests} one-claim commits and {max(requests // 10, 10)} 20-claim "
-        "commits per client count"
+        f"[{name}] per client count: {requests} one-claim commits, a tenth as many 20-claim"
+        " commits (at least 5 a round)"
     )
     for clients, f in figures.items():
         print(
@@ -135,21 +168,29 @@ def _print(api: int, figures: dict[int, Figures], requests: int) -> None:
 
 
 def main() -> None:
-    """Parse arguments, run each fleet, print figures and ratios."""
+    """Start every fleet, measure them in alternating rounds, print figures and ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--requests", type=int, default=300, help="one-claim commits per cell")
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--clients", default="1,2,4")
     parser.add_argument("--api", default="1,2", help="API process counts to compare")
     args = parser.parse_args()
     clients = [int(c) for c in args.clients.split(",")]
-    results: dict[int, dict[int, Figures]] = {}
-    for api in (int(a) for a in args.api.split(",")):
-        with fleet(api) as running:
-            results[api] = measure(running, clients, args.requests)
-        _print(api, results[api], args.requests)
-    if len(results) < 2:
-        return
-    first, *others = sorted(results)
+    apis = [int(a) for a in args.api.split(",")]
+    per_round = max(1, args.requests // args.rounds)
+    samples: dict[tuple[int, int], list[Sample]] = {(a, n): [] for a in apis for n in clients}
+    with contextlib.ExitStack() as stack:
+        benches = {api: Bench(stack.enter_context(fleet(api))) for api in apis}
+        for _ in range(args.rounds):  # alternate, so the machine's load falls on each alike
+            for n in clients:
+                for api in apis:
+                    samples[(api, n)].append(benches[api].round(n, per_round))
+        for bench in benches.values():
+            bench.http.close()
+    results = {api: {n: figures(samples[(api, n)]) for n in clients} for api in apis}
+    for api in apis:
+        _print(api, results[api], per_round * args.rounds)
+    first, *others = apis
     for other in others:
         print(f"[{other} API processes vs {first}, same run] ratio = {other} / {first}")
         for n in clients:
