@@ -424,3 +424,22 @@ def test_a_pinned_key_reads_only_receipts_opened_for_a_principal_it_could_claim(
         assert refused.json()["type"].endswith("/principal-not-pinned"), path
         assert "Northwind" not in refused.text
         assert client.get(path, headers=case_app).status_code == 200, path
+
+
+def test_registering_the_same_text_with_other_access_is_a_conflict(
+    client: TestClient, auth
+) -> None:  # type: ignore[no-untyped-def]
+    ingest, _, _ = _setup(client, auth)
+    body = {
+        "source_id": "case-4471",
+        "title": SECRET_TITLE,
+        "authority": "derived",
+        "text": SECRET_TEXT,
+    }
+    same = client.post("/v1/sources", json={**body, "access": RESTRICTED}, headers=ingest)
+    assert (same.status_code, same.json()["created"]) == (200, False)
+    unstated = client.post("/v1/sources", json=body, headers=ingest)
+    assert unstated.status_code == 200
+    widened = client.post("/v1/sources", json={**body, "access": {}}, headers=ingest)
+    assert widened.status_code == 409
+    assert "POST /v1/sources/case-4471/access" in widened.json()["detail"]
