@@ -6,7 +6,8 @@ prompt cache keeps them warm:
 
 1. ``<instructions>`` and ``<citation-policy>``: fixed text of the packet format;
 2. ``<corpus-manifest>``: one ``<source/>`` per source version in the pool, sorted by source
-   id and version (title, authority, version hash, effective start);
+   id and version (the version's own title, authority, version hash, effective start: all
+   frozen, so a later version or an access change never alters an earlier packet);
 3. ``<evidence>``: one ``<span>`` per pooled span, sorted by source id, version and offset,
    each with its span id, typed ``data`` and ``untrusted``;
 4. ``<query>``: the receipt's request.
@@ -93,7 +94,7 @@ def render_packet(spans: Iterable[ResolvedSpan], query: str) -> ContextPacket:
                 "source_id": span.source_id,
                 "version": span.version,
                 "version_hash": span.version_hash,
-                "title": span.source_title,
+                "title": span.version_title or span.source_title,
                 "authority": span.authority,
                 "effective_from": span.effective_from,
             },
