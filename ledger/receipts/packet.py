@@ -16,6 +16,10 @@ Everything before ``<query>`` is the *stable prefix*; its SHA-256 is recorded on
 when it is opened (``packet.prefix_sha256``). Source text and the request are data, never
 markup: ``&``, ``<`` and ``>`` are escaped (and ``"`` in attributes) as in XML 1.0 section 2.4,
 so no text can close its element or open an instruction section.
+
+The layout and the fixed texts are the format ``provledger.context/v1``: receipts record the
+hash of their prefix, so any change to them is a new format (a new renderer beside this one),
+never an edit of this one.
 """
 
 from __future__ import annotations
