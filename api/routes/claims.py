@@ -17,6 +17,7 @@ from ledger.errors import NotFound
 from ledger.eventlog.clock import parse_time
 from ledger.keys.api_keys import Principal, Scope
 from ledger.receipts.document import receipt_status
+from ledger.receipts.entitlement import check_receipt_reader
 from projections.claim_queries import Coordinates, binding_views, claim_lookup
 from projections.receipt_queries import list_claims
 
@@ -68,7 +69,7 @@ async def list_claims_route(
 
 @router.get("/v1/claims/{claim_id}", response_model=None, responses=answers(ClaimView, 404))
 async def get_claim(
-    claim_id: str, desk: ReceiptDeskDep, read_side: ReadSideDep, _: Reader, as_of: AsOfDep
+    claim_id: str, desk: ReceiptDeskDep, read_side: ReadSideDep, caller: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:
     """The claim with, per binding, its document, breadcrumb, excerpt and warnings, as it
     stood at ``known_at`` (committed, repaired, its receipt expired or not)."""
@@ -83,6 +84,7 @@ async def get_claim(
     receipt_id = found.receipt_id
     # The claim itself comes from the verified receipt; the read model only renders spans.
     receipt = await run_in_threadpool(desk.get_as_of, receipt_id, as_of.known_at)
+    check_receipt_reader(receipt.context, caller.pins)
     claim = next((c for c in receipt.claims + receipt.rejected if c["claim_id"] == claim_id), None)
     if claim is None:
         when = "" if as_of.known_at is None else f" at {as_of.known_at}"

@@ -30,6 +30,7 @@ from ledger.receipts.commands import (
     request_fingerprint,
 )
 from ledger.receipts.document import receipt_document, receipt_payload
+from ledger.receipts.entitlement import check_receipt_reader
 from ledger.receipts.packet import PACKET_FORMAT
 from ledger.receipts.packet_reads import served_packet
 from projections.receipt_queries import ReceiptFilter, list_receipts
@@ -296,10 +297,13 @@ async def list_receipts_route(
 
 
 @router.get("/v1/receipts/{receipt_id}", response_model=None, responses=answers(ReceiptOut, 404))
-def get_receipt(receipt_id: str, desk: ReceiptDeskDep, _: Reader, as_of: AsOfDep) -> dict[str, Any]:
+def get_receipt(
+    receipt_id: str, desk: ReceiptDeskDep, caller: Reader, as_of: AsOfDep
+) -> dict[str, Any]:
     """The receipt, its sealed pool, committed claims with every check, quarantined claims,
     as the ledger knew it at ``known_at`` (status, expiry and claims as they stood)."""
     receipt = desk.get_as_of(receipt_id, as_of.known_at)
+    check_receipt_reader(receipt.context, caller.pins)
     now = None if as_of.known_at is None else parse_time(as_of.known_at)
     body = receipt_document(receipt, now)
     if as_of.known_at is not None:
@@ -311,10 +315,12 @@ def get_receipt(receipt_id: str, desk: ReceiptDeskDep, _: Reader, as_of: AsOfDep
     "/v1/receipts/{receipt_id}/envelope", response_model=None, responses=answers(Envelope, 404)
 )
 def get_envelope(
-    receipt_id: str, desk: ReceiptDeskDep, runtime: RuntimeDep, _: Reader
+    receipt_id: str, desk: ReceiptDeskDep, runtime: RuntimeDep, caller: Reader
 ) -> dict[str, Any]:
     """The receipt as a DSSE envelope signed with HMAC-SHA256 and Ed25519."""
-    payload = receipt_payload(desk.get(receipt_id))
+    receipt = desk.get(receipt_id)
+    check_receipt_reader(receipt.context, caller.pins)
+    payload = receipt_payload(receipt)
     return seal_envelope(
         payload, RECEIPT_PAYLOAD_TYPE, runtime.hmac_key, runtime.ledger.signing_key
     )

@@ -56,6 +56,18 @@ def check_pinned_read(pins: Pins | None, access: SourceAccess, field_name: str) 
     )
 
 
+def receipt_principal(context: dict[str, Any]) -> Principal:
+    """The principal a receipt was opened for (its recorded one, or its purpose alone)."""
+    stored = context.get("principal")
+    return Principal.from_json(stored) if stored else Principal(purpose=context["purpose"])
+
+
+def check_receipt_reader(context: dict[str, Any], pins: Pins | None) -> None:
+    """Refuse a pinned key a receipt opened for a principal it could not have claimed
+    (403 ``principal-not-pinned``): a receipt's claims quote its evidence."""
+    bounded_principal(receipt_principal(context), pins)
+
+
 @dataclass
 class GateRecord:
     """What the gate decided: protected decisions, safe exclusions and refusals."""

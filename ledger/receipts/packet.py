@@ -6,7 +6,8 @@ prompt cache keeps them warm:
 
 1. ``<instructions>`` and ``<citation-policy>``: fixed text of the packet format;
 2. ``<corpus-manifest>``: one ``<source/>`` per source version in the pool, sorted by source
-   id and version (title, authority, version hash, effective start);
+   id and version (the version's own title, authority, version hash, effective start: all
+   frozen, so a later version or an access change never alters an earlier packet);
 3. ``<evidence>``: one ``<span>`` per pooled span, sorted by source id, version and offset,
    each with its span id, typed ``data`` and ``untrusted``;
 4. ``<query>``: the receipt's request.
@@ -15,6 +16,10 @@ Everything before ``<query>`` is the *stable prefix*; its SHA-256 is recorded on
 when it is opened (``packet.prefix_sha256``). Source text and the request are data, never
 markup: ``&``, ``<`` and ``>`` are escaped (and ``"`` in attributes) as in XML 1.0 section 2.4,
 so no text can close its element or open an instruction section.
+
+The layout and the fixed texts are the format ``provledger.context/v1``: receipts record the
+hash of their prefix, so any change to them is a new format (a new renderer beside this one),
+never an edit of this one.
 """
 
 from __future__ import annotations
@@ -93,7 +98,7 @@ def render_packet(spans: Iterable[ResolvedSpan], query: str) -> ContextPacket:
                 "source_id": span.source_id,
                 "version": span.version,
                 "version_hash": span.version_hash,
-                "title": span.source_title,
+                "title": span.version_title or span.source_title,
                 "authority": span.authority,
                 "effective_from": span.effective_from,
             },

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ledger.access.attributes import Pins, Principal
+from ledger.access.attributes import Pins
 from ledger.errors import LedgerIntegrityError
-from ledger.receipts.entitlement import GateRecord, bounded_principal
+from ledger.receipts.entitlement import GateRecord, bounded_principal, receipt_principal
 from ledger.receipts.packet import ContextPacket, render_packet
 from ledger.receipts.receipt import Receipt
 from ledger.registry.evidence import ResolvedSpan
@@ -27,11 +27,7 @@ def served_packet(
     the safe codes only."""
     receipt = desk.get(receipt_id)
     context = receipt.context
-    stored = context.get("principal")
-    principal = bounded_principal(
-        Principal.from_json(stored) if stored else Principal(purpose=context["purpose"]),
-        pins,
-    )
+    principal = bounded_principal(receipt_principal(context), pins)
     gate = GateRecord(desk.policies.governing(context["policy_version"]), principal)
     resolved = desk.resolver.resolve([entry["span_id"] for entry in receipt.pool])
     spans: list[ResolvedSpan] = []

@@ -35,6 +35,8 @@ class ResolvedSpan:
     heading_path: tuple[str, ...] = ()
     start: int = 0
     end: int = 0
+    version_title: str = ""
+    """The title this version was added with (frozen; ``source_title`` follows new versions)."""
     authority: str = ""
     """The source's authority (from verified events when served by ``VerifiedSpans``)."""
     access: SourceAccess = OPEN

@@ -69,6 +69,8 @@ class VersionInfo:
     effective_from: str
     span_count: int
     event_version: int = 0
+    title: str = ""
+    """The title the version was added with (the source's title is its newest version's)."""
 
 
 @aggregate_topic("provledger.source")
@@ -136,6 +138,7 @@ class Source(LedgerAggregate):
                     self.effective_from,
                     len(self.spans),
                     self.originator_version,
+                    self.title,
                 )
             )
 

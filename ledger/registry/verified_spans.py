@@ -141,6 +141,7 @@ class VerifiedSpans:
             heading_path=span.heading_path,
             start=span.start,
             end=span.end,
+            version_title=info.title,
             authority=source.authority,
             access=source.access,
         )

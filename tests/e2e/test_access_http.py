@@ -394,3 +394,52 @@ def test_a_receipt_with_a_principal_route_and_exclusions_verifies_offline_in_a_b
 
     assert result.exit_code == 0, result.output
     assert result.output.strip().endswith("VERIFIED")
+
+
+def test_a_pinned_key_reads_only_receipts_opened_for_a_principal_it_could_claim(
+    client: TestClient, auth, runtime: LedgerRuntime
+) -> None:  # type: ignore[no-untyped-def]
+    _, secret_span, _ = _setup(client, auth)
+    case_app = _pinned(runtime, "case-app", groups=["investigations"], purposes=["fraud-review"])
+    body = receipt_body(
+        [secret_span],
+        purpose="fraud-review",
+        principal={"groups": ["investigations"], "purpose": "fraud-review"},
+    )
+    opened = client.post("/v1/receipts", json=body, headers=case_app)
+    assert opened.status_code == 201, opened.text
+    receipt_id = opened.json()["receipt_id"]
+    claim = commit_verbatim(
+        client, case_app, receipt_id, {"span_id": secret_span, "text": SECRET_TEXT}
+    )
+    support = _pinned(runtime, "support-app", groups=["support"], purposes=["fraud-review"])
+    for path in (
+        f"/v1/receipts/{receipt_id}",
+        f"/v1/receipts/{receipt_id}/envelope",
+        f"/v1/receipts/{receipt_id}/context",
+        f"/v1/claims/{claim['claim_id']}",
+    ):
+        refused = client.get(path, headers=support)
+        assert refused.status_code == 403, path
+        assert refused.json()["type"].endswith("/principal-not-pinned"), path
+        assert "Northwind" not in refused.text
+        assert client.get(path, headers=case_app).status_code == 200, path
+
+
+def test_registering_the_same_text_with_other_access_is_a_conflict(
+    client: TestClient, auth
+) -> None:  # type: ignore[no-untyped-def]
+    ingest, _, _ = _setup(client, auth)
+    body = {
+        "source_id": "case-4471",
+        "title": SECRET_TITLE,
+        "authority": "derived",
+        "text": SECRET_TEXT,
+    }
+    same = client.post("/v1/sources", json={**body, "access": RESTRICTED}, headers=ingest)
+    assert (same.status_code, same.json()["created"]) == (200, False)
+    unstated = client.post("/v1/sources", json=body, headers=ingest)
+    assert unstated.status_code == 200
+    widened = client.post("/v1/sources", json={**body, "access": {}}, headers=ingest)
+    assert widened.status_code == 409
+    assert "POST /v1/sources/case-4471/access" in widened.json()["detail"]

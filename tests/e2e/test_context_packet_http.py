@@ -110,3 +110,24 @@ def test_a_pinned_reader_cannot_read_a_packet_opened_for_a_wider_principal(
     )
     assert response.status_code == 403
     assert response.json()["errors"][0]["field"] == "principal.purpose"
+
+
+def test_a_later_version_with_a_new_title_leaves_an_earlier_packet_unchanged(
+    client: TestClient, auth
+) -> None:  # type: ignore[no-untyped-def]
+    headers = auth("ingest", "read", "claims:write", name="app")
+    spans = register(client, headers, "refund-policy", POLICY)
+    receipt_id = open_receipt(client, headers, [spans[0]["span_id"]])
+    before = client.get(f"/v1/receipts/{receipt_id}/context", headers=headers).json()
+    added = client.post(
+        "/v1/sources/refund-policy/versions",
+        json={"text": "Refunds are allowed within 14 days.", "title": "Refund policy 2027"},
+        headers=headers,
+    )
+    assert added.status_code == 201, added.text
+
+    after = client.get(f"/v1/receipts/{receipt_id}/context", headers=headers)
+
+    assert after.status_code == 200, after.text
+    assert after.json()["packet"] == before["packet"]
+    assert after.json()["manifest"][0]["title"] == "REFUND-POLICY"
