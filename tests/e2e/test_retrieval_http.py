@@ -254,3 +254,44 @@ def test_retrieve_needs_the_retrieve_scope(client: TestClient, auth) -> None:  #
 
     assert response.status_code == 403
     assert "'retrieve' scope" in response.json()["detail"]
+
+
+def _tamper(client: TestClient, **values: Any) -> None:
+    """Edit every retrieval row of source ``report`` and make the process reload its index."""
+    from sqlalchemy import update
+
+    from projections.schema import retrieval_spans
+
+    read_side = client.app.state.services.read_side  # type: ignore[attr-defined]
+    read_side.retrieval.catch_up()
+    with read_side.db.sync.begin() as conn:
+        conn.execute(
+            update(retrieval_spans).where(retrieval_spans.c.source_id == "report").values(**values)
+        )
+    read_side.retrieval_index._index = None
+
+
+def test_an_edited_index_row_is_never_served(
+    client: TestClient, keys: dict[str, dict[str, str]]
+) -> None:
+    register(client, keys["ingest"], "report", REVENUE)
+    _tamper(client, text="Revenue rose to $9.9 million in 2019.")
+
+    response = _retrieve(client, keys["alice"], "revenue 2019")
+
+    assert response.status_code == 500, response.text
+    assert response.json()["reason"] == "read_model_mismatch"
+    assert "9.9" not in response.text
+
+
+def test_a_withdrawal_the_index_lost_is_withheld_as_not_in_force(
+    client: TestClient, keys: dict[str, dict[str, str]]
+) -> None:
+    register(client, keys["ingest"], "report", REVENUE)
+    client.post("/v1/sources/report/withdraw", json={"reason": "r"}, headers=keys["ingest"])
+    _tamper(client, withdrawn=0)
+
+    body = _retrieve(client, keys["alice"], "revenue 2019 board").json()
+
+    assert body["results"] == []
+    assert {e["code"] for e in body["exclusions"]} >= {"not-in-force"}
