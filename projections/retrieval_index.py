@@ -15,9 +15,10 @@ from collections.abc import Callable
 import numpy as np
 from sqlalchemy import Engine, select
 
+from ledger.errors import ConfigurationError
 from ledger.retrieval.dense import DIMENSIONS
 from ledger.retrieval.index import IndexedSpan, SpanIndex, empty_index
-from projections.schema import retrieval_spans, tracking
+from projections.schema import retrieval_spans
 
 _ROWS = select(retrieval_spans).order_by(
     retrieval_spans.c.source_id, retrieval_spans.c.version, retrieval_spans.c.ord
@@ -51,6 +52,11 @@ def load_index(engine: Engine, position: int = 0) -> SpanIndex:
             )
             terms.append(row["terms"])
             vectors.append(row["vector"])
+            if model not in ("none", row["model"]):
+                raise ConfigurationError(
+                    f"retrieval rows hold vectors of {model} and {row['model']}: "
+                    "run `provledger projections rebuild`"
+                )
             model = row["model"]
     if not spans:
         return empty_index()
@@ -75,11 +81,3 @@ class RetrievalIndex:
                 self._index = load_index(self.engine, position)
                 self._index.position = position
             return self._index
-
-    def position(self) -> int:
-        """The retrieval projection's position."""
-        with self.engine.connect() as conn:
-            value = conn.execute(
-                select(tracking.c.position).where(tracking.c.projection == "retrieval")
-            ).scalar()
-        return int(value) if value is not None else 0

@@ -164,7 +164,7 @@ def retrieval_for_receipt(log: EventLog, retrieval_id: str, actor: str) -> Retri
     """
     try:
         record: Retrieval = log.repository.get(retrieval_aggregate_id(retrieval_id))
-    except (AggregateNotFoundError, ValueError):
+    except AggregateNotFoundError:
         raise InvalidInput(
             "retrieval_id", "exists", f"retrieval {retrieval_id} does not exist"
         ) from None

@@ -16,7 +16,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledger.errors import InvalidInput
+from ledger.errors import ConfigurationError, InvalidInput
 from ledger.retrieval import dense, sparse
 from ledger.retrieval.dense import Embedder
 from ledger.retrieval.fusion import RRF_K, reciprocal_rank_fusion
@@ -106,6 +106,11 @@ class HybridRetriever:
                 "query",
                 "content-terms",
                 "the query has no content words once stop words are removed",
+            )
+        if len(index) and index.dense.version != self.embedder.version:
+            raise ConfigurationError(
+                f"the retrieval index holds {index.dense.version} vectors but queries are "
+                f"embedded with {self.embedder.version}: run `provledger projections rebuild`"
             )
         eligible = index.eligible(query.as_of, query.source_ids, query.authorities)
         depth = max(self.depth, 2 * query.k)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from ledger.receipts.document import check_receipt_payload
 from tests.e2e.flows import receipt_body, register
 
 PRINCIPAL = {
@@ -181,6 +183,11 @@ def test_receipt_from_a_retrieval_seals_exactly_what_was_retrieved(
     }
     envelope = client.get(f"/v1/receipts/{receipt['receipt_id']}/envelope", headers=keys["alice"])
     assert envelope.status_code == 200
+    payload = base64.b64decode(envelope.json()["payload"])
+    document, reasons = check_receipt_payload(payload)
+    assert reasons == []  # the receipt id covers the retrieval it was opened from
+    assert document is not None
+    assert document["retrieval"]["retrieval_id"] == retrieved["retrieval_id"]
 
 
 def test_a_retrieval_of_another_actor_is_refused(
@@ -254,3 +261,76 @@ def test_retrieve_needs_the_retrieve_scope(client: TestClient, auth) -> None:  #
 
     assert response.status_code == 403
     assert "'retrieve' scope" in response.json()["detail"]
+
+
+def _tamper(client: TestClient, **values: Any) -> None:
+    """Edit every retrieval row of source ``report`` and make the process reload its index."""
+    from sqlalchemy import update
+
+    from projections.schema import retrieval_spans
+
+    read_side = client.app.state.services.read_side  # type: ignore[attr-defined]
+    read_side.retrieval.catch_up()
+    with read_side.db.sync.begin() as conn:
+        conn.execute(
+            update(retrieval_spans).where(retrieval_spans.c.source_id == "report").values(**values)
+        )
+    read_side.retrieval_index._index = None
+
+
+def test_an_edited_index_row_is_never_served(
+    client: TestClient, keys: dict[str, dict[str, str]]
+) -> None:
+    register(client, keys["ingest"], "report", REVENUE)
+    _tamper(client, text="Revenue rose to $9.9 million in 2019.")
+
+    response = _retrieve(client, keys["alice"], "revenue 2019")
+
+    assert response.status_code == 500, response.text
+    assert response.json()["reason"] == "read_model_mismatch"
+    assert "9.9" not in response.text
+
+
+def test_a_withdrawal_the_index_lost_is_withheld_as_not_in_force(
+    client: TestClient, keys: dict[str, dict[str, str]]
+) -> None:
+    register(client, keys["ingest"], "report", REVENUE)
+    client.post("/v1/sources/report/withdraw", json={"reason": "r"}, headers=keys["ingest"])
+    _tamper(client, withdrawn=0)
+
+    body = _retrieve(client, keys["alice"], "revenue 2019 board").json()
+
+    assert body["results"] == []
+    assert {e["code"] for e in body["exclusions"]} >= {"not-in-force"}
+
+
+def test_a_receipt_cannot_seal_a_retrieval_whose_source_was_withdrawn_since(
+    client: TestClient, keys: dict[str, dict[str, str]]
+) -> None:
+    register(client, keys["ingest"], "report", REVENUE)
+    retrieved = _retrieve(client, keys["alice"], "revenue 2019").json()
+    client.post("/v1/sources/report/withdraw", json={"reason": "r"}, headers=keys["ingest"])
+
+    response = client.post(
+        "/v1/receipts",
+        json=receipt_body([], retrieval_id=retrieved["retrieval_id"]),
+        headers=keys["alice"],
+    )
+
+    assert response.status_code == 422
+    assert response.json()["errors"][0]["field"] == "retrieval_id[0]"
+    assert response.json()["errors"][0]["rule"] == "citable"
+
+
+def test_a_receipt_from_a_retrieval_keeps_the_retrievals_as_of(
+    client: TestClient, keys: dict[str, dict[str, str]]
+) -> None:
+    register(client, keys["ingest"], "report", REVENUE)
+    retrieved = _retrieve(client, keys["alice"], "revenue 2019").json()
+    body = receipt_body([], retrieval_id=retrieved["retrieval_id"], as_of="2030-01-01T00:00:00Z")
+
+    response = client.post("/v1/receipts", json=body, headers=keys["alice"])
+
+    assert response.status_code == 422
+    assert response.json()["errors"][0]["field"] == "as_of"
+    assert response.json()["errors"][0]["rule"] == "retrieval-as-of"

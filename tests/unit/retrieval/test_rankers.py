@@ -211,3 +211,12 @@ def test_the_whole_array_bm25_matrix_scores_as_bm25s_own_index_does() -> None:
         np.testing.assert_allclose(
             ours.scores(query), reference.get_scores(known), rtol=1e-5, atol=1e-6
         )
+
+
+def test_refuses_an_index_whose_vectors_another_model_made(embedder: Embedder) -> None:
+    from ledger.errors import ConfigurationError
+
+    spans = [_span(0, TEXTS[0])]
+    index = SpanIndex(spans, [span_terms(spans[0])], embedder.embed([TEXTS[0]]), "other-model")
+    with pytest.raises(ConfigurationError, match="projections rebuild"):
+        HybridRetriever(embedder).retrieve(index, RetrievalQuery("net sales", 5, NOW))
