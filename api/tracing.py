@@ -109,7 +109,11 @@ def _exporter(name: str, environ: Mapping[str, str]) -> Any:
         raise ConfigurationError(
             "OTEL_TRACES_EXPORTER=otlp needs the OTLP exporter: pip install 'provledger[otlp]'"
         ) from exc
-    return OTLPSpanExporter()
+    endpoint = environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
+    base = environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
+    if not endpoint and base:
+        endpoint = base.rstrip("/") + "/v1/traces"  # the OTLP/HTTP path for traces
+    return OTLPSpanExporter(endpoint=endpoint or None)
 
 
 def provider_from_environment(environ: Mapping[str, str] | None = None) -> TracerProvider | None:
@@ -123,10 +127,12 @@ def provider_from_environment(environ: Mapping[str, str] | None = None) -> Trace
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-    named = "OTEL_SERVICE_NAME" in environ or "service.name=" in environ.get(
-        "OTEL_RESOURCE_ATTRIBUTES", ""
-    )
-    resource = Resource.create({} if named else {"service.name": DEFAULT_SERVICE_NAME})
+    attributes: dict[str, str] = {}
+    if environ.get("OTEL_SERVICE_NAME"):
+        attributes["service.name"] = environ["OTEL_SERVICE_NAME"]
+    elif "service.name=" not in environ.get("OTEL_RESOURCE_ATTRIBUTES", ""):
+        attributes["service.name"] = DEFAULT_SERVICE_NAME
+    resource = Resource.create(attributes)
     provider = TracerProvider(resource=resource)
     provider.add_span_processor(BatchSpanProcessor(_exporter(name, environ)))
     return provider

@@ -162,14 +162,13 @@ def test_an_unknown_exporter_or_protocol_is_refused_naming_the_variable() -> Non
 
 def test_the_service_name_defaults_to_provledger_and_otel_service_name_overrides_it(
     monkeypatch: pytest.MonkeyPatch,
-) -> None:
+) -> None:  # the SDK also reads the process environment: keep it out of the way
     monkeypatch.delenv("OTEL_SERVICE_NAME", raising=False)
     monkeypatch.delenv("OTEL_RESOURCE_ATTRIBUTES", raising=False)
     provider = provider_from_environment({"OTEL_TRACES_EXPORTER": "console"})
     assert provider is not None
     assert provider.resource.attributes["service.name"] == "provledger"
     provider.shutdown()
-    monkeypatch.setenv("OTEL_SERVICE_NAME", "ledger-eu")
     provider = provider_from_environment(
         {"OTEL_TRACES_EXPORTER": "console", "OTEL_SERVICE_NAME": "ledger-eu"}
     )
@@ -191,3 +190,18 @@ def json_stream() -> Iterator[io.StringIO]:
         root.handlers[:] = before[0]
         root.setLevel(before[1])
         structlog.reset_defaults()
+
+
+def test_an_otlp_endpoint_alone_builds_a_provider_exporting_over_http_to_it() -> None:
+    provider = provider_from_environment(
+        {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_SERVICE_NAME": "ledger"}
+    )
+    assert provider is not None
+    try:
+        processors = provider._active_span_processor._span_processors
+        [processor] = processors
+        exporter = processor._batch_processor._exporter
+        assert type(exporter).__name__ == "OTLPSpanExporter"
+        assert exporter._endpoint == "http://127.0.0.1:4318/v1/traces"
+    finally:
+        provider.shutdown()
