@@ -16,7 +16,7 @@ tracing on, every log line carries the current ``trace_id`` and ``span_id``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -109,7 +109,11 @@ def _exporter(name: str, environ: Mapping[str, str]) -> Any:
         raise ConfigurationError(
             "OTEL_TRACES_EXPORTER=otlp needs the OTLP exporter: pip install 'provledger[otlp]'"
         ) from exc
-    return OTLPSpanExporter()
+    endpoint = environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
+    base = environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
+    if not endpoint and base:
+        endpoint = base.rstrip("/") + "/v1/traces"  # the OTLP/HTTP path for traces
+    return OTLPSpanExporter(endpoint=endpoint or None)
 
 
 def provider_from_environment(environ: Mapping[str, str] | None = None) -> TracerProvider | None:
@@ -123,38 +127,40 @@ def provider_from_environment(environ: Mapping[str, str] | None = None) -> Trace
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-    named = "OTEL_SERVICE_NAME" in environ or "service.name=" in environ.get(
-        "OTEL_RESOURCE_ATTRIBUTES", ""
-    )
-    resource = Resource.create({} if named else {"service.name": DEFAULT_SERVICE_NAME})
+    attributes: dict[str, str] = {}
+    if environ.get("OTEL_SERVICE_NAME"):
+        attributes["service.name"] = environ["OTEL_SERVICE_NAME"]
+    elif "service.name=" not in environ.get("OTEL_RESOURCE_ATTRIBUTES", ""):
+        attributes["service.name"] = DEFAULT_SERVICE_NAME
+    resource = Resource.create(attributes)
     provider = TracerProvider(resource=resource)
     provider.add_span_processor(BatchSpanProcessor(_exporter(name, environ)))
     return provider
 
 
 class Tracing:
-    """Tracing installed in this process: :meth:`close` flushes the spans still queued and
-    uninstalls it."""
+    """Tracing installed in this process: :meth:`close` uninstalls it and, when it owns the
+    provider, exports the spans still queued."""
 
-    def __init__(self, provider: TracerProvider | None, tracer: OtelTracer) -> None:
-        self.provider = provider
+    def __init__(self, tracer: OtelTracer, shutdown: Callable[[], object] | None) -> None:
         self.tracer = tracer
+        self._shutdown = shutdown
 
     def close(self) -> None:
-        """Export what is queued and stop recording."""
+        """Stop recording; flush and shut the provider down if this owns it."""
         if tracing.installed() is self.tracer:
             tracing.install(None)
-        if self.provider is not None:
-            self.provider.shutdown()
+        if self._shutdown is not None:
+            self._shutdown()
 
 
 def install_provider(provider: trace.TracerProvider, owned: bool = True) -> Tracing:
     """Record every span of this process with ``provider`` (a test passes one with an
-    in-memory exporter, ``owned=False`` to keep it open)."""
+    in-memory exporter); ``owned``: :meth:`Tracing.close` shuts it down."""
     tracer = OtelTracer(provider.get_tracer(INSTRUMENTATION))
     tracing.install(tracer)
-    sdk_provider: Any = provider if owned else None
-    return Tracing(sdk_provider, tracer)
+    shutdown = getattr(provider, "shutdown", None) if owned else None
+    return Tracing(tracer, shutdown)
 
 
 def start_tracing(environ: Mapping[str, str] | None = None) -> Tracing | None:

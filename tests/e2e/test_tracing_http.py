@@ -6,7 +6,10 @@ from __future__ import annotations
 import io
 import json
 import logging
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 import pytest
 import structlog
@@ -162,14 +165,13 @@ def test_an_unknown_exporter_or_protocol_is_refused_naming_the_variable() -> Non
 
 def test_the_service_name_defaults_to_provledger_and_otel_service_name_overrides_it(
     monkeypatch: pytest.MonkeyPatch,
-) -> None:
+) -> None:  # the SDK also reads the process environment: keep it out of the way
     monkeypatch.delenv("OTEL_SERVICE_NAME", raising=False)
     monkeypatch.delenv("OTEL_RESOURCE_ATTRIBUTES", raising=False)
     provider = provider_from_environment({"OTEL_TRACES_EXPORTER": "console"})
     assert provider is not None
     assert provider.resource.attributes["service.name"] == "provledger"
     provider.shutdown()
-    monkeypatch.setenv("OTEL_SERVICE_NAME", "ledger-eu")
     provider = provider_from_environment(
         {"OTEL_TRACES_EXPORTER": "console", "OTEL_SERVICE_NAME": "ledger-eu"}
     )
@@ -191,3 +193,72 @@ def json_stream() -> Iterator[io.StringIO]:
         root.handlers[:] = before[0]
         root.setLevel(before[1])
         structlog.reset_defaults()
+
+
+def test_an_otlp_endpoint_alone_builds_a_provider_exporting_over_http_to_it() -> None:
+    provider = provider_from_environment(
+        {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_SERVICE_NAME": "ledger"}
+    )
+    assert provider is not None
+    try:
+        processors = provider._active_span_processor._span_processors
+        [processor] = processors
+        exporter = processor._batch_processor._exporter
+        assert type(exporter).__name__ == "OTLPSpanExporter"
+        assert exporter._endpoint == "http://127.0.0.1:4318/v1/traces"
+    finally:
+        provider.shutdown()
+
+
+class _Collector(BaseHTTPRequestHandler):
+    """An OTLP/HTTP receiver on loopback that keeps what it was sent."""
+
+    received: ClassVar[list[tuple[str, str, bytes]]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        self.received.append((self.path, self.headers["Content-Type"], body))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        """Quiet."""
+
+
+@pytest.fixture
+def collector() -> Iterator[tuple[str, list[tuple[str, str, bytes]]]]:
+    _Collector.received = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Collector)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", _Collector.received
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_otel_variables_turn_tracing_on_and_spans_reach_the_collector_over_otlp_http(
+    settings: Settings,
+    runtime: LedgerRuntime,
+    collector: tuple[str, list[tuple[str, str, bytes]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    endpoint, received = collector
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
+    monkeypatch.setenv("OTEL_SERVICE_NAME", "ledger-under-test")
+    app = create_app(settings.model_copy(update={"background": False}), runtime)
+    with TestClient(app) as client:
+        assert tracing.installed() is not None
+        client.get("/healthz", headers={"X-Request-ID": "req-otlp-1"})
+    # Leaving the app flushed the queued spans and uninstalled tracing.
+
+    assert tracing.installed() is None
+    [(path, content_type, body)] = received
+    assert path == "/v1/traces"
+    assert content_type == "application/x-protobuf"
+    assert b"req-otlp-1" in body
+    assert b"ledger-under-test" in body
+    assert b"HTTP GET /healthz" in body
