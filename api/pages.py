@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any, Generic, TypeVar
 
 from fastapi import Query
@@ -102,3 +102,30 @@ def page(rows: Sequence[T], limit: int, key: Any) -> tuple[list[T], Any | None]:
     item when more follow (else None)."""
     items = list(rows[:limit])
     return items, key(items[-1]) if len(rows) > limit and items else None
+
+
+async def visible_rows(
+    fetch: Callable[[Any, int], Awaitable[Sequence[T]]],
+    key: Callable[[T], Any],
+    keep: Callable[[T], Awaitable[bool]],
+    after: Any,
+    limit: int,
+) -> list[T]:
+    """Up to ``limit + 1`` rows that ``keep`` admits, in list order after sort key ``after``,
+    for :func:`page`: filtered before paging, so a page is never short while more follow and
+    ``next`` names the last item served (a cursor stays stable whatever was left out).
+
+    ``fetch(after, n)`` returns up to ``n + 1`` rows after ``after`` (None: from the start),
+    as every list query does."""
+    kept: list[T] = []
+    while True:
+        rows = await fetch(after, limit)
+        batch = list(rows[:limit])
+        for row in batch:
+            if await keep(row):
+                kept.append(row)
+                if len(kept) > limit:
+                    return kept
+        if len(rows) <= limit or not batch:
+            return kept
+        after = key(batch[-1])

@@ -54,6 +54,22 @@ class AllowAll:
         return None
 
 
+@dataclass(frozen=True)
+class FirstRefusal:
+    """Asks each filter in turn; the first code refuses (the entitlement policy, then an
+    injected filter)."""
+
+    filters: tuple[SourceFilter, ...]
+
+    def exclusion(self, source_id: str, version: int) -> str | None:
+        """The first filter's code that is not ``None``."""
+        for inner in self.filters:
+            code = inner.exclusion(source_id, version)
+            if code is not None:
+                return code
+        return None
+
+
 FilterFactory = Callable[[RequestPrincipal], SourceFilter]
 """Builds the filter for one request's principal (the composition root supplies it)."""
 
