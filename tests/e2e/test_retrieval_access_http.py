@@ -69,6 +69,22 @@ def test_a_restricted_source_never_reaches_a_principal_outside_its_group(
     )
 
 
+def test_a_withheld_source_takes_no_rank_from_the_spans_a_principal_sees(
+    client: TestClient, trusted: dict[str, str]
+) -> None:
+    inside = _retrieve(client, trusted, INSIDE).json()
+    outside = _retrieve(client, trusted, OUTSIDE).json()
+
+    # For the insider a restricted span ranks first in BM25 ...
+    assert any(
+        r["scores"]["bm25"]["rank"] == 1 for r in inside["results"] if r["source_id"] == "case-4471"
+    )
+    # ... for the outsider it is not there to rank: the open span is first in both lists.
+    [best] = [r for r in outside["results"] if r["source_id"] == "report"]
+    assert (best["scores"]["bm25"]["rank"], best["scores"]["dense"]["rank"]) == (1, 1)
+    assert best["scores"]["rrf"] == round(2 / 61, 8)
+
+
 def test_a_restricted_source_reaches_a_principal_inside_its_group(
     client: TestClient, trusted: dict[str, str]
 ) -> None:
@@ -160,7 +176,8 @@ def test_a_retrieval_for_one_principal_cannot_open_a_receipt_for_a_narrower_one(
     assert problem["type"].endswith("/entitlement-denied")
     assert {e["rule"] for e in problem["errors"]} == {"entitlement-group-mismatch"}
     assert all(e["field"].startswith("retrieval_id[") for e in problem["errors"])
-    assert "Northwind" not in widened.text and "case-4471" not in widened.text
+    assert "Northwind" not in widened.text
+    assert "case-4471" not in widened.text
     assert runtime.ledger.last_position() == before
     same = opening({"groups": ["investigations"], "purpose": "fraud-review"})
     assert same.status_code == 201, same.text
