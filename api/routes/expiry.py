@@ -56,7 +56,11 @@ class AffectedPage(BaseModel):
     response_model=AffectedPage,
     responses={
         401: {"model": Problem, "description": "no or unknown API key"},
-        403: {"model": Problem, "description": "the key lacks the read scope"},
+        403: {
+            "model": Problem,
+            "description": "the key lacks the read scope, or its pins let none of its "
+            "principals see the source (entitlement-denied, code only)",
+        },
         404: {"model": Problem, "description": "no such source version"},
         422: {"model": Problem, "description": "invalid input (errors names field and rule)"},
     },
