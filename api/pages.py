@@ -24,6 +24,9 @@ from api.deps import MAX_INT
 from ledger.crypto.canonical import canonical_json
 from ledger.errors import InvalidInput
 
+VISIBLE_BATCH = 100
+"""Rows a filtered list reads per query at least (a small page among many left-out rows
+should not cost a query per row)."""
 MAX_CURSOR = 512
 """The longest cursor accepted (a cursor names a sort key of a few ids)."""
 
@@ -116,16 +119,17 @@ async def visible_rows(
     ``next`` names the last item served (a cursor stays stable whatever was left out).
 
     ``fetch(after, n)`` returns up to ``n + 1`` rows after ``after`` (None: from the start),
-    as every list query does."""
+    as every list query does; ``n`` is at least :data:`VISIBLE_BATCH`."""
     kept: list[T] = []
+    size = max(limit, VISIBLE_BATCH)
     while True:
-        rows = await fetch(after, limit)
-        batch = list(rows[:limit])
+        rows = await fetch(after, size)
+        batch = list(rows[:size])
         for row in batch:
             if await keep(row):
                 kept.append(row)
                 if len(kept) > limit:
                     return kept
-        if len(rows) <= limit or not batch:
+        if len(rows) <= size or not batch:
             return kept
         after = key(batch[-1])
