@@ -202,6 +202,7 @@ def test_a_pinned_key_lists_only_receipts_and_claims_it_may_read(
         _open_and_commit(client, world["cases"], spans["d-secret"][0], cases),
         _open_and_commit(client, world["support"], spans["c-open"][0], support),
         _open_and_commit(client, world["support"], spans["e-open"][0], support),
+        _open_and_commit(client, world["cases"], spans["a-open"][0], cases),
     ]
     mine = [opened[i] for i in (0, 3, 4)]
 
@@ -219,8 +220,16 @@ def test_a_pinned_key_lists_only_receipts_and_claims_it_may_read(
     assert [c["claim_id"] for page in claims for c in page] == [c for _, c in mine]
     assert [len(page) for page in claims] == [2, 1]
     assert by_source == {"items": [], "next": None}
-    assert affected.json()["receipt_count"] == 1
+    # a-open is open, but one of the two receipts on it was opened for an investigator
+    assert [r["receipt_id"] for r in affected.json()["items"]] == [mine[0][0]]
+    assert (affected.json()["receipt_count"], affected.json()["claim_count"]) == (1, 1)
+    on_open = client.get("/v1/sources/a-open/versions/1/affected", headers=world["trusted"])
+    assert on_open.json()["receipt_count"] == 2
     trusted = client.get("/v1/receipts", headers=world["trusted"]).json()
     assert [r["receipt_id"] for r in trusted["items"]] == [r for r, _ in opened]
     case_claims = client.get("/v1/claims", headers=world["cases"]).json()
-    assert [c["claim_id"] for c in case_claims["items"]] == [opened[1][1], opened[2][1]]
+    assert [c["claim_id"] for c in case_claims["items"]] == [
+        opened[1][1],
+        opened[2][1],
+        opened[5][1],
+    ]
