@@ -233,3 +233,30 @@ def test_a_pinned_key_lists_only_receipts_and_claims_it_may_read(
         opened[2][1],
         opened[5][1],
     ]
+
+
+@pytest.mark.parametrize("form", ["span_ids", "range"])
+def test_a_pinned_key_cannot_cite_a_restricted_source_to_locate_an_answer(
+    client: TestClient, world: dict[str, Any], form: str
+) -> None:
+    def body(source_id: str) -> dict[str, Any]:
+        span = world["spans"][source_id][0]
+        chunk: dict[str, Any] = (
+            {"span_ids": [span["span_id"]]}
+            if form == "span_ids"
+            else {"source_id": source_id, "version": 1, "start": 0, "end": span["end"]}
+        )
+        return {"answer": f"{span['text']} [1]", "chunks": {"1": chunk}}
+
+    refused = client.post("/v1/locate", json=body("b-secret"), headers=world["support"])
+
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["errors"][0]["field"] == "chunks.1"
+    assert refused.json()["errors"][0]["rule"] == "entitlement-group-mismatch"
+    assert not _leaks(refused.json())
+    assert (
+        client.post("/v1/locate", json=body("a-open"), headers=world["support"]).status_code == 200
+    )
+    assert (
+        client.post("/v1/locate", json=body("b-secret"), headers=world["cases"]).status_code == 200
+    )
