@@ -89,8 +89,8 @@ class Services:
         self.owned = owned
         self.expiry_desk = ExpiryDesk(runtime.ledger)
         self.source_filters: FilterFactory = allow_all
-        """Builds the visibility filter of a retrieval's principal (every version visible
-        until an entitlement policy is wired here)."""
+        """Builds an extra visibility filter for a retrieval's principal, asked after the
+        access policy has decided (``POST /v1/retrieve``; docs/retrieval.md#entitlements)."""
 
     @property
     def ledger(self) -> Ledger:

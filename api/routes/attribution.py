@@ -14,6 +14,7 @@ from ledger.attribution.locate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, Chu
 from ledger.attribution.ranker import Candidate
 from ledger.errors import InvalidInput
 from ledger.keys.api_keys import Principal, Scope
+from ledger.receipts.entitlement import check_pinned_read
 from projections.span_resolver import spans_in_range
 
 router = APIRouter(tags=["attribution"])
@@ -69,10 +70,11 @@ class LocateIn(BaseModel):
 
 
 @router.post("/v1/locate", response_model=None, responses=answers(LocateOut))
-def locate_spans(body: LocateIn, read_side: ReadSideDep, _: Reader) -> dict[str, Any]:
+def locate_spans(body: LocateIn, read_side: ReadSideDep, caller: Reader) -> dict[str, Any]:
     """For each sentence of an answer with ``[n]`` markers, the best span of the cited chunks
     by content-word overlap when it reaches the threshold and no other span of those chunks
-    is a close rival (its posterior reaches ``confidence``), else null."""
+    is a close rival (its posterior reaches ``confidence``), else null. A pinned key may cite
+    only sources its principals may see (403 ``entitlement-denied`` naming the chunk)."""
     chunks: dict[str, Chunk] = {}
     sources: dict[str, tuple[str, int]] = {}
     for key, chunk in body.chunks.items():
@@ -92,6 +94,10 @@ def locate_spans(body: LocateIn, read_side: ReadSideDep, _: Reader) -> dict[str,
             found = spans_in_range(
                 read_side.db.sync, chunk.source_id, chunk.version, chunk.start, chunk.end
             )
+        if caller.pins is not None:
+            for source_id in sorted({s.source_id for s in found}):
+                access = read_side.span_resolver.source_access(source_id)
+                check_pinned_read(caller.pins, access, f"chunks.{key}")
         chunks[key] = Chunk(key, tuple(Candidate(s.span_id, s.text, s.envelope) for s in found))
         sources.update({s.span_id: (s.source_id, s.version) for s in found})
     located = locate(body.answer, chunks, body.threshold, confidence=body.confidence)

@@ -11,7 +11,8 @@ from pydantic import BaseModel, Field
 from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, require
 from api.errors import Problem
 from api.openapi import answers
-from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page
+from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
+from api.pinned_view import pinned_view
 from api.schemas import ClaimView
 from ledger.errors import NotFound
 from ledger.eventlog.clock import parse_time
@@ -51,18 +52,30 @@ class ClaimSummary(BaseModel):
 )
 async def list_claims_route(
     read_side: ReadSideDep,
-    _: Reader,
+    desk: ReceiptDeskDep,
+    caller: Reader,
     limit: Limit = 100,
     after: After = None,
     receipt_id: Annotated[str | None, Query(max_length=40)] = None,
     source_id: Annotated[str | None, Query(max_length=128)] = None,
     status: Annotated[Literal["verified", "unverified", "rejected"] | None, Query()] = None,
 ) -> dict[str, Any]:
-    """Claims in the order they were recorded, filtered, a page at a time."""
+    """Claims in the order they were recorded, filtered, a page at a time (a pinned key: only
+    claims of receipts it may read, docs/access.md)."""
     key = decode_cursor("claims", after, (int, int))
     await run_in_threadpool(read_side.receipts.catch_up)  # read-your-writes in this process
+    view = pinned_view(caller, read_side, desk)
     async with read_side.async_engine.connect() as conn:
-        rows = await list_claims(conn, key, limit, receipt_id, source_id, status)
+
+        async def fetch(last: list[int] | None, n: int) -> list[dict[str, Any]]:
+            return await list_claims(conn, last or [], n, receipt_id, source_id, status)
+
+        if view is None:
+            rows = await fetch(key, limit)
+        else:
+            rows = await visible_rows(
+                fetch, lambda r: [r["position"], r["ordinal"]], view.receipt_row, key, limit
+            )
     items, last = page(rows, limit, lambda row: [row["position"], row["ordinal"]])
     return {"items": items, "next": None if last is None else encode_cursor("claims", last)}
 

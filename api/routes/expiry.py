@@ -7,10 +7,19 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import MAX_INT32, ExpiryDeskDep, ExpiryProcessDep, ReadSideDep, require
+from api.deps import (
+    MAX_INT32,
+    ExpiryDeskDep,
+    ExpiryProcessDep,
+    ReadSideDep,
+    ReceiptDeskDep,
+    require,
+)
 from api.errors import Problem
 from api.openapi import answers
 from api.pages import After, Limit, decode_cursor, encode_cursor, page
+from api.pinned_view import pinned_view
+from api.routes.sources import pinned_read
 from api.schemas import PolicyRetired
 from ledger.keys.api_keys import Principal, Scope
 from projections.claim_queries import affected_by_version
@@ -47,7 +56,11 @@ class AffectedPage(BaseModel):
     response_model=AffectedPage,
     responses={
         401: {"model": Problem, "description": "no or unknown API key"},
-        403: {"model": Problem, "description": "the key lacks the read scope"},
+        403: {
+            "model": Problem,
+            "description": "the key lacks the read scope, or its pins let none of its "
+            "principals see the source (entitlement-denied, code only)",
+        },
         404: {"model": Problem, "description": "no such source version"},
         422: {"model": Problem, "description": "invalid input (errors names field and rule)"},
     },
@@ -56,15 +69,25 @@ async def affected(
     source_id: str,
     version: Annotated[int, Path(ge=1, le=MAX_INT32)],
     read_side: ReadSideDep,
-    _: Reader,
+    desk: ReceiptDeskDep,
+    caller: Reader,
     limit: Limit = 100,
     after: After = None,
 ) -> dict[str, Any]:
-    """Every receipt and committed claim that stood on this source version."""
+    """Every receipt and committed claim that stood on this source version (a pinned key:
+    403 unless its principals may see the source; only receipts it may read, and the counts
+    over those, docs/access.md)."""
     name = f"affected:{source_id}:{version}"
     key = decode_cursor(name, after, (str,))
     async with read_side.async_engine.connect() as conn:
         body = await affected_by_version(conn, source_id, version)
+    view = pinned_view(caller, read_side, desk)
+    if view is not None:
+        await pinned_read(read_side, caller, source_id, "source_id")
+        readable = [r for r in body["receipts"] if await view.receipt_row(r)]
+        body["receipts"] = readable
+        body["receipt_count"] = len(readable)
+        body["claim_count"] = sum(len(r["claims"]) for r in readable)
     ordered = sorted(body["receipts"], key=lambda row: str(row["receipt_id"]))
     rows = [r for r in ordered if not key or r["receipt_id"] > key[0]][: limit + 1]
     items, last = page(rows, limit, lambda row: row["receipt_id"])

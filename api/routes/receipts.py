@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, RuntimeDep, require
 from api.errors import PROBLEM_JSON
 from api.openapi import answers, problem_responses
-from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page
+from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
+from api.pinned_view import pinned_view
 from api.rejections import ClaimsRejectedProblem, rejection_problem
 from api.routes.access import PrincipalIn, problems
 from api.routes.routing import RouteIn
@@ -266,7 +267,8 @@ class ReceiptSummary(BaseModel):
 )
 async def list_receipts_route(
     read_side: ReadSideDep,
-    _: Reader,
+    desk: ReceiptDeskDep,
+    caller: Reader,
     limit: Limit = 100,
     after: After = None,
     actor: Annotated[str | None, Query(max_length=500)] = None,
@@ -276,7 +278,8 @@ async def list_receipts_route(
     opened_after: Annotated[datetime | None, Query(description="RFC 3339, exclusive")] = None,
     opened_before: Annotated[datetime | None, Query(description="RFC 3339, exclusive")] = None,
 ) -> dict[str, Any]:
-    """Receipts in the order they were opened, filtered, a page at a time."""
+    """Receipts in the order they were opened, filtered, a page at a time (a pinned key:
+    only receipts opened for a principal it could claim, docs/access.md)."""
     key = decode_cursor("receipts", after, (int,))
     where = ReceiptFilter(
         actor=actor,
@@ -290,8 +293,18 @@ async def list_receipts_route(
     )
     await run_in_threadpool(read_side.receipts.catch_up)  # read-your-writes in this process
     now = format_time(datetime.now(UTC))
+    view = pinned_view(caller, read_side, desk)
     async with read_side.async_engine.connect() as conn:
-        rows = await list_receipts(conn, where, key[0] if key else 0, limit, now)
+
+        async def fetch(last: int | None, n: int) -> list[dict[str, Any]]:
+            return await list_receipts(conn, where, last or 0, n, now)
+
+        if view is None:
+            rows = await fetch(key[0] if key else 0, limit)
+        else:
+            rows = await visible_rows(
+                fetch, lambda r: r["position"], view.receipt_row, key[0] if key else 0, limit
+            )
     items, last = page(rows, limit, lambda row: row["position"])
     return {"items": items, "next": None if last is None else encode_cursor("receipts", [last])}
 

@@ -8,9 +8,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import RetrievalDeskDep, require
+from api.deps import ExpiryDeskDep, PolicyDeskDep, ReadSideDep, RetrievalDeskDep, require
+from ledger.access.attributes import Principal as AccessPrincipal
+from ledger.access.policy import DEFAULT_POLICY_VERSION
+from ledger.access.source_filter import PolicyFilter
+from ledger.errors import Conflict
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.keys.api_keys import Principal, Scope
+from ledger.receipts.entitlement import bounded_principal
+from ledger.receipts.policies import check_policy_version
 from ledger.retrieval.retriever import MAX_K, RetrievalQuery
 from ledger.retrieval.visibility import RequestPrincipal
 
@@ -20,7 +26,11 @@ Retriever = Annotated[Principal, Depends(require(Scope.RETRIEVE))]
 _Name = Annotated[str, Field(min_length=1, max_length=200)]
 _PROBLEMS: dict[int | str, dict[str, Any]] = {
     401: {"description": "no or unknown API key (problem+json)"},
-    403: {"description": "the key lacks the retrieve scope (problem+json)"},
+    403: {
+        "description": "the key lacks the retrieve scope, or the principal claims more than "
+        "the key pins: principal-not-pinned (problem+json)"
+    },
+    409: {"description": "the policy version is retired (problem+json)"},
     413: {"description": "body too large (problem+json)"},
     422: {"description": "invalid input, naming the field and the rule (problem+json)"},
     500: {"description": "a served span failed verification: nothing was served"},
@@ -41,6 +51,16 @@ class PrincipalIn(BaseModel):
         """The principal as the ledger takes it."""
         return RequestPrincipal(
             tuple(self.roles), tuple(self.units), tuple(self.groups), self.purpose, self.destination
+        )
+
+    def to_access_principal(self) -> AccessPrincipal:
+        """The principal as an access policy decides on it (lists sorted, no repeats)."""
+        return AccessPrincipal(
+            tuple(sorted(set(self.roles))),
+            tuple(sorted(set(self.units))),
+            tuple(sorted(set(self.groups))),
+            self.purpose,
+            self.destination,
         )
 
 
@@ -65,6 +85,12 @@ class RetrieveIn(BaseModel):
     k: int = Field(default=10, ge=1, le=MAX_K)
     as_of: datetime | None = Field(default=None, description="versions in force then; default now")
     filters: FiltersIn | None = None
+    policy_version: str = Field(
+        default=DEFAULT_POLICY_VERSION,
+        max_length=128,
+        description="the access policy version the principal's entitlements are decided "
+        "under (its published rules, else the default policy); default: the default policy",
+    )
 
 
 class Placement(BaseModel):
@@ -122,10 +148,26 @@ class RetrievalOut(BaseModel):
 
 
 @router.post("/v1/retrieve", response_model=RetrievalOut, responses=_PROBLEMS)
-def retrieve(body: RetrieveIn, desk: RetrievalDeskDep, principal: Retriever) -> dict[str, Any]:
+def retrieve(
+    body: RetrieveIn,
+    desk: RetrievalDeskDep,
+    policies: PolicyDeskDep,
+    expiry: ExpiryDeskDep,
+    read_side: ReadSideDep,
+    principal: Retriever,
+) -> dict[str, Any]:
     """Rank the spans in force at ``as_of`` by BM25 and dense similarity, fuse by RRF
     (k = 60), withhold what the principal may not see and what fails the lexical gate, and
     record the retrieval as a signed event."""
+    # The principal, bounded by the key's pins (403 before anything is read), is decided by
+    # the governing policy against each source's verified access attributes (docs/access.md).
+    entitled = bounded_principal(body.principal.to_access_principal(), principal.pins)
+    policy_version = check_policy_version(body.policy_version)
+    if expiry.is_retired(policy_version):
+        raise Conflict(f"policy {policy_version!r} is retired; decide under another version")
+    entitlement = PolicyFilter(
+        policies.governing(policy_version).policy, entitled, read_side.span_resolver.source_access
+    )
     as_of = (
         format_time(datetime.now(UTC)) if body.as_of is None else ledger_time("as_of", body.as_of)
     )
@@ -142,6 +184,8 @@ def retrieve(body: RetrieveIn, desk: RetrievalDeskDep, principal: Retriever) -> 
         body.principal.to_principal(),
         principal.actor,
         None if filters is None else filters.model_dump(exclude_none=True),
+        entitlement,
+        policy_version,
     )
     return {
         "retrieval_id": answer.retrieval_id,

@@ -13,7 +13,8 @@ from api.body_guard import source_body
 from api.deps import MAX_INT, MAX_INT32, AsOfDep, ReadSideDep, SourcesDep, require
 from api.errors import Problem
 from api.openapi import answers
-from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page
+from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
+from api.pinned_view import pinned_view
 from api.routes.access import AccessIn
 from api.schemas import SourceOut, SpanContext, SpanDetail
 from ledger.keys.api_keys import Principal, Scope
@@ -118,16 +119,27 @@ READ_PROBLEMS: dict[int | str, dict[str, Any]] = {
 )
 async def list_sources(
     read_side: ReadSideDep,
-    _: Reader,
+    caller: Reader,
     limit: Limit = 100,
     after: After = None,
     status: Annotated[Literal["active", "withdrawn"] | None, Query()] = None,
     authority: Annotated[str | None, Query(max_length=32)] = None,
 ) -> dict[str, Any]:
-    """Every source's current state, by source id, a page at a time."""
+    """Every source's current state, by source id, a page at a time (a pinned key: only the
+    sources its principals may see, docs/access.md)."""
     key = decode_cursor("sources", after, (str,))
+    view = pinned_view(caller, read_side)
     async with read_side.async_engine.connect() as conn:
-        rows = await queries.list_sources(conn, key[0] if key else None, limit, status, authority)
+
+        async def fetch(last: str | None, n: int) -> list[dict[str, Any]]:
+            return await queries.list_sources(conn, last, n, status, authority)
+
+        if view is None:
+            rows = await fetch(key[0] if key else None, limit)
+        else:
+            rows = await visible_rows(
+                fetch, lambda r: r["source_id"], view.source_row, key[0] if key else None, limit
+            )
     items, last = page(rows, limit, lambda row: row["source_id"])
     return {"items": items, "next": None if last is None else encode_cursor("sources", [last])}
 

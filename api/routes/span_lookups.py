@@ -13,7 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import MAX_INT32, ReadSideDep, require
 from api.errors import Problem
-from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page
+from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
+from api.pinned_view import pinned_view
+from api.routes.sources import pinned_read
 from ledger.errors import InvalidInput
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.gate.normalize import normalise_quote
@@ -31,7 +33,11 @@ MAX_QUOTE = 1000
 
 PROBLEMS: dict[int | str, dict[str, Any]] = {
     401: {"model": Problem, "description": "no or unknown API key"},
-    403: {"model": Problem, "description": "the key lacks the read scope"},
+    403: {
+        "model": Problem,
+        "description": "the key lacks the read scope, or its pins let none of its principals "
+        "see the source (entitlement-denied, code only)",
+    },
     404: {"model": Problem, "description": "no such source version"},
     422: {"model": Problem, "description": "invalid input (errors names field and rule)"},
     500: {
@@ -95,7 +101,7 @@ async def spans_in_range(
     source_id: str,
     version: Version,
     read_side: ReadSideDep,
-    _: Reader,
+    caller: Reader,
     start: Offset = None,
     end: Offset = None,
     limit: Limit = 100,
@@ -111,6 +117,7 @@ async def spans_in_range(
         rows = await span_queries.spans_in_range(
             conn, source_id, version, start, end, key[0] if key else None, limit
         )
+    await pinned_read(read_side, caller, source_id, "source_id")
     await _checked(read_side, source_id, version, rows)
     return _served(rows, limit, name)
 
@@ -124,7 +131,7 @@ async def table_cells(
     source_id: str,
     version: Version,
     read_side: ReadSideDep,
-    _: Reader,
+    caller: Reader,
     table: Annotated[str | None, Query(max_length=64, description="table id")] = None,
     row: Offset = None,
     col: Offset = None,
@@ -138,6 +145,7 @@ async def table_cells(
         rows = await span_queries.table_cells(
             conn, source_id, version, table, row, col, key[0] if key else None, limit
         )
+    await pinned_read(read_side, caller, source_id, "source_id")
     await _checked(read_side, source_id, version, rows)
     return _served(rows, limit, name)
 
@@ -166,17 +174,32 @@ def _search_of(body: QuoteSearchIn) -> span_queries.QuoteSearch:
 async def search_spans(
     body: QuoteSearchIn,
     read_side: ReadSideDep,
-    _: Reader,
+    caller: Reader,
     limit: Limit = 100,
     after: After = None,
 ) -> dict[str, Any]:
     """Spans whose text contains the quote, both normalised as the gate's quote check
-    normalises them, of source versions in force at ``as_of``."""
+    normalises them, of source versions in force at ``as_of`` (a pinned key: of sources its
+    principals may see, docs/access.md)."""
     search = _search_of(body)
     name = "search"
     key = decode_cursor(name, after, (str, int, int))
+    view = pinned_view(caller, read_side)
     async with read_side.async_engine.connect() as conn:
-        rows = await span_queries.search_quote(conn, search, key, limit)
+
+        async def fetch(last: list[Any] | None, n: int) -> list[dict[str, Any]]:
+            return await span_queries.search_quote(conn, search, last or [], n)
+
+        if view is None:
+            rows = await fetch(key, limit)
+        else:
+            rows = await visible_rows(
+                fetch,
+                lambda r: [r["source_id"], r["version"], r["ord"]],
+                view.source_row,
+                key,
+                limit,
+            )
     items, last = page(rows, limit, lambda r: [r["source_id"], r["version"], r["ord"]])
     by_version: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
     for item in items:

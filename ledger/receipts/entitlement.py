@@ -41,14 +41,20 @@ def bounded_principal(principal: Principal, pins: Pins | None) -> Principal:
     return principal
 
 
+def pins_may_see(pins: Pins | None, access: SourceAccess) -> bool:
+    """Whether some principal a key with ``pins`` may act for is entitled to a source with
+    ``access`` under the default policy (an unpinned key is a trusted application: always)."""
+    if pins is None:
+        return True
+    return any(decide(DEFAULT_ACCESS_POLICY, p, access).allowed for p in pins.principals())
+
+
 def check_pinned_read(pins: Pins | None, access: SourceAccess, field_name: str) -> None:
     """Refuse a direct registry read by a pinned key unless some principal it may act for is
     entitled under the default policy (an unpinned key is a trusted application)."""
-    if pins is None:
+    if pins is None or pins_may_see(pins, access):
         return
     decisions = [decide(DEFAULT_ACCESS_POLICY, p, access) for p in pins.principals()]
-    if any(d.allowed for d in decisions):
-        return
     code = decisions[0].code or "entitlement-denied"
     raise EntitlementDenied(
         "this API key's principals may not see this source",
@@ -60,6 +66,12 @@ def receipt_principal(context: dict[str, Any]) -> Principal:
     """The principal a receipt was opened for (its recorded one, or its purpose alone)."""
     stored = context.get("principal")
     return Principal.from_json(stored) if stored else Principal(purpose=context["purpose"])
+
+
+def pins_may_read_receipt(context: dict[str, Any], pins: Pins | None) -> bool:
+    """Whether a key with ``pins`` could have claimed the principal a receipt was opened for
+    (what :func:`check_receipt_reader` demands), as a yes or no for lists."""
+    return pins is None or not pins.excess(receipt_principal(context))
 
 
 def check_receipt_reader(context: dict[str, Any], pins: Pins | None) -> None:

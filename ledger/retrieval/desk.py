@@ -23,7 +23,13 @@ from ledger.registry.evidence import ResolvedSpan
 from ledger.retrieval.index import SpanIndex
 from ledger.retrieval.record import Retrieval, retrieval_aggregate_id
 from ledger.retrieval.retriever import Hit, HybridRetriever, RetrievalQuery
-from ledger.retrieval.visibility import FilterFactory, RequestPrincipal, allow_all
+from ledger.retrieval.visibility import (
+    FilterFactory,
+    FirstRefusal,
+    RequestPrincipal,
+    SourceFilter,
+    allow_all,
+)
 
 NOT_IN_FORCE = "not-in-force"
 
@@ -86,10 +92,18 @@ class RetrievalDesk:
         principal: RequestPrincipal,
         actor: str,
         filters: dict[str, Any] | None = None,
+        entitlement: SourceFilter | None = None,
+        policy_version: str | None = None,
     ) -> RetrievalAnswer:
-        """Retrieve for ``principal``, verify, record; the answer names the new retrieval."""
+        """Retrieve for ``principal``, verify, record; the answer names the new retrieval.
+
+        ``entitlement`` (the access policy ``policy_version`` decides by) is asked before
+        the injected visibility filter; both are recorded only as exclusion codes."""
         index = self.indexes.current()
-        outcome = self.retriever.retrieve(index, query, self.visibility(principal))
+        visibility = self.visibility(principal)
+        if entitlement is not None:
+            visibility = FirstRefusal((entitlement, visibility))
+        outcome = self.retriever.retrieve(index, query, visibility)
         hits, late = self._verified(outcome.hits, query.as_of)
         exclusions = dict(outcome.exclusions)
         if late:
@@ -105,6 +119,7 @@ class RetrievalDesk:
             results=[_result(hit, span) for hit, span in hits],
             exclusions=listed,
             rankers=outcome.rankers,
+            policy_version=policy_version,
         )
         recordings = self.log.commit(record)
         return RetrievalAnswer(

@@ -38,10 +38,13 @@ class Retrieval(LedgerAggregate):
 
         ``results``: each served span's id, source, version, version hash, SHA-256 of its
         text and its scores, best first. ``exclusions``: ``{code, count}`` of candidates
-        withheld. ``rankers``: name, version and role of every stage.
+        withheld. ``rankers``: name, version and role of every stage. ``policy_version``:
+        the access policy version the principal's entitlements were decided under (version
+        1 events, from before entitlements were wired, have none).
         """
 
         TOPIC = "provledger.retrieval.performed"
+        class_version = 2
         retrieval_id: str
         query: str
         principal: dict[str, Any]
@@ -51,6 +54,12 @@ class Retrieval(LedgerAggregate):
         results: list[dict[str, Any]]
         exclusions: list[dict[str, Any]]
         rankers: list[dict[str, str]]
+        policy_version: str | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            """Version 1 retrievals were decided by no access policy."""
+            state.setdefault("policy_version", None)
 
     def __init__(
         self,
@@ -64,6 +73,7 @@ class Retrieval(LedgerAggregate):
         exclusions: list[dict[str, Any]],
         rankers: list[dict[str, str]],
         actor: str,
+        policy_version: str | None = None,
     ) -> None:
         self.actor = actor
         """Who made the retrieval (the API key's actor)."""
@@ -76,6 +86,7 @@ class Retrieval(LedgerAggregate):
         self.results = results
         self.exclusions = exclusions
         self.rankers = rankers
+        self.policy_version = policy_version
 
     @classmethod
     def perform(cls, actor: str, **content: Any) -> Retrieval:

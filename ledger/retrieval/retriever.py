@@ -1,12 +1,14 @@
-"""One hybrid retrieval: rank, fuse, then withhold what the principal may not see and what
-fails the lexical gate, until ``k`` spans are found.
+"""One hybrid retrieval: rank, withhold what the principal may not see, fuse, then withhold
+what fails the lexical gate, until ``k`` spans are found.
 
 1. Both rankers rank the spans in force at ``as_of`` (and within the request's filters) and
    hand over their best :data:`DEPTH` candidates.
-2. Reciprocal Rank Fusion (k = 60) merges the two lists.
-3. Candidates are taken in fused order. The visibility filter is asked about each one's
-   source version, then the lexical gate about its text; a refusal is counted under its code
-   and the walk goes on, so up to ``k`` spans leave and each left both checks.
+2. The visibility filter is asked about each candidate's source version; a withheld one is
+   counted under its code and dropped from both lists, so it takes no rank and moves no other
+   candidate's rank, RRF score or place.
+3. Reciprocal Rank Fusion (k = 60) merges the two lists.
+4. Candidates are taken in fused order and the lexical gate asked about each one's text; a
+   refusal is counted and the walk goes on, so up to ``k`` spans leave and each passed both.
 """
 
 from __future__ import annotations
@@ -120,6 +122,20 @@ class HybridRetriever:
             if "dense" in use
             else []
         )
+        # Visibility first: a withheld span takes no rank, so it moves no other span's rank,
+        # RRF score or place (a principal learns nothing of it but its code's count).
+        visible = CachedFilter(visibility if visibility is not None else AllowAll())
+        excluded: Counter[str] = Counter()
+        withheld: set[int] = set()
+        asked = [] if isinstance(visible.inner, AllowAll) else [*by_bm25, *by_dense]
+        for i in dict.fromkeys(i for i, _ in asked):
+            code = visible.exclusion(index.spans[i].source_id, index.spans[i].version)
+            if code is not None:
+                excluded[code] += 1
+                withheld.add(i)
+        if withheld:
+            by_bm25 = [(i, score) for i, score in by_bm25 if i not in withheld]
+            by_dense = [(i, score) for i, score in by_dense if i not in withheld]
         places: dict[str, dict[int, tuple[int, float]]] = {
             "bm25": {i: (rank, score) for rank, (i, score) in enumerate(by_bm25, start=1)},
             "dense": {i: (rank, score) for rank, (i, score) in enumerate(by_dense, start=1)},
@@ -127,16 +143,11 @@ class HybridRetriever:
         fused = reciprocal_rank_fusion(
             {"bm25": [i for i, _ in by_bm25], "dense": [i for i, _ in by_dense]}
         )
-        visible = CachedFilter(visibility if visibility is not None else AllowAll())
-        excluded: Counter[str] = Counter()
         hits: list[Hit] = []
         for i, rrf in fused:
             span = index.spans[i]
-            code = visible.exclusion(span.source_id, span.version)
-            if code is None and not self.gate.passes(required, index.terms[i]):
-                code = GATE_EXCLUSION
-            if code is not None:
-                excluded[code] += 1
+            if not self.gate.passes(required, index.terms[i]):
+                excluded[GATE_EXCLUSION] += 1
                 continue
             hits.append(Hit(span, places["bm25"].get(i), places["dense"].get(i), rrf))
             if len(hits) == query.k:

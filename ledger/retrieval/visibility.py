@@ -1,10 +1,11 @@
 """Who asks, and which source versions they may see: the visibility decision is injected.
 
-Retrieval does not decide entitlements. It takes a :class:`SourceFilter` built for the
-request's :class:`RequestPrincipal` and asks it about each candidate's source version before
-the candidate leaves; a refusal comes back as a safe code (``entitlement-group-mismatch``),
-never as the rule's content, and is counted in the response's ``exclusions``. Until an
-entitlement policy is wired, every version is visible (:class:`AllowAll`).
+Retrieval does not decide entitlements itself. It takes a :class:`SourceFilter` for the
+request and asks it about each candidate's source version before fusion; a refusal comes back
+as a safe code (``entitlement-group-mismatch``), never as the rule's content, and is counted in
+the response's ``exclusions``. ``POST /v1/retrieve`` passes the access policy's filter
+(``ledger.access.source_filter.PolicyFilter``) followed by the injected one (default
+:class:`AllowAll`) as a :class:`FirstRefusal`.
 """
 
 from __future__ import annotations
@@ -51,6 +52,22 @@ class AllowAll:
 
     def exclusion(self, source_id: str, version: int) -> str | None:
         """Always ``None``."""
+        return None
+
+
+@dataclass(frozen=True)
+class FirstRefusal:
+    """Asks each filter in turn; the first code refuses (the entitlement policy, then an
+    injected filter)."""
+
+    filters: tuple[SourceFilter, ...]
+
+    def exclusion(self, source_id: str, version: int) -> str | None:
+        """The first filter's code that is not ``None``."""
+        for inner in self.filters:
+            code = inner.exclusion(source_id, version)
+            if code is not None:
+                return code
         return None
 
 

@@ -1,0 +1,71 @@
+"""What a pinned API key may find through the lists and lookups, decided from verified events.
+
+A key with pins reads only sources one of its principals may see under the default policy
+(``pins_may_see``) and receipts opened for a principal it could have claimed
+(``pins_may_read_receipt``): the rules of the single-resource reads, applied to every item a
+list or a lookup would serve. Each decision reads the source's or the receipt's verified
+events (never a read-model row) and is remembered for the rest of the request. A key without
+pins is a trusted application: :func:`pinned_view` gives ``None`` and the routes serve as they
+always did.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.concurrency import run_in_threadpool
+
+from ledger.access.attributes import Pins
+from ledger.errors import NotFound
+from ledger.keys.api_keys import Principal
+from ledger.receipts.commands import ReceiptDesk
+from ledger.receipts.entitlement import pins_may_read_receipt, pins_may_see
+from projections.service import ReadSide
+
+
+class PinnedView:
+    """One request's decisions for one pinned key."""
+
+    def __init__(self, pins: Pins, read_side: ReadSide, receipts: ReceiptDesk | None) -> None:
+        self.pins = pins
+        self.read_side = read_side
+        self.receipts = receipts
+        self._sources: dict[str, bool] = {}
+        self._receipts: dict[str, bool] = {}
+
+    async def sees_source(self, source_id: str) -> bool:
+        """Whether a principal of the key may see ``source_id`` (its verified attributes)."""
+        if source_id not in self._sources:
+            access = await run_in_threadpool(self.read_side.span_resolver.source_access, source_id)
+            self._sources[source_id] = pins_may_see(self.pins, access)
+        return self._sources[source_id]
+
+    async def reads_receipt(self, receipt_id: str) -> bool:
+        """Whether the key could have claimed the principal ``receipt_id`` was opened for
+        (its verified events); a receipt the ledger does not hold is not served."""
+        if receipt_id not in self._receipts:
+            assert self.receipts is not None
+            try:
+                receipt = await run_in_threadpool(self.receipts.get, receipt_id)
+            except NotFound:
+                self._receipts[receipt_id] = False
+            else:
+                self._receipts[receipt_id] = pins_may_read_receipt(receipt.context, self.pins)
+        return self._receipts[receipt_id]
+
+    async def source_row(self, row: dict[str, Any]) -> bool:
+        """:meth:`sees_source` of a row's ``source_id``."""
+        return await self.sees_source(str(row["source_id"]))
+
+    async def receipt_row(self, row: dict[str, Any]) -> bool:
+        """:meth:`reads_receipt` of a row's ``receipt_id``."""
+        return await self.reads_receipt(str(row["receipt_id"]))
+
+
+def pinned_view(
+    caller: Principal, read_side: ReadSide, receipts: ReceiptDesk | None = None
+) -> PinnedView | None:
+    """The caller's view when its key pins principal attributes (else ``None``)."""
+    if caller.pins is None:
+        return None
+    return PinnedView(caller.pins, read_side, receipts)
