@@ -126,6 +126,7 @@ def _greedy(
     """Each item matched at its key's earliest position after the previous match, or ``None``
     when one cannot be."""
     pairs: list[tuple[int, int]] = []
+    append = pairs.append
     after = floor
     for i, word in items:
         places = positions[word.key]
@@ -133,7 +134,7 @@ def _greedy(
         if at == len(places):
             return None
         after = places[at]
-        pairs.append((i, after))
+        append((i, after))
     return pairs
 
 
@@ -222,10 +223,11 @@ def moved(
         (range(0, first_c), range(last_s + 1, len(span.words))),
     ):
         mine = [i for i in claim_part if clause[i].text not in GRAMMAR]
+        if not mine:
+            continue
         theirs = [j for j in span_part if span.words[j].text not in GRAMMAR]
         if (
-            mine
-            and len(mine) == len(theirs)
+            len(mine) == len(theirs)
             and all(clause[i].key == span.words[j].key for i, j in zip(mine, theirs, strict=True))
             and any(clause[i].kind in TIME for i in mine)
             and not any(clause[i].negation or clause[i].hedge for i in mine)

@@ -126,7 +126,8 @@ def dates(text: str) -> list[DateMention]:
             if key is not None:
                 taken.append((match.start(), match.end()))
                 found.append(DateMention(match.group(0), match.start(), match.end(), key))
-    found.sort(key=lambda d: d.start)
+    if len(found) > 1:
+        found.sort(key=lambda d: d.start)
     return found
 
 
@@ -287,4 +288,8 @@ def close(a: float, b: float, rel: float = 1e-9) -> bool:
 
 def _overlaps(start: int, end: int, ranges: list[tuple[int, int]]) -> bool:
     """Whether ``[start, end)`` overlaps any of ``ranges``."""
-    return any(start < r_end and r_start < end for r_start, r_end in ranges)
+    # A loop, not any() over a generator: it runs for every figure and date of every claim.
+    for r_start, r_end in ranges:  # noqa: SIM110
+        if start < r_end and r_start < end:
+            return True
+    return False

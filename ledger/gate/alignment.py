@@ -110,10 +110,13 @@ def _conflict(
     found = span.words
     for c, s in pairs:
         mine, theirs = clause[c], found[s]
-        not_only = s > 0 and found[s - 1].text == "notonly"
         if mine.negation != theirs.negation or (
-            mine.key == "only" and not_only and (c == 0 or clause[c - 1].text != "notonly")
+            mine.key == "only"
+            and s > 0
+            and found[s - 1].text == "notonly"
+            and (c == 0 or clause[c - 1].text != "notonly")
         ):
+            not_only = s > 0 and found[s - 1].text == "notonly"
             has, lacks = ("claim", "span") if mine.negation else ("span", "claim")
             return _fail(
                 "negation_mismatch",
@@ -332,10 +335,14 @@ def align_claim(
         aligned += best.score
         if must:
             worst = min(worst, best.score / must)
-        matched = {c for c, _ in best.pairs} | {c for c, _ in best.moved}
-        missing += [w.text for i, w in enumerate(clause) if w.must and i not in matched]
+        matched = {c for c, _ in best.pairs}
+        moved_keys: set[int] = set()
+        if best.moved:
+            matched |= {c for c, _ in best.moved}
+            moved_keys = {c for c, _ in best.moved} | {-s - 1 for _, s in best.moved}
+        if best.score < must:
+            missing += [w.text for i, w in enumerate(clause) if w.must and i not in matched]
         shown = shown or _Shown(best.piece, best.pairs)
-        moved_keys = {c for c, _ in best.moved} | {-s - 1 for _, s in best.moved}
         conflict = _conflict(clause, best.piece, best.pairs, moved_keys)
         if conflict is not None and conflict.check == "anchors":
             anchor = anchor or conflict

@@ -78,7 +78,11 @@ def check_anchors(
     ``no_anchors`` when the claim has none.
     """
     anchors = (read_text(claim) if isinstance(claim, str) else claim).anchors
-    amounts = [a for a in anchors.amounts if not any(close(a.value, v) for v in exempt)]
+    amounts = (
+        [a for a in anchors.amounts if not any(close(a.value, v) for v in exempt)]
+        if exempt
+        else anchors.amounts
+    )
     total = anchors.count - len(anchors.amounts) + len(amounts)
     if total == 0:
         return CheckResult(CHECK, Outcome.SKIP, "no_anchors", "the claim has no anchors")

@@ -113,7 +113,11 @@ def judge(
             )
         else:
             texts = [facts.text for facts in support if not facts.envelope]
-            cells = [facts.evidence_text for facts in support if facts.envelope]
+            cells = (
+                [text for facts, text in zip(support, evidence, strict=True) if facts.envelope]
+                if len(texts) < len(support)
+                else []
+            )
             aligned = align_claim(claim.text, texts, config.support_threshold, cells)
             if aligned.anchor is not None and anchors.outcome is not Outcome.FAIL:
                 anchors = aligned.anchor

@@ -105,6 +105,12 @@ def _head_line_stems(envelope: str) -> frozenset[str]:
     return frozenset(_line_stems(tokens(cell_head(envelope))))
 
 
+def _names(words: Sequence[str], wanted: frozenset[str]) -> bool:
+    """Whether one of the ``words`` is a line word whose stem is ``wanted`` (the first found
+    ends the search: a claim names its line early)."""
+    return any(w not in _NOT_LINE_WORDS and stem(w) in wanted for w in words)
+
+
 def _line_stems(words: Sequence[str]) -> set[str]:
     """The stems of the ``words`` that may name a line of a table: not grammar, operations,
     periods or units (:data:`_NOT_LINE_WORDS`), not numbers; ``Other`` and ``Total`` do."""
@@ -181,14 +187,9 @@ def check_line_named(claim: Reading, envelopes: Sequence[str]) -> CheckResult | 
     say which line a figure is on: a claim about ``Prepaid expenses`` citing the cells of
     ``Other current assets`` finds every word in the title and names another line. ``None``
     when every cited cell's line is named."""
-    stems: set[str] | None = None
     for envelope in envelopes:
         wanted = _head_line_stems(envelope)
-        if not wanted:
-            continue
-        if stems is None:
-            stems = _line_stems(claim.tokens)
-        if stems.isdisjoint(wanted):
+        if wanted and not _names(claim.tokens, wanted):
             head = cell_head(envelope)
             return CheckResult(
                 CHECK,
