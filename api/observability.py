@@ -61,7 +61,12 @@ def configure_logging(
     root.addHandler(handler)
     root.setLevel(numeric)
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
-        logging.getLogger(name).handlers.clear()  # propagate to the root's JSON handler
+        # Through the root's JSON handler at the root's level, whatever uvicorn's own logging
+        # configuration (its handlers, ``propagate: False``, its level) set before.
+        server_logger = logging.getLogger(name)
+        server_logger.handlers.clear()
+        server_logger.propagate = True
+        server_logger.setLevel(logging.NOTSET)
     structlog.configure(
         processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         logger_factory=structlog.stdlib.LoggerFactory(),

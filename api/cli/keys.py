@@ -89,10 +89,11 @@ def keys_list(as_json: bool) -> None:
 
 
 def _pins_text(pins: dict[str, list[str]] | None) -> str:
-    """A key's pinned principal attributes (``-`` for none), e.g. ``groups=finance``."""
+    """A key's pinned principal attributes (``-`` for none), one column wide, e.g.
+    ``groups=finance;purposes=qa,audit``."""
     if pins is None:
         return "-"
-    return " ".join(f"{name}={','.join(values)}" for name, values in pins.items())
+    return ";".join(f"{name}={','.join(values)}" for name, values in pins.items())
 
 
 def _key_json(key: dict[str, Any]) -> dict[str, Any]:

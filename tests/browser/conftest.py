@@ -77,8 +77,10 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveConsole]:
         runtime.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """Chromium, for one module at a time: Playwright's sync API runs an event loop in this
+    thread while it is open, and later tests that call ``asyncio.run`` need it gone."""
     if shutil.which(CHROMIUM) is None and not Path(CHROMIUM).exists():
         pytest.fail(f"the browser tests need Chromium at {CHROMIUM} (apt-get install chromium)")
     with sync_playwright() as playwright:

@@ -44,8 +44,8 @@ def test_keys_revoke_and_list(settings_env: Settings) -> None:
     code, output = _run("keys", "list")
     assert code == 0
     header, row = output.splitlines()
-    assert header.split() == ["NAME", "STATUS", "SCOPES", "ISSUED"]
-    assert row.split()[:3] == ["app", "revoked", "read"]
+    assert header.split() == ["NAME", "STATUS", "SCOPES", "PINS", "ISSUED"]
+    assert row.split()[:4] == ["app", "revoked", "read", "-"]
     assert header.index("STATUS") == row.index("revoked")  # the columns line up
 
 
@@ -152,7 +152,9 @@ def test_keys_create_pins_principal_attributes_in_the_signed_event(
         "purposes": ["analyst-qa", "fraud-review"],
     }
     code, output = _run("keys", "list")
-    assert output.rstrip().endswith("groups=support purposes=analyst-qa,fraud-review")
+    header, row = output.splitlines()
+    pins = row.split()[header.split().index("PINS")]
+    assert pins == "groups=support;purposes=analyst-qa,fraud-review"
 
 
 def test_keys_create_refuses_an_unknown_pin_dimension(settings_env: Settings) -> None:

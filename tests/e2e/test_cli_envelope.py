@@ -86,14 +86,16 @@ def test_an_edited_payload_fails_offline(saved) -> None:  # type: ignore[no-unty
     assert "INVALID" in output
 
 
-def test_an_edited_pool_no_longer_matches_the_receipt_id(saved, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """Even re-signed by someone holding the keys, a changed pool breaks the content id."""
+def test_an_edited_inference_id_no_longer_matches_the_receipt_id(saved, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Even re-signed by someone holding the keys, a receipt moved to another inference breaks
+    its id (``opened_by`` and ``inference_id``). A re-signed edit of the pool itself is caught by
+    the claim's audit bundle, which replays the receipt from its signed events."""
     from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 
     runtime = saved["runtime"]
     envelope = json.loads(saved["envelope"].read_text())
     document = json.loads(base64.b64decode(envelope["payload"]))
-    document["pool"][0]["version"] = 9
+    document["inference_id"] = "inf-forged"
     resealed = seal_envelope(
         canonical_json(document), RECEIPT_PAYLOAD_TYPE, runtime.hmac_key, runtime.ledger.signing_key
     )
