@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import io
+import logging
 from collections.abc import Iterator
 
 import pytest
+import structlog
 from fastapi.testclient import TestClient
 
 from api.main import create_app
+from api.observability import configure_logging
 from api.settings import Settings
 from ledger.runtime import LedgerRuntime
 
@@ -27,3 +31,18 @@ def auth(runtime: LedgerRuntime):  # type: ignore[no-untyped-def]
         return {"Authorization": f"Bearer {secret}"}
 
     return issue
+
+
+@pytest.fixture
+def json_stream() -> Iterator[io.StringIO]:
+    """Logging configured for JSON into a buffer; the defaults are restored afterwards."""
+    stream = io.StringIO()
+    root = logging.getLogger()
+    before = (list(root.handlers), root.level)
+    configure_logging("INFO", json=True, stream=stream, cache=False)
+    try:
+        yield stream
+    finally:
+        root.handlers[:] = before[0]
+        root.setLevel(before[1])
+        structlog.reset_defaults()

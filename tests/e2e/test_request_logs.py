@@ -13,7 +13,6 @@ from fastapi.testclient import TestClient
 from structlog.testing import capture_logs
 
 from api.main import create_app
-from api.observability import configure_logging
 from api.settings import Settings
 from ledger.runtime import LedgerRuntime
 
@@ -76,21 +75,6 @@ def test_request_lines_are_logged_at_the_level_their_status_deserves(
     assert line["status"] == status
     assert line["path"] == path
     assert line["request_id"] == response.headers["x-request-id"]
-
-
-@pytest.fixture
-def json_stream() -> Iterator[io.StringIO]:
-    """Logging configured for JSON into a buffer; the defaults are restored afterwards."""
-    stream = io.StringIO()
-    root = logging.getLogger()
-    before = (list(root.handlers), root.level)
-    configure_logging("INFO", json=True, stream=stream, cache=False)
-    try:
-        yield stream
-    finally:
-        root.handlers[:] = before[0]
-        root.setLevel(before[1])
-        structlog.reset_defaults()
 
 
 def test_the_servers_own_lines_are_json_too(json_stream: io.StringIO) -> None:

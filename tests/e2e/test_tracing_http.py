@@ -5,21 +5,18 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import ClassVar
 
 import pytest
-import structlog
 from fastapi.testclient import TestClient
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from api.main import create_app
-from api.observability import configure_logging
 from api.settings import Settings
 from api.tracing import exporter_name, install_provider, provider_from_environment
 from ledger import tracing
@@ -178,21 +175,6 @@ def test_the_service_name_defaults_to_provledger_and_otel_service_name_overrides
     assert provider is not None
     assert provider.resource.attributes["service.name"] == "ledger-eu"
     provider.shutdown()
-
-
-@pytest.fixture
-def json_stream() -> Iterator[io.StringIO]:
-    """Logging configured for JSON into a buffer; the defaults are restored afterwards."""
-    stream = io.StringIO()
-    root = logging.getLogger()
-    before = (list(root.handlers), root.level)
-    configure_logging("INFO", json=True, stream=stream, cache=False)
-    try:
-        yield stream
-    finally:
-        root.handlers[:] = before[0]
-        root.setLevel(before[1])
-        structlog.reset_defaults()
 
 
 def test_an_otlp_endpoint_alone_builds_a_provider_exporting_over_http_to_it() -> None:
