@@ -53,19 +53,6 @@ def checks_html(checks: list[dict[str, Any]]) -> Markup:
     )
 
 
-def _check_view(check: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "check": check["check"],
-        "name": words.check_name(check["check"]),
-        "outcome": check["outcome"],
-        "outcome_words": words.outcome_words(check["outcome"]),
-        "reason": check["reason"],
-        "reason_words": words.reason_words(check["check"], check["reason"]),
-        "detail": check.get("detail") or "",
-        "span_id": check.get("span_id"),
-    }
-
-
 def _citation(
     claim: dict[str, Any],
     index: int,
@@ -163,7 +150,6 @@ async def receipt_view(
                 "status_words": words.status_words(claim["status"]),
                 "committed": committed,
                 "citations": citations,
-                "checks": [_check_view(c) for c in claim.get("checks", [])],
                 "repairs": claim.get("repairs", []),
                 "engagement": counts.get(claim["claim_id"], {}),
             }
