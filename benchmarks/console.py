@@ -133,7 +133,9 @@ def run(backend: str, requests: int) -> None:
                 assert len(found) == CLAIMS
                 return (time.perf_counter() - start) * 1000
 
-            query_ms = [client.portal.call(views) for _ in range(requests)]
+            portal = client.portal
+            assert portal is not None  # inside the client's context
+            query_ms = [portal.call(views) for _ in range(requests)]
         runtime.close()
     weight = len(page.content) + len(css) + len(js)
     p50, json_p50 = statistics.median(page_ms), statistics.median(json_ms)
