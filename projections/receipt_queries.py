@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, RowMapping, Select, and_, exists, func, or_, select, tuple_
+from sqlalchemy import RowMapping, Select, and_, exists, func, or_, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from projections.schema import claim_bindings, receipt_claims, receipts
@@ -70,25 +70,16 @@ def _filtered(query: Select[Any], where: ReceiptFilter) -> Select[Any]:
     return query
 
 
-def _by_status(query: Select[Any], status: str | None, expired: ColumnElement[bool]) -> Select[Any]:
-    if status == "expired":
-        return query.where(expired)
-    if status == "open":
-        return query.where(~expired)
-    return query
-
-
 async def list_receipts(
     conn: AsyncConnection, where: ReceiptFilter, after: int, limit: int, now: str
 ) -> list[dict[str, Any]]:
     """Up to ``limit + 1`` receipts opened after log position ``after``, oldest first."""
     query = _filtered(select(receipts).where(receipts.c.position > after), where)
     passed = and_(receipts.c.expires_at.is_not(None), receipts.c.expires_at <= now)
-    expired = or_(receipts.c.expired_at.is_not(None), passed)
-    if where.status == "open":  # the same rows as ~expired, in the form the indexes serve
+    if where.status == "expired":
+        query = query.where(or_(receipts.c.expired_at.is_not(None), passed))
+    elif where.status == "open":
         query = query.where(receipts.c.expired_at.is_(None), ~passed)
-    else:
-        query = _by_status(query, where.status, expired)
     rows = (
         (await conn.execute(query.order_by(receipts.c.position).limit(limit + 1))).mappings().all()
     )
@@ -119,7 +110,10 @@ async def receipts_as_at(
         .scalar_subquery()
     )
     query = _filtered(select(receipts, claim_count.label("claim_count")), where)
-    query = _by_status(query, where.status, expired)
+    if where.status == "expired":
+        query = query.where(expired)
+    elif where.status == "open":
+        query = query.where(~expired)
     if before is not None:
         query = query.where(receipts.c.position < before)
     query = query.order_by(receipts.c.position.desc()).limit(limit + 1)
