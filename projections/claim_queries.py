@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import RowMapping, and_, case, func, or_, select
+from sqlalchemy import RowMapping, and_, case, func, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ledger.errors import NotFound
@@ -69,12 +69,16 @@ async def binding_views(
     coordinates: Collection[Coordinates],
     as_of: AsOf = NOW,
     window: int = 1,
+    *,
+    with_cells: bool = False,
 ) -> dict[Coordinates, dict[str, Any]]:
     """Bound spans rendered for a reader (document, breadcrumb, excerpt, highlight, status),
     keyed by their coordinates, in three queries however many spans are asked for.
 
     The excerpt is the span widened to the top-level sentences ``window`` either side of it.
-    A span whose span, version or source row is not in the registry is left out.
+    A span whose span, version or source row is not in the registry is left out. With
+    ``with_cells``, each view also carries ``cell``: the table reference and envelope of a
+    span that is a table cell, else None.
     """
     wanted = sorted(set(coordinates))
     if not wanted:
@@ -86,7 +90,7 @@ async def binding_views(
         source = states.get(row["source_id"])
         if source is None:
             continue
-        views[(row["span_id"], row["source_id"], row["version"])] = {
+        view = {
             "span_id": row["span_id"],
             "source_id": row["source_id"],
             "title": row["title"],
@@ -106,69 +110,104 @@ async def binding_views(
             ],
             "status": version_status(source, row["version"]),
         }
+        if with_cells:
+            view["cell"] = (
+                None
+                if row["table_id"] is None
+                else {
+                    "table_id": row["table_id"],
+                    "row": row["table_row"],
+                    "col": row["table_col"],
+                    "envelope": row["envelope"],
+                }
+            )
+        views[(row["span_id"], row["source_id"], row["version"])] = view
     return views
 
 
 async def _span_rows(
     conn: AsyncConnection, wanted: list[Coordinates], window: int
-) -> Sequence[RowMapping]:
-    """The span, version and excerpt columns of each wanted span, in one query."""
+) -> list[RowMapping]:
+    """The span, version, table and excerpt columns of each wanted span, in one query.
+
+    The excerpt's bounds are computed once per span in a grouped join (not in correlated
+    subqueries, which PostgreSQL runs once per use of each bound); spans are picked by id
+    and by version pair (an index scan and a short list, where a condition per coordinate
+    makes PostgreSQL plan one branch per span), and the exact coordinates checked here."""
+    target = spans.alias("target")
     around = spans.alias("around")
-    neighbours = (
-        around.c.source_id == spans.c.source_id,
-        around.c.version == spans.c.version,
-        around.c.parent_span_id.is_(None),
-        around.c.sent_index.between(spans.c.sent_index - window, spans.c.sent_index + window),
-    )
-    low = select(func.min(around.c.start)).where(*neighbours).scalar_subquery()
-    high = select(func.max(around.c.end)).where(*neighbours).scalar_subquery()
-    start = case((low < spans.c.start, low), else_=spans.c.start)
-    end = case((high > spans.c.end, high), else_=spans.c.end)
-    return (
-        (
-            await conn.execute(
-                select(
-                    spans.c.span_id,
-                    spans.c.source_id,
-                    spans.c.version,
-                    spans.c.start,
-                    spans.c.end,
-                    spans.c.text,
-                    spans.c.heading_path,
-                    spans.c.page,
-                    versions.c.title,
-                    versions.c.version_hash,
-                    versions.c.effective_from,
-                    versions.c.effective_to,
-                    start.label("excerpt_start"),
-                    func.substr(versions.c.frozen_text, start + 1, end - start).label("excerpt"),
-                )
-                .select_from(
-                    spans.join(
-                        versions,
-                        and_(
-                            versions.c.source_id == spans.c.source_id,
-                            versions.c.version == spans.c.version,
-                        ),
-                    )
-                )
-                .where(
-                    or_(
-                        *(
-                            and_(
-                                spans.c.span_id == span_id,
-                                spans.c.source_id == source_id,
-                                spans.c.version == version,
-                            )
-                            for span_id, source_id, version in wanted
-                        )
-                    )
-                )
+    pairs = sorted({(source_id, version) for _, source_id, version in wanted})
+    edges = (
+        select(
+            target.c.source_id,
+            target.c.version,
+            target.c.ord,
+            func.min(around.c.start).label("low"),
+            func.max(around.c.end).label("high"),
+        )
+        .select_from(
+            target.outerjoin(
+                around,
+                and_(
+                    around.c.source_id == target.c.source_id,
+                    around.c.version == target.c.version,
+                    around.c.parent_span_id.is_(None),
+                    around.c.sent_index.between(
+                        target.c.sent_index - window, target.c.sent_index + window
+                    ),
+                ),
             )
         )
-        .mappings()
-        .all()
+        .where(
+            target.c.span_id.in_(sorted({span_id for span_id, _, _ in wanted})),
+            tuple_(target.c.source_id, target.c.version).in_(pairs),
+        )
+        .group_by(target.c.source_id, target.c.version, target.c.ord)
+        .subquery("edges")
     )
+    start = case((edges.c.low < spans.c.start, edges.c.low), else_=spans.c.start)
+    end = case((edges.c.high > spans.c.end, edges.c.high), else_=spans.c.end)
+    query = select(
+        spans.c.span_id,
+        spans.c.source_id,
+        spans.c.version,
+        spans.c.start,
+        spans.c.end,
+        spans.c.text,
+        spans.c.heading_path,
+        spans.c.page,
+        spans.c.table_id,
+        spans.c.table_row,
+        spans.c.table_col,
+        spans.c.envelope,
+        versions.c.title,
+        versions.c.version_hash,
+        versions.c.effective_from,
+        versions.c.effective_to,
+        start.label("excerpt_start"),
+        func.substr(versions.c.frozen_text, start + 1, end - start).label("excerpt"),
+    ).select_from(
+        edges.join(
+            spans,
+            and_(
+                spans.c.source_id == edges.c.source_id,
+                spans.c.version == edges.c.version,
+                spans.c.ord == edges.c.ord,
+            ),
+        ).join(
+            versions,
+            and_(
+                versions.c.source_id == spans.c.source_id,
+                versions.c.version == spans.c.version,
+            ),
+        )
+    )
+    exact = set(wanted)
+    return [
+        row
+        for row in (await conn.execute(query)).mappings().all()
+        if (row["span_id"], row["source_id"], row["version"]) in exact
+    ]
 
 
 async def _sources_as_of(

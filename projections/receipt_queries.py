@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import RowMapping, and_, exists, or_, select, tuple_
+from sqlalchemy import RowMapping, Select, and_, exists, func, or_, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from projections.schema import claim_bindings, receipt_claims, receipts
@@ -27,6 +27,7 @@ class ReceiptFilter:
     status: str | None = None  # open | expired
     opened_after: str | None = None
     opened_before: str | None = None
+    opened_from: str | None = None  # inclusive, where ``opened_after`` is exclusive
 
 
 def _receipt_json(row: RowMapping, now: str) -> dict[str, Any]:
@@ -51,11 +52,8 @@ def _receipt_json(row: RowMapping, now: str) -> dict[str, Any]:
     }
 
 
-async def list_receipts(
-    conn: AsyncConnection, where: ReceiptFilter, after: int, limit: int, now: str
-) -> list[dict[str, Any]]:
-    """Up to ``limit + 1`` receipts opened after log position ``after``, oldest first."""
-    query = select(receipts).where(receipts.c.position > after)
+def _filtered(query: Select[Any], where: ReceiptFilter) -> Select[Any]:
+    """``query`` narrowed by every filter of ``where`` except the status."""
     for column, value in (
         (receipts.c.actor, where.actor),
         (receipts.c.purpose, where.purpose),
@@ -65,8 +63,18 @@ async def list_receipts(
             query = query.where(column == value)
     if where.opened_after is not None:
         query = query.where(receipts.c.opened_at > where.opened_after)
+    if where.opened_from is not None:
+        query = query.where(receipts.c.opened_at >= where.opened_from)
     if where.opened_before is not None:
         query = query.where(receipts.c.opened_at < where.opened_before)
+    return query
+
+
+async def list_receipts(
+    conn: AsyncConnection, where: ReceiptFilter, after: int, limit: int, now: str
+) -> list[dict[str, Any]]:
+    """Up to ``limit + 1`` receipts opened after log position ``after``, oldest first."""
+    query = _filtered(select(receipts).where(receipts.c.position > after), where)
     passed = and_(receipts.c.expires_at.is_not(None), receipts.c.expires_at <= now)
     if where.status == "expired":
         query = query.where(or_(receipts.c.expired_at.is_not(None), passed))
@@ -76,6 +84,51 @@ async def list_receipts(
         (await conn.execute(query.order_by(receipts.c.position).limit(limit + 1))).mappings().all()
     )
     return [_receipt_json(row, now) for row in rows]
+
+
+async def receipts_as_at(
+    conn: AsyncConnection,
+    where: ReceiptFilter,
+    now: str,
+    *,
+    before: int | None = None,
+    limit: int = 50,
+) -> tuple[list[dict[str, Any]], int | None]:
+    """A page of receipts newest first, opened before log position ``before`` (the cursor),
+    each with its status as it stood at ``now`` (a ledger time: the present, or a moment
+    replayed) and its count of committed claims; and the cursor of the next page (None at
+    the end). Unlike :func:`list_receipts`, an expiry recorded after ``now`` leaves a receipt
+    open."""
+    expired = or_(
+        and_(receipts.c.expired_at.is_not(None), receipts.c.expired_at <= now),
+        and_(receipts.c.expires_at.is_not(None), receipts.c.expires_at <= now),
+    )
+    claim_count = (
+        select(func.count())
+        .where(receipt_claims.c.receipt_id == receipts.c.receipt_id)
+        .where(receipt_claims.c.committed == 1)
+        .scalar_subquery()
+    )
+    query = _filtered(select(receipts, claim_count.label("claim_count")), where)
+    if where.status == "expired":
+        query = query.where(expired)
+    elif where.status == "open":
+        query = query.where(~expired)
+    if before is not None:
+        query = query.where(receipts.c.position < before)
+    query = query.order_by(receipts.c.position.desc()).limit(limit + 1)
+    rows = (await conn.execute(query)).mappings().all()
+    found = []
+    for row in rows[:limit]:
+        ended = [t for t in (row["expired_at"], row["expires_at"]) if t is not None]
+        summary = _receipt_json(row, now)
+        if not any(t <= now for t in ended):
+            summary.update(status="open", expiry_reason=None)
+        else:
+            summary["status"] = "expired"
+        found.append({**summary, "claim_count": int(row["claim_count"])})
+    more = len(rows) > limit
+    return found, int(found[-1]["position"]) if more else None
 
 
 async def list_claims(

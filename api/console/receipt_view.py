@@ -9,13 +9,12 @@ registry read model only renders the cited spans, exactly as ``GET /v1/claims/{i
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 from fastapi.concurrency import run_in_threadpool
 from markupsafe import Markup
-from sqlalchemy import select
 
 from api.console import words
 from api.console.excerpt import pieces
@@ -23,38 +22,6 @@ from api.services import Services
 from ledger.receipts.document import receipt_document
 from projections.claim_queries import Coordinates, binding_views
 from projections.engagement import claim_counts
-from projections.schema import spans
-
-
-def _cells(services: Services, wanted: Collection[Coordinates]) -> dict[Coordinates, Any]:
-    """Table reference and envelope of each wanted span that is a table cell (one query on
-    the span id index; the same id in another source or version is left out here)."""
-    if not wanted:
-        return {}
-    query = select(
-        spans.c.span_id,
-        spans.c.source_id,
-        spans.c.version,
-        spans.c.table_id,
-        spans.c.table_row,
-        spans.c.table_col,
-        spans.c.envelope,
-    ).where(
-        spans.c.span_id.in_(sorted({span_id for span_id, _, _ in wanted})),
-        spans.c.table_id.is_not(None),
-    )
-    with services.read_side.db.reads.connect() as conn:
-        rows = conn.execute(query).all()
-    return {
-        (row.span_id, row.source_id, row.version): {
-            "table_id": row.table_id,
-            "row": row.table_row,
-            "col": row.table_col,
-            "envelope": row.envelope,
-        }
-        for row in rows
-        if (row.span_id, row.source_id, row.version) in wanted
-    }
 
 
 @lru_cache(maxsize=4096)
@@ -84,19 +51,6 @@ def checks_html(checks: list[dict[str, Any]]) -> Markup:
         )
         for c in checks
     )
-
-
-def _check_view(check: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "check": check["check"],
-        "name": words.check_name(check["check"]),
-        "outcome": check["outcome"],
-        "outcome_words": words.outcome_words(check["outcome"]),
-        "reason": check["reason"],
-        "reason_words": words.reason_words(check["check"], check["reason"]),
-        "detail": check.get("detail") or "",
-        "span_id": check.get("span_id"),
-    }
 
 
 def _citation(
@@ -148,9 +102,9 @@ def _citation(
 
 def _read(
     services: Services, receipt_id: str, first: Callable[[], object]
-) -> tuple[object, dict[str, Any], set[Coordinates], Any, dict[str, dict[str, int]]]:
+) -> tuple[object, dict[str, Any], set[Coordinates], dict[str, dict[str, int]]]:
     """Everything the page reads from the sync side, in one thread hop: ``first()`` (the
-    session check), the verified receipt, the cited coordinates, table cells, engagement."""
+    session check), the verified receipt, the cited coordinates, engagement."""
     before = first()
     document = receipt_document(services.receipts.get(receipt_id))
     claims = document["claims"] + document["quarantined"]
@@ -160,10 +114,9 @@ def _read(
         for b in claim["bindings"]
         if b.get("source_id") is not None
     }
-    cells = _cells(services, wanted)
     with services.read_side.db.reads.connect() as conn:
         counts = claim_counts(conn, [c["claim_id"] for c in claims])
-    return before, document, wanted, cells, counts
+    return before, document, wanted, counts
 
 
 async def receipt_view(
@@ -171,22 +124,21 @@ async def receipt_view(
 ) -> tuple[object, dict[str, Any]]:
     """Everything the receipt page shows (``NotFound`` for an unknown receipt), and what
     ``first`` returned: it runs before anything is read, in the same thread hop (the page's
-    session check, so a page costs one hop to the thread pool and one async query)."""
-    before, document, wanted, cells, counts = await run_in_threadpool(
-        _read, services, receipt_id, first
-    )
+    session check, so a page costs one hop to the thread pool and the three async queries of
+    ``binding_views``, table cells included)."""
+    before, document, wanted, counts = await run_in_threadpool(_read, services, receipt_id, first)
     expired = document["status"]["status"] == "expired"
     claims = [(c, True) for c in document["claims"]] + [(c, False) for c in document["quarantined"]]
     async with services.read_side.async_engine.connect() as conn:
-        views = await binding_views(conn, wanted)
+        views = await binding_views(conn, wanted, with_cells=True)
     claim_views = []
     for claim, committed in claims:
         citations = []
         for index, binding in enumerate(claim["bindings"]):
             key = (binding["span_id"], binding.get("source_id"), binding.get("version"))
-            citations.append(
-                _citation(claim, index, binding, views.get(key), cells.get(key), expired)
-            )
+            view = views.get(key)
+            cell = None if view is None else view["cell"]
+            citations.append(_citation(claim, index, binding, view, cell, expired))
         claim_views.append(
             {
                 "claim_id": claim["claim_id"],
@@ -198,7 +150,6 @@ async def receipt_view(
                 "status_words": words.status_words(claim["status"]),
                 "committed": committed,
                 "citations": citations,
-                "checks": [_check_view(c) for c in claim.get("checks", [])],
                 "repairs": claim.get("repairs", []),
                 "engagement": counts.get(claim["claim_id"], {}),
             }

@@ -1,5 +1,5 @@
-"""What the console shares between requests: the API's services, sessions, the receipt index,
-the templates; and the route dependencies that hand them out."""
+"""What the console shares between requests: the API's services, sessions, the templates;
+and the route dependencies that hand them out."""
 
 from __future__ import annotations
 
@@ -16,8 +16,7 @@ from starlette.responses import HTMLResponse, Response
 from api.console.guard import SESSION_COOKIE, console_root
 from api.console.sessions import ConsoleSession, SessionStore
 from api.services import Services
-from projections import engagement, receipt_index
-from projections.runner import ProjectionRunner
+from projections import engagement
 
 PACKAGE = Path(__file__).parent
 
@@ -41,7 +40,6 @@ class Console:
         )
         self._lock = threading.Lock()
         self._sessions: SessionStore | None = None
-        self._index: ProjectionRunner | None = None
 
     @property
     def services(self) -> Services:
@@ -55,11 +53,7 @@ class Console:
                 return
             services = self.services
             engine = services.read_side.db.sync
-            receipt_index.create_tables(engine)
             engagement.create_tables(engine)
-            self._index = ProjectionRunner(
-                services.ledger, engine, receipt_index.ReceiptIndexProjection()
-            )
             self._sessions = SessionStore(engine, services.ledger)
 
     @property
@@ -69,14 +63,6 @@ class Console:
             self._build()
         assert self._sessions is not None
         return self._sessions
-
-    @property
-    def index(self) -> ProjectionRunner:
-        """The receipt index runner (caught up by whoever lists receipts)."""
-        if self._index is None:
-            self._build()
-        assert self._index is not None
-        return self._index
 
     def render(
         self,

@@ -3,6 +3,10 @@
 The browser is the system's Chromium (``/usr/bin/chromium``, installed by ``.ci/run`` when
 missing); Playwright's own browser download is never used. The tests fail, never skip, when
 the browser is missing.
+
+Screenshots go to a temporary folder, so a run leaves the checkout as it was; set
+``PROVLEDGER_SCREENSHOTS`` to a folder (``docs/console`` regenerates the documentation's
+pictures) to keep them.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import re
 import shutil
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +31,10 @@ from api.settings import Settings
 from tests.e2e.console.seed import Seeded, seed
 
 CHROMIUM = os.environ.get("PROVLEDGER_CHROMIUM", "/usr/bin/chromium")
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "console"
+SCREENSHOTS_ENV = "PROVLEDGER_SCREENSHOTS"
+"""Where to keep the screenshots (e.g. ``docs/console``); unset, they go to a temporary folder."""
+
+Screenshot = Callable[[Page, str], None]
 
 
 @dataclass(frozen=True)
@@ -110,7 +117,20 @@ def sign_in(page: Page, live: LiveConsole) -> None:
     page.wait_for_url(f"{live.base}/console/receipts")
 
 
-def screenshot(page: Page, name: str) -> None:
-    """Save a full-page screenshot for docs/console.md."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+def screenshot_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``$PROVLEDGER_SCREENSHOTS`` when set, else a fresh temporary folder."""
+    chosen = os.environ.get(SCREENSHOTS_ENV, "").strip()
+    folder = Path(chosen) if chosen else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def screenshot(tmp_path_factory: pytest.TempPathFactory) -> Screenshot:
+    """Save a full-page screenshot named ``<name>.png`` (the pictures in docs/console.md)."""
+    folder = screenshot_folder(tmp_path_factory)
+
+    def take(page: Page, name: str) -> None:
+        page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+    return take

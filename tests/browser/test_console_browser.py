@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import LiveConsole, screenshot, sign_in
+from tests.browser.conftest import (
+    SCREENSHOTS_ENV,
+    LiveConsole,
+    Screenshot,
+    screenshot_folder,
+    sign_in,
+)
 
 
 def _receipt(page: Page, live: LiveConsole) -> None:
     page.goto(f"{live.base}/console/receipts/{live.seeded.receipt_id}")
 
 
-def test_a_reader_signs_in_with_a_key_and_opens_a_receipt(page: Page, live: LiveConsole) -> None:
+def test_a_reader_signs_in_with_a_key_and_opens_a_receipt(
+    page: Page, live: LiveConsole, screenshot: Screenshot
+) -> None:
     page.goto(f"{live.base}/console")
     expect(page.locator("input[type=password]")).to_have_count(1)
     screenshot(page, "sign-in")
@@ -32,7 +42,7 @@ def test_a_reader_signs_in_with_a_key_and_opens_a_receipt(page: Page, live: Live
 
 
 def test_expanding_a_citation_shows_the_marked_words_and_is_counted(
-    page: Page, live: LiveConsole
+    page: Page, live: LiveConsole, screenshot: Screenshot
 ) -> None:
     sign_in(page, live)
     _receipt(page, live)
@@ -66,7 +76,9 @@ def test_following_a_citation_to_its_source_is_counted(page: Page, live: LiveCon
     expect(page.locator("dl.facts")).to_contain_text("followed here 1 times")
 
 
-def test_a_source_page_switches_to_an_earlier_date(page: Page, live: LiveConsole) -> None:
+def test_a_source_page_switches_to_an_earlier_date(
+    page: Page, live: LiveConsole, screenshot: Screenshot
+) -> None:
     sign_in(page, live)
     page.goto(f"{live.base}/console/sources/returns-policy")
     expect(page.locator("#version-2")).to_be_visible()
@@ -80,7 +92,9 @@ def test_a_source_page_switches_to_an_earlier_date(page: Page, live: LiveConsole
     screenshot(page, "source-as-of")
 
 
-def test_verifying_a_claim_runs_the_audit_checks_in_the_page(page: Page, live: LiveConsole) -> None:
+def test_verifying_a_claim_runs_the_audit_checks_in_the_page(
+    page: Page, live: LiveConsole, screenshot: Screenshot
+) -> None:
     sign_in(page, live)
     _receipt(page, live)
     page.locator("article.claim").first.locator("text=Verify this claim").click()
@@ -91,7 +105,9 @@ def test_verifying_a_claim_runs_the_audit_checks_in_the_page(page: Page, live: L
     screenshot(page, "verify")
 
 
-def test_the_transparency_page_checks_a_saved_checkpoint(page: Page, live: LiveConsole) -> None:
+def test_the_transparency_page_checks_a_saved_checkpoint(
+    page: Page, live: LiveConsole, screenshot: Screenshot
+) -> None:
     sign_in(page, live)
     page.goto(f"{live.base}/console/transparency")
     note = page.locator("pre.note").inner_text()
@@ -101,7 +117,9 @@ def test_the_transparency_page_checks_a_saved_checkpoint(page: Page, live: LiveC
     screenshot(page, "transparency")
 
 
-def test_the_replay_page_shows_the_ledger_as_of_a_date(page: Page, live: LiveConsole) -> None:
+def test_the_replay_page_shows_the_ledger_as_of_a_date(
+    page: Page, live: LiveConsole, screenshot: Screenshot
+) -> None:
     sign_in(page, live)
     page.goto(f"{live.base}/console/replay")
     page.fill("input[name=at]", "2099-12-31")
@@ -111,7 +129,9 @@ def test_the_replay_page_shows_the_ledger_as_of_a_date(page: Page, live: LiveCon
     screenshot(page, "replay")
 
 
-def test_script_payloads_in_sources_and_claims_stay_inert(page: Page, live: LiveConsole) -> None:
+def test_script_payloads_in_sources_and_claims_stay_inert(
+    page: Page, live: LiveConsole, screenshot: Screenshot
+) -> None:
     sign_in(page, live)
     errors: list[str] = []
     page.on("console", lambda message: errors.append(message.text))
@@ -142,3 +162,15 @@ def test_a_receipt_reads_without_javascript(browser: Browser, live: LiveConsole)
     citation.locator("summary").click()
     expect(citation.locator("mark", has_text="returned within 30 days")).to_be_visible()
     context.close()
+
+
+def test_screenshots_stay_out_of_the_checkout_unless_a_folder_is_asked_for(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checkout = Path(__file__).resolve().parents[2]
+    monkeypatch.delenv(SCREENSHOTS_ENV, raising=False)
+    assert checkout not in screenshot_folder(tmp_path_factory).parents
+    asked = tmp_path_factory.mktemp("asked") / "docs" / "console"
+    monkeypatch.setenv(SCREENSHOTS_ENV, str(asked))
+    assert screenshot_folder(tmp_path_factory) == asked
+    assert asked.is_dir()

@@ -21,12 +21,14 @@ from ledger.errors import CheckpointError, InvalidInput, NotFound
 from ledger.eventlog.clock import format_time, parse_time
 from projections import registry_queries as rq
 from projections import transparency_queries as tq
-from projections.receipt_index import ReceiptFilter, list_receipts
+from projections.receipt_queries import ReceiptFilter, receipts_as_at
 from projections.schema import checkpoints, sources
 
 router = APIRouter()
 REPLAY_SOURCES = 200
 """Sources the replay page lists (the rest are named by the replay command's digest)."""
+REPLAY_RECEIPTS = 200
+"""Receipts the replay page lists, newest first."""
 
 
 def _age(created_at: str) -> str:
@@ -147,18 +149,14 @@ async def replay_page(
     async with services.read_side.async_engine.connect() as conn:
         for source_id in found["source_ids"][:REPLAY_SOURCES]:
             shown.append(await rq.get_source(conn, source_id, as_of))
-
-    def receipts() -> Any:
-        console.index.catch_up()
-        with services.read_side.db.reads.connect() as conn:
-            return list_receipts(conn, ReceiptFilter(opened_to=moment), moment, limit=200)
-
-    page = await run_in_threadpool(receipts)
+        receipts, more = await receipts_as_at(
+            conn, ReceiptFilter(opened_before=moment), moment, limit=REPLAY_RECEIPTS
+        )
     context.update(
         sources=shown,
         more_sources=len(found["source_ids"]) > REPLAY_SOURCES,
-        receipts=page.rows,
-        more_receipts=page.next_cursor is not None,
+        receipts=receipts,
+        more_receipts=more is not None,
         now=format_time(datetime.now(UTC)),
     )
     return console.render(request, "replay.html", context, session=session)

@@ -26,7 +26,7 @@ from ledger.eventlog.clock import format_time
 from ledger.receipts.document import receipt_payload
 from projections.bundle import build_bundle
 from projections.provenance import receipt_provenance
-from projections.receipt_index import ReceiptFilter, list_receipts
+from projections.receipt_queries import ReceiptFilter, receipts_as_at
 
 router = APIRouter()
 Text = Annotated[str | None, Query(max_length=500)]
@@ -57,24 +57,20 @@ async def receipts_page(
         policy_version=_blank(policy),
         status=_blank(status),
         opened_from=form_time("from", opened_from),
-        opened_to=form_time("to", opened_to, end_of_day=True),
+        opened_before=form_time("to", opened_to, end_of_day=True),
     )
     services = console.services
-
-    def read() -> Any:
-        services.read_side.catch_up()
-        console.index.catch_up()
-        with services.read_side.db.reads.connect() as conn:
-            return list_receipts(conn, wanted, format_time(datetime.now(UTC)), before=before)
-
-    page = await run_in_threadpool(read)
+    await run_in_threadpool(services.read_side.catch_up)
+    now = format_time(datetime.now(UTC))
+    async with services.read_side.async_engine.connect() as conn:
+        rows, next_cursor = await receipts_as_at(conn, wanted, now, before=before)
     next_href = None
-    if page.next_cursor is not None:
+    if next_cursor is not None:
         query = {k: v for k, v in request.query_params.items() if k != "before" and v}
-        query["before"] = str(page.next_cursor)
+        query["before"] = str(next_cursor)
         next_href = f"{request.url.path}?{urlencode(query)}"
     context = {
-        "rows": page.rows,
+        "rows": rows,
         "filters": wanted,
         "raw_from": opened_from,
         "raw_to": opened_to,

@@ -6,12 +6,14 @@ from __future__ import annotations
 import html
 import json
 import re
+from datetime import timedelta
 
 from markupsafe import escape
 
 from api.console.views.engagement import CITATION_ENGAGEMENT
 from ledger.audit.bundle.verify import verify_bundle
 from ledger.crypto.signing import Keyring
+from ledger.eventlog.clock import parse_time
 from ledger.runtime import LedgerRuntime
 from tests.e2e.console.conftest import HTML, Reader
 from tests.e2e.console.seed import XSS_ATTRIBUTE, XSS_SCRIPT, XSS_URL
@@ -326,3 +328,41 @@ def test_a_repaired_citation_shows_its_repair_history(reader: Reader) -> None:
     assert f"to <code>{refunds['span_id']}</code>" in citation
     marks = re.findall(r"<mark>(.*?)</mark>", citation)
     assert marks == ["Refunds", "paid", "original card"]
+
+
+def test_the_receipt_list_and_replay_show_a_receipts_status_as_it_stood(reader: Reader) -> None:
+    client, admin = reader.client, reader.admin
+    spans = client.get("/v1/sources/annual-report/versions/1", headers=admin).json()["spans"]
+    body = {
+        "request": "q",
+        "actor": "retiring",
+        "purpose": "p",
+        "policy_version": "to-retire",
+        "route": "long_context",
+        "model": {"name": "m", "version": "1"},
+        "evidence": [spans[0]["span_id"]],
+    }
+    opened = client.post("/v1/receipts", json=body, headers=admin)
+    assert opened.status_code == 201, opened.text
+    receipt_id, opened_at = opened.json()["receipt_id"], opened.json()["opened_at"]
+    retired = client.post(
+        "/v1/policies/to-retire/retire", json={"reason": "replaced"}, headers=admin
+    )
+    assert retired.status_code == 201, retired.text
+    assert retired.json()["receipts_expired"] >= 1  # the seed's superseded receipt may go too
+
+    def status(path: str, **params: str) -> list[str]:
+        page = client.get(path, params=params, headers=HTML).text
+        row = re.search(rf"/receipts/{receipt_id}\".*?</tr>", page, re.S)
+        assert row is not None, page
+        return re.findall(r">(open|expired)<", row.group(0))
+
+    assert status("/console/receipts", actor="retiring") == ["expired"]
+    assert status("/console/receipts", actor="retiring", status="expired") == ["expired"]
+    still_open = client.get(
+        "/console/receipts", params={"actor": "retiring", "status": "open"}, headers=HTML
+    )
+    assert receipt_id not in still_open.text
+    then = (parse_time(opened_at) + timedelta(microseconds=1)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    assert status("/console/replay", at=then) == ["open"]
+    assert status("/console/replay", at="2099-01-01") == ["expired"]
