@@ -53,7 +53,7 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveConsole]:
     settings = Settings(
         data_dir=tmp_path_factory.mktemp("console") / "data", log_json=True, log_level="WARNING"

@@ -20,6 +20,7 @@ Not run here, and why:
 from __future__ import annotations
 
 import tempfile
+import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -47,8 +48,14 @@ class _SignedStoreRecorder(ApplicationRecorderTestCase[ApplicationRecorder]):
         super().setUp()
         self._runtimes: list[LedgerRuntime] = []
         self._tmp = tempfile.TemporaryDirectory()
+        self._threads_before = set(threading.enumerate())
 
     def tearDown(self) -> None:
+        # The library's concurrency case tells its reader threads to stop but does not join
+        # them; closing the database under a reader mid-query crashes SQLite's C code.
+        for thread in set(threading.enumerate()) - self._threads_before:
+            if not thread.daemon:
+                thread.join(timeout=30)
         for runtime in self._runtimes:
             runtime.close()
         self._tmp.cleanup()
