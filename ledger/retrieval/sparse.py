@@ -2,7 +2,8 @@
 
 ``bm25s`` precomputes every (term, span) score into a sparse matrix at build time, so a query
 costs one sum of a few matrix rows: milliseconds over 100,000 spans. Scoring is Lucene's BM25
-(``k1`` 1.5, ``b`` 0.75, non-negative idf), the variant the re-attribution ranker uses too.
+(non-negative idf) with ``k1`` :data:`K1` and ``b`` :data:`B`, chosen on the evaluation's tune
+half (``docs/retrieval.md``); the re-attribution ranker keeps its own 1.5 and 0.75.
 Spans a query may not see are masked out of the scores; they stay in the collection
 statistics, so a span's score does not depend on who asks.
 """
@@ -19,13 +20,17 @@ import numpy as np
 import numpy.typing as npt
 
 NAME = "bm25s-lucene"
+K1 = 0.9
+"""Term-frequency saturation: a sentence or a cell rarely repeats a word, so it saturates early."""
+B = 0.5
+"""Length normalisation: weak, so a long sentence that restates a claim is not pushed down."""
 
 
 @cache
 def ranker_version() -> str:
-    """The library's version and our term rules' (``+terms1``): stored ranks change with
-    either (read once: a metadata lookup costs 0.1 s)."""
-    return f"{version('bm25s')}+terms1"
+    """The library's version, our term rules' (``terms1``) and the parameters: stored ranks
+    change with any of them (read once: a metadata lookup costs 0.1 s)."""
+    return f"{version('bm25s')}+terms1.k1-{K1}.b-{B}"
 
 
 class SparseRanker:
@@ -33,7 +38,7 @@ class SparseRanker:
 
     name = NAME
 
-    def __init__(self, documents: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75):
+    def __init__(self, documents: Sequence[Sequence[str]], k1: float = K1, b: float = B):
         self.size = len(documents)
         self._model: Any = None
         if self.size and any(documents):

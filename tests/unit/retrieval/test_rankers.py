@@ -9,7 +9,7 @@ from ledger.errors import InvalidInput
 from ledger.retrieval.dense import DIMENSIONS, Embedder, shared_embedder
 from ledger.retrieval.index import IndexedSpan, SpanIndex, span_terms
 from ledger.retrieval.retriever import HybridRetriever, RetrievalQuery
-from ledger.retrieval.sparse import SparseRanker, top
+from ledger.retrieval.sparse import K1, B, SparseRanker, top
 
 NOW = "2026-06-01T00:00:00.000000Z"
 TEXTS = [
@@ -203,7 +203,7 @@ def test_the_whole_array_bm25_matrix_scores_as_bm25s_own_index_does() -> None:
     rng = np.random.default_rng(5)
     words = [f"w{i}" for i in range(40)]
     documents = [list(rng.choice(words, size=rng.integers(0, 15))) for _ in range(300)]
-    reference = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+    reference = bm25s.BM25(k1=K1, b=B, method="lucene")
     reference.index(documents, show_progress=False)
     ours = SparseRanker(documents)
     for query in (["w1"], ["w2", "w3", "w2"], ["w39", "w0", "nowhere"]):
