@@ -132,10 +132,10 @@ def _greedy(
     after = floor
     for i, word in items:
         places = positions[word.key]
-        at = bisect_right(places, after)
-        if at == len(places):
+        # The last place is the one to test: no place after ``after`` when it is not after.
+        if places[-1] <= after:
             return None
-        after = places[at]
+        after = places[bisect_right(places, after)]
         append((i, after))
     return pairs
 
