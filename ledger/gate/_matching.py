@@ -11,7 +11,7 @@ what the match leaves between matched words.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
 
@@ -32,11 +32,13 @@ TIME = frozenset({Kind.YEAR, Kind.PERIOD, Kind.MONTH})
 @dataclass(frozen=True, slots=True)
 class SpanClause:
     """One clause of a span: its words, where each key occurs, and how many words that are
-    not grammar come before each position (``content[i]``)."""
+    not grammar come before each position (``content[i]``); ``shown`` remembers the text shown
+    for a stretch of it (by its first and last matched position), as the clause is cached."""
 
     words: tuple[Word, ...]
     positions: dict[str, tuple[int, ...]]
     content: tuple[int, ...]
+    shown: dict[tuple[int, int], str] = field(default_factory=dict, compare=False, repr=False)
 
 
 @lru_cache(maxsize=SPAN_CACHE_SIZE)
@@ -130,10 +132,10 @@ def _greedy(
     after = floor
     for i, word in items:
         places = positions[word.key]
-        at = bisect_right(places, after)
-        if at == len(places):
+        # The last place is the one to test: no place after ``after`` when it is not after.
+        if places[-1] <= after:
             return None
-        after = places[at]
+        after = places[bisect_right(places, after)]
         append((i, after))
     return pairs
 

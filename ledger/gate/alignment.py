@@ -65,9 +65,14 @@ class ClaimAlignment:
 
 
 def _shown(span: SpanClause, pairs: list[tuple[int, int]]) -> str:
-    """The span text a clause aligns to, for people: from its leading stretch to its end."""
-    first = lead_start(span, pairs[0][1])
-    return " ".join(w.text for w in span.words[first : pairs[-1][1] + 1])
+    """The span text a clause aligns to, for people: from its leading stretch to its end
+    (worked out once per span clause and stretch)."""
+    where = (pairs[0][1], pairs[-1][1])
+    text = span.shown.get(where)
+    if text is None:
+        first = lead_start(span, where[0])
+        text = span.shown[where] = " ".join(w.text for w in span.words[first : where[1] + 1])
+    return text
 
 
 class _Shown:
@@ -125,8 +130,12 @@ def _conflict(
             )
     hedged = True in [w.hedge for w in clause]
     first_c, first_s = pairs[0]
-    lead = [found[j] for j in range(lead_start(span, first_s), first_s) if -j - 1 not in moved]
-    head = [w for i, w in enumerate(clause[:first_c]) if i not in moved]
+    if moved:
+        lead = [found[j] for j in range(lead_start(span, first_s), first_s) if -j - 1 not in moved]
+        head = [w for i, w in enumerate(clause[:first_c]) if i not in moved]
+    else:
+        lead = list(found[lead_start(span, first_s) : first_s])
+        head = clause[:first_c]
     result = _stretch_conflict(head, lead, clause[first_c], hedged, shown)
     for (c1, s1), (c2, s2) in pairwise(pairs):
         if result is not None:
@@ -137,7 +146,12 @@ def _conflict(
             )
     if result is not None:
         return result
-    tail = [w for i, w in enumerate(clause[pairs[-1][0] + 1 :], pairs[-1][0] + 1) if i not in moved]
+    last_c = pairs[-1][0] + 1
+    tail = (
+        [w for i, w in enumerate(clause[last_c:], last_c) if i not in moved]
+        if moved
+        else clause[last_c:]
+    )
     return _stretch_conflict(tail, (), None, hedged, shown)
 
 
@@ -238,7 +252,7 @@ def _best_match(
     """The span clause that matches most of the clause's words (``must`` of which must
     align), and how (fewest skipped span words among equals)."""
     keys = [w.key for w in clause if w.item]
-    timed = not TIME.isdisjoint([w.kind for w in clause])
+    timed: bool | None = None
     # A span clause can match no more of the clause's words than it holds: those holding most
     # are tried first (the earlier of equals), and one that cannot beat the best so far is not.
     bounds = sorted(
@@ -253,6 +267,8 @@ def _best_match(
         if not pairs:
             continue
         score = sum([clause[c].must for c, _ in pairs])
+        if score < must and timed is None:
+            timed = not TIME.isdisjoint([w.kind for w in clause])
         shifted = moved(clause, piece, pairs) if score < must and timed else []
         if shifted:
             score += sum([clause[c].must for c, _ in shifted])

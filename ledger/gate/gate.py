@@ -78,22 +78,21 @@ def judge(
     ``spans`` maps span ids to their facts; a bound span id missing from it counts as unknown.
     """
     checks: list[CheckResult] = []
+    quotes: list[CheckResult] = []
+    support: list[SpanFacts] = []
+    # One pass over the bindings: existence and version of each, then the quote checks.
     for binding in claim.bindings:
-        facts = spans.get(binding.span_id)
-        checks.append(check_existence(binding.span_id, facts))
-        checks.append(check_version(binding.span_id, facts))
-    for binding in claim.bindings:
-        facts = spans.get(binding.span_id)
+        span_id = binding.span_id
+        facts = spans.get(span_id)
+        checks.append(check_existence(span_id, facts))
+        checks.append(check_version(span_id, facts))
+        known = facts is not None and facts.exists
         if binding.quote is not None:
-            text = facts.text if facts is not None and facts.exists else ""
-            checks.append(check_quote(binding.quote, text, binding.span_id))
-    support = [
-        facts
-        for binding in claim.bindings
-        if binding.role in SUPPORT_ROLES
-        and (facts := spans.get(binding.span_id)) is not None
-        and facts.exists
-    ]
+            text = facts.text if facts is not None and known else ""
+            quotes.append(check_quote(binding.quote, text, span_id))
+        if known and binding.role in SUPPORT_ROLES and facts is not None:
+            support.append(facts)
+    checks += quotes
     evidence = [facts.evidence_text for facts in support]
     if evidence:
         # The claim is read once (tokens, dates, amounts, anchors) and shared by the checks; a
