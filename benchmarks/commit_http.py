@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -32,18 +31,9 @@ import httpx
 import psycopg
 from psycopg import sql
 
-PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
+from benchmarks._fleet import PG_URL, SENTENCES, free_port
+
 RECEIPTS = 50
-SENTENCES = [
-    f"Segment {i} revenue rose {i}.{i % 10}% to ${i + 1}.5 million in fiscal 2023."
-    for i in range(40)
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _env(data_dir: Path, database_url: str | None) -> dict[str, str]:
@@ -57,7 +47,7 @@ def _env(data_dir: Path, database_url: str | None) -> dict[str, str]:
 def _start(
     data_dir: Path, database_url: str | None, worker: bool
 ) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
+    port = free_port()
     env = _env(data_dir, database_url)
     if worker:
         env["PROVLEDGER_BACKGROUND"] = "false"
