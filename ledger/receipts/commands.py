@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import hmac
 import random
 import time
 import uuid
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from itertools import takewhile
@@ -20,17 +17,15 @@ from ledger import tracing
 from ledger.access.attributes import Pins, Principal
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import find_repair
-from ledger.crypto.canonical import canonical_json
 from ledger.errors import (
     ConcurrentWrite,
     Conflict,
     ConflictingRequest,
     InvalidInput,
-    LedgerIntegrityError,
     NotFound,
 )
 from ledger.eventlog.application import project
-from ledger.eventlog.clock import format_time, ledger_time
+from ledger.eventlog.clock import format_time
 from ledger.eventlog.snapshots import Snapshots
 from ledger.gate import (
     GateConfig,
@@ -39,10 +34,16 @@ from ledger.gate import (
     Status,
     judge,
 )
-from ledger.receipts.claims import ClaimRecord, pool_entry
+from ledger.receipts.claims import ClaimRecord
 from ledger.receipts.entitlement import GateRecord, bounded_principal, decide_route
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.open_keys import OpenKey, open_key_aggregate_id
+from ledger.receipts.opening import (
+    PoolSealer,
+    opening_fingerprint,
+    opening_time,
+    request_fingerprint,
+)
 from ledger.receipts.packet import render_packet
 from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.receipt import Receipt, receipt_aggregate_id, receipt_id_for_inference
@@ -61,7 +62,14 @@ from ledger.retrieval.desk import retrieval_for_receipt
 if TYPE_CHECKING:
     from ledger.eventlog.application import Ledger
 
-__all__ = ["CommitRequest", "CommitResult", "Mode", "ReceiptDesk", "ReceiptRequest"]
+__all__ = [
+    "CommitRequest",
+    "CommitResult",
+    "Mode",
+    "ReceiptDesk",
+    "ReceiptRequest",
+    "request_fingerprint",
+]
 
 COMMIT_ATTEMPTS = 10
 RECEIPT_SNAPSHOTS = 256
@@ -80,50 +88,6 @@ class CommitResult:
     position: int = 0
 
 
-def request_fingerprint(payload: Any) -> str:
-    """SHA-256 of the RFC 8785 form of a request body (what an idempotency key is bound to)."""
-    return "sha256:" + hashlib.sha256(canonical_json(payload)).hexdigest()
-
-
-def opening_fingerprint(request: ReceiptRequest) -> str:
-    """What an ``inference_id`` or an ``Idempotency-Key`` of an opening is bound to: SHA-256 of
-    the RFC 8785 form of the request as sent (times in ledger form; an absent ``as_of`` stays
-    absent, so a retry an hour later is still the same request)."""
-    extra: dict[str, Any] = {}  # fields a request before entitlements never had
-    if request.retrieval_id is not None:
-        extra["retrieval_id"] = request.retrieval_id
-    if request.principal is not None:
-        extra["principal"] = request.principal.to_json()
-    if request.candidates:
-        extra["candidates"] = request.candidates
-    if request.routing is not None:
-        extra["routing"] = dataclasses.asdict(request.routing)
-    return request_fingerprint(
-        {
-            **extra,
-            "request": request.request,
-            "actor": request.actor,
-            "purpose": request.purpose,
-            "policy_version": request.policy_version,
-            "route": request.route,
-            "model": request.model,
-            "tools": request.tools,
-            "evidence": request.evidence,
-            "excluded": request.excluded,
-            "as_of": _time("as_of", request.as_of, None),
-            "expires_at": _time("expires_at", request.expires_at, None),
-            "budget": request.budget,
-            "inference_id": request.inference_id,
-        }
-    )
-
-
-def _time(field_name: str, moment: datetime | None, default: datetime | None) -> str | None:
-    if moment is None:
-        return None if default is None else format_time(default)
-    return ledger_time(field_name, moment)
-
-
 class ReceiptDesk:
     """Opens receipts and commits claims (``ledger.receipts.receipt``)."""
 
@@ -133,6 +97,7 @@ class ReceiptDesk:
         self.ledger = ledger
         self.expiry = expiry
         self.resolver = resolver
+        self.sealer = PoolSealer(resolver)
         self.config = config
         self.ranker = Bm25Ranker()
         self.snapshots: Snapshots[Receipt] = Snapshots(ledger, RECEIPT_SNAPSHOTS)
@@ -222,9 +187,9 @@ class ReceiptDesk:
         and the key's record, not yet committed."""
         errors: list[dict[str, str]] = []
         principal = bounded_principal(request.principal or Principal(purpose=request.purpose), pins)
-        as_of = _time("as_of", request.as_of, datetime.now(UTC))
+        as_of = opening_time("as_of", request.as_of, datetime.now(UTC))
         assert as_of is not None
-        expires_at = _time("expires_at", request.expires_at, None)
+        expires_at = opening_time("expires_at", request.expires_at, None)
         if expires_at is not None and expires_at <= as_of:
             errors.append(
                 {
@@ -255,9 +220,9 @@ class ReceiptDesk:
                         "message": "expires_at must be after the retrieval's as_of",
                     }
                 )
-            pool = self._seal_retrieved(retrieval.results, as_of, errors, gate, sealed)
+            pool = self.sealer.seal_retrieved(retrieval.results, as_of, errors, gate, sealed)
         else:
-            pool = self._seal(request.evidence, as_of, errors, gate=gate, sealed=sealed)
+            pool = self.sealer.seal(request.evidence, as_of, errors, gate=gate, sealed=sealed)
         gate.admit_candidates(self.resolver, request.candidates, as_of, errors)
         if errors:
             raise InvalidInput.many(errors)
@@ -303,82 +268,6 @@ class ReceiptDesk:
         if key is not None:
             record = OpenKey.record(key, receipt.receipt_id, fingerprint, actor)
         return receipt, record
-
-    def _seal_retrieved(
-        self,
-        results: list[dict[str, Any]],
-        as_of: str,
-        errors: list[dict[str, str]],
-        gate: GateRecord,
-        sealed: list[ResolvedSpan],
-    ) -> list[dict[str, Any]]:
-        """Seal exactly the source versions a retrieval served (not whichever is in force
-        now): each must still be citable at the retrieval's ``as_of`` and visible to the
-        principal."""
-        resolved = self.resolver.resolve([r["span_id"] for r in results])
-        versions = {r["span_id"]: r["version"] for r in results}
-        return self._seal(
-            [r["span_id"] for r in results],
-            as_of,
-            errors,
-            field="retrieval_id",
-            resolved={
-                span_id: [c for c in candidates if c.version == versions[span_id]]
-                for span_id, candidates in resolved.items()
-            },
-            expected={r["span_id"]: r["text_sha256"] for r in results},
-            gate=gate,
-            sealed=sealed,
-        )
-
-    def _seal(
-        self,
-        span_ids: list[str],
-        as_of: str,
-        errors: list[dict[str, str]],
-        field: str = "evidence",
-        resolved: Mapping[str, Sequence[ResolvedSpan]] | None = None,
-        expected: Mapping[str, str] | None = None,
-        gate: GateRecord | None = None,
-        sealed: list[ResolvedSpan] | None = None,
-    ) -> list[dict[str, Any]]:
-        if resolved is None:
-            resolved = self.resolver.resolve(span_ids)
-        pool: list[dict[str, Any]] = []
-        for index, span_id in enumerate(span_ids):
-            candidates = resolved.get(span_id)
-            problem = None
-            if not candidates:
-                problem = ("exists", f"span {span_id} does not exist")
-            else:
-                span = pick_version(candidates, as_of)
-                if expected is not None and span.text_sha256 != expected[span_id]:
-                    raise LedgerIntegrityError(
-                        "retrieval_mismatch",
-                        f"span {span_id} of {span.source_id} version {span.version} does not "
-                        "hash to the text its retrieval recorded",
-                        {"span_id": span_id},
-                    )
-                if gate is not None and not gate.admit(f"{field}[{index}]", span, True):
-                    continue  # refused below, naming only the field and the safe code
-                if span.withdrawn_at is not None:
-                    problem = ("citable", f"span {span_id}: source {span.source_id} is withdrawn")
-                elif not span.in_force_at(as_of):
-                    problem = (
-                        "citable",
-                        f"span {span_id}: version {span.version} of {span.source_id} was not in "
-                        f"force at {as_of} (effective {span.effective_from} to "
-                        f"{span.effective_to or 'now'})",
-                    )
-                else:
-                    pool.append(pool_entry(span))
-                    if sealed is not None:
-                        sealed.append(span)
-            if problem is not None:
-                errors.append(
-                    {"field": f"{field}[{index}]", "rule": problem[0], "message": problem[1]}
-                )
-        return pool
 
     # Reading --------------------------------------------------------------------------------
 
