@@ -21,7 +21,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -31,7 +30,7 @@ import httpx
 import psycopg
 from psycopg import sql
 
-from benchmarks._fleet import PG_URL, SENTENCES, free_port
+from benchmarks._fleet import PG_URL, SENTENCES, free_port, pct, run_clients
 
 RECEIPTS = 50
 
@@ -78,46 +77,6 @@ def _start(
             time.sleep(0.05)
     process.kill()
     raise RuntimeError("service did not start")
-
-
-def _run_clients(
-    clients: int, requests: int, call: Callable[[httpx.Client, int], None]
-) -> list[float]:
-    latencies: list[float] = []
-    errors: list[BaseException] = []
-    lock = threading.Lock()
-    counter = iter(range(requests))
-
-    def worker() -> None:
-        with httpx.Client(timeout=30) as client:
-            while True:
-                with lock:
-                    index = next(counter, None)
-                if index is None:
-                    return
-                started = time.perf_counter()
-                try:
-                    call(client, index)
-                except BaseException as exc:
-                    errors.append(exc)
-                    return
-                elapsed = time.perf_counter() - started
-                with lock:
-                    latencies.append(elapsed)
-
-    threads = [threading.Thread(target=worker) for _ in range(clients)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return latencies
-
-
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
 def bench(backend: str, clients: int, requests: int, worker: bool = False) -> None:
@@ -232,28 +191,28 @@ def _measure(
     def health(client: httpx.Client, index: int) -> None:
         client.get(f"{base}/healthz")
 
-    baseline = _run_clients(clients, requests, health)
+    baseline = run_clients(clients, requests, health, "")[0]
     started, cpu = time.perf_counter(), server_cpu()
-    singles = _run_clients(clients, requests, one)
+    singles = run_clients(clients, requests, one, "")[0]
     single_elapsed = time.perf_counter() - started
     time.sleep(1.5)  # let the projections and the expiry process follow the last commits
     single_cpu = server_cpu() - cpu - 1.5 * _idle_cpu(server_cpu)
     started = time.perf_counter()
-    batches = _run_clients(clients, max(requests // 10, 10), twenty)
+    batches = run_clients(clients, max(requests // 10, 10), twenty, "")[0]
     batch_elapsed = time.perf_counter() - started
     print(f"[{backend}] clients: {clients}")
     print(
-        f"[{backend}] baseline GET /healthz: p50 {_pct(baseline, 0.5):.2f} ms, "
-        f"p99 {_pct(baseline, 0.99):.2f} ms"
+        f"[{backend}] baseline GET /healthz: p50 {pct(baseline, 0.5):.2f} ms, "
+        f"p99 {pct(baseline, 0.99):.2f} ms"
     )
     print(
-        f"[{backend}] one-claim commits: {len(singles)}, p50 {_pct(singles, 0.5):.2f} ms, "
-        f"p99 {_pct(singles, 0.99):.2f} ms, {len(singles) / single_elapsed:,.0f} claims/s "
-        f"(p50 {_pct(singles, 0.5) / _pct(baseline, 0.5):.1f}x the baseline); "
+        f"[{backend}] one-claim commits: {len(singles)}, p50 {pct(singles, 0.5):.2f} ms, "
+        f"p99 {pct(singles, 0.99):.2f} ms, {len(singles) / single_elapsed:,.0f} claims/s "
+        f"(p50 {pct(singles, 0.5) / pct(baseline, 0.5):.1f}x the baseline); "
         f"server CPU {single_cpu / len(singles) * 1000:.2f} ms per commit"
     )
     print(
-        f"[{backend}] 20-claim commits: {len(batches)}, p50 {_pct(batches, 0.5):.2f} ms, "
+        f"[{backend}] 20-claim commits: {len(batches)}, p50 {pct(batches, 0.5):.2f} ms, "
         f"{len(batches) * 20 / batch_elapsed:,.0f} claims/s"
     )
     print(f"[{backend}] median of one-claim latency: {statistics.median(singles) * 1000:.2f} ms")
