@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -39,6 +40,9 @@ from api.routes import (
 from api.services import Services, build_services
 from api.settings import Settings
 from api.tracing import start_tracing
+from ledger.gate import Status
+from ledger.gate.warm import warm_up
+from ledger.retrieval.dense import shared_embedder
 from ledger.runtime import LedgerRuntime
 
 log = structlog.get_logger("provledger.app")
@@ -96,6 +100,12 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         app.state.key_rows = await open_key_rows(services)
         services.receipts  # noqa: B018 - built now, not on the first request
         services.repairs  # noqa: B018
+        # The gate's word tables (WordNet, about a second) and the embedding table load now,
+        # before /readyz says ready, not on the first commit or retrieval.
+        gate_warm = await asyncio.to_thread(warm_up)
+        if any(status is not Status.VERIFIED for status in gate_warm):
+            log.error("gate_warm_up_unexpected", statuses=[s.value for s in gate_warm])
+        await asyncio.to_thread(shared_embedder)
         log.info(
             "ledger_opened",
             database=services.runtime.database.describe(),

@@ -122,3 +122,18 @@ def test_readyz_is_503_naming_the_database_when_the_event_store_does_not_answer(
     assert "database" in body["failing"]
     assert body["checks"]["database"]["detail"] == "ConnectionError: connection refused"
     assert alive.status_code == 200
+
+
+def test_the_gate_tables_are_loaded_before_the_service_reports_ready(
+    settings: Settings, runtime: LedgerRuntime
+) -> None:
+    from ledger.gate._lexicon import opposable, opposites
+
+    opposites.cache_clear()
+    opposable.cache_clear()
+    configured = settings.model_copy(update={"background": False})
+    with TestClient(create_app(configured, runtime)) as client:
+        assert client.get("/readyz").status_code == 200
+        # loaded by the start-up, not by a claim: the first commit does not pay for it
+        assert opposites.cache_info().currsize == 1
+        assert opposable.cache_info().currsize == 1
