@@ -209,9 +209,12 @@ def check_line_named(claim: Reading, envelopes: Sequence[str]) -> CheckResult | 
     header (:func:`cell_head`), though they have some. The title of a table speaks for all of
     its lines (``Prepaid expenses and other consist of the following``), so its words cannot
     say which line a figure is on: a claim about ``Prepaid expenses`` citing the cells of
-    ``Other current assets`` finds every word in the title and names another line. ``None``
-    when every cited cell's line is named."""
-    sections = _section_lines(envelopes) if any(": " in e for e in envelopes) else {}
+    ``Other current assets`` finds every word in the title and names another line. A section
+    label speaks for all the lines below it in the same way: a claim citing cells of one line
+    of a section (``Revenue: Service``) must name a word below the section label, not only the
+    section (``The change in Product revenue``); one citing several lines of a section may
+    name the section alone. ``None`` when every cited cell's line is named."""
+    sections = _section_lines(envelopes)
     for envelope in envelopes:
         section, _ = section_of(cell_head(envelope))
         # A section speaks for all of its lines, as a title does, unless the claim cites
