@@ -134,3 +134,11 @@ def test_a_section_names_the_sum_of_several_of_its_lines() -> None:
 def test_cuts_a_cell_head_into_its_section_and_line() -> None:
     assert section_of("Revenue: Service, 2018") == ("Revenue", "Service, 2018")
     assert section_of("Other current assets, 2019") == ("", "Other current assets, 2019")
+
+
+def test_asks_for_the_section_when_nothing_below_it_names_a_line() -> None:
+    cells = [f"{FLEET_TITLE} \u2014 Vehicles: (1), 2021: 412"]
+    assert check_line_named(read_text("The vehicles in 2021 are 412."), cells) is None
+    result = check_line_named(read_text("The cars in 2021 are 412."), cells)
+    assert result is not None
+    assert result.reason == "support_line_unnamed"
