@@ -73,7 +73,8 @@ REASONS: dict[tuple[str, str], Reason] = {
                "words names a line of its spans (Other, Total amount)"),
         Reason("support_insufficient", "support", _F, "too few content words are in the spans"),
         Reason("support_line_unnamed", "support", _F, "a computational claim names no word of "
-               "the row labels and column header of a table cell it cites"),
+               "the row labels and column header of a table cell it cites (below its section "
+               "label, when the claim cites one line of the section)"),
         Reason("support_aligned", "support", _P, "in each clause, the claim's words align in "
                "order to one support span"),
         Reason("support_unaligned", "support", _F, "a word of the claim aligns to nothing, or "

@@ -99,10 +99,34 @@ operation words, periods (the anchors and computation checks own them) and units
 
 
 @lru_cache(maxsize=SPAN_CACHE_SIZE)
-def _head_line_stems(envelope: str) -> frozenset[str]:
-    """The line words of a cell's row labels and column header (cached like a span's
-    reading: the claims of a receipt cite the same cells again and again)."""
-    return frozenset(_line_stems(tokens(cell_head(envelope))))
+def _head_line_stems(envelope: str, own: bool = False) -> frozenset[str]:
+    """The line words of a cell's row labels and column header, or with ``own`` those below
+    its section (:func:`section_of`), when they have any (cached like a span's reading: the
+    claims of a receipt cite the same cells again and again)."""
+    head = cell_head(envelope)
+    section, line = section_of(head)
+    below = _line_stems(tokens(line)) if own and section else set()
+    return frozenset(below or _line_stems(tokens(head)))
+
+
+def section_of(head: str) -> tuple[str, str]:
+    """A cell's head (:func:`cell_head`) cut into its section and what is below it:
+    ``Revenue: Service, 2018`` -> (``Revenue``, ``Service, 2018``); a head without a section
+    -> (``""``, head). The ledger's envelopes prefix a section row's label to the labels of the
+    rows under it (:mod:`ledger.text.tables`)."""
+    section, colon, line = head.partition(": ")
+    return (section, line) if colon and section else ("", head)
+
+
+def _section_lines(envelopes: Sequence[str]) -> dict[str, set[str]]:
+    """For each section of the cited cells, the lines of it they are on (a line by its first
+    row label: what stands before the first comma below the section)."""
+    lines: dict[str, set[str]] = {}
+    for envelope in envelopes:
+        section, line = section_of(cell_head(envelope))
+        if section:
+            lines.setdefault(section, set()).add(line.split(", ", 1)[0])
+    return lines
 
 
 def _names(words: Sequence[str], wanted: frozenset[str]) -> bool:
@@ -185,10 +209,17 @@ def check_line_named(claim: Reading, envelopes: Sequence[str]) -> CheckResult | 
     header (:func:`cell_head`), though they have some. The title of a table speaks for all of
     its lines (``Prepaid expenses and other consist of the following``), so its words cannot
     say which line a figure is on: a claim about ``Prepaid expenses`` citing the cells of
-    ``Other current assets`` finds every word in the title and names another line. ``None``
-    when every cited cell's line is named."""
+    ``Other current assets`` finds every word in the title and names another line. A section
+    label speaks for all the lines below it in the same way: a claim citing cells of one line
+    of a section (``Revenue: Service``) must name a word below the section label, not only the
+    section (``The change in Product revenue``); one citing several lines of a section may
+    name the section alone. ``None`` when every cited cell's line is named."""
+    sections = _section_lines(envelopes)
     for envelope in envelopes:
-        wanted = _head_line_stems(envelope)
+        section, _ = section_of(cell_head(envelope))
+        # A section speaks for all of its lines, as a title does, unless the claim cites
+        # several of them (``the sum of all Tax credit carryforwards``).
+        wanted = _head_line_stems(envelope, own=len(sections.get(section, ())) == 1)
         if wanted and not _names(claim.tokens, wanted):
             head = cell_head(envelope)
             return CheckResult(

@@ -13,7 +13,7 @@ from ledger.gate import ClaimType, Status, judge
 from ledger.gate._reading import read_text
 from ledger.gate.computation import check_computation
 from ledger.gate.model import Outcome
-from ledger.gate.support import cell_head, check_line_named
+from ledger.gate.support import cell_head, check_line_named, section_of
 from tests.unit.gate._facts import claim, span
 
 C = ClaimType.COMPUTATIONAL
@@ -95,3 +95,50 @@ def test_never_computes_a_claim_about_one_year_from_a_later_years_figures() -> N
     assert result.outcome is not Outcome.PASS
     status, _ = _status("The change in sales in 2018 is 121.8 million.", SALES)
     assert status is not Status.VERIFIED
+
+
+FLEET_TITLE = "Vehicles in service by type (units): fleet of cars and vans"
+VANS = {
+    "v21": span("v21", "412", f"{FLEET_TITLE} \u2014 Vehicles: Vans, 2021: 412"),
+    "v20": span("v20", "380", f"{FLEET_TITLE} \u2014 Vehicles: Vans, 2020: 380"),
+}
+
+
+def test_verifies_a_claim_naming_the_line_below_the_section() -> None:
+    status, _ = _status("The change in vans from 2020 to 2021 is 32.", VANS)
+    assert status is Status.VERIFIED
+
+
+def test_a_section_word_does_not_name_one_line_of_the_section() -> None:
+    # ``vehicles`` is the section over ``Vans``, ``cars`` is in the title: the claim names
+    # another line of the same section.
+    status, reasons = _status("The change in cars vehicles from 2020 to 2021 is 32.", VANS)
+    assert status is Status.UNVERIFIED
+    assert "support_line_unnamed" in reasons
+    result = check_line_named(
+        read_text("The change in cars vehicles is 32."), [VANS["v21"].envelope or ""]
+    )
+    assert result is not None
+    assert "'Vehicles: Vans, 2021'" in result.detail
+
+
+def test_a_section_names_the_sum_of_several_of_its_lines() -> None:
+    cells = {
+        "v21": VANS["v21"],
+        "c21": span("c21", "1,050", f"{FLEET_TITLE} \u2014 Vehicles: Cars, 2021: 1,050"),
+    }
+    status, _ = _status("The sum of all vehicles in 2021 is 1,462.", cells)
+    assert status is Status.VERIFIED
+
+
+def test_cuts_a_cell_head_into_its_section_and_line() -> None:
+    assert section_of("Revenue: Service, 2018") == ("Revenue", "Service, 2018")
+    assert section_of("Other current assets, 2019") == ("", "Other current assets, 2019")
+
+
+def test_asks_for_the_section_when_nothing_below_it_names_a_line() -> None:
+    cells = [f"{FLEET_TITLE} \u2014 Vehicles: (1), 2021: 412"]
+    assert check_line_named(read_text("The vehicles in 2021 are 412."), cells) is None
+    result = check_line_named(read_text("The cars in 2021 are 412."), cells)
+    assert result is not None
+    assert result.reason == "support_line_unnamed"
