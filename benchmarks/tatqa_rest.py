@@ -156,7 +156,7 @@ def run(
         settings = Settings(data_dir=Path(scratch) / "data", log_level="WARNING")
         runtime = open_ledger(settings)
         try:
-            secret = runtime.ledger.issue_api_key(
+            secret = runtime.api_keys.issue(
                 "tatqa", ["ingest", "read", "claims:write"], "benchmark"
             )
             headers = {"Authorization": f"Bearer {secret}"}
