@@ -34,6 +34,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from ledger.attribution import (
     DEFAULT_CONFIDENCE,
@@ -125,11 +126,11 @@ def repair_eval(articles: list[Article], seed: int) -> None:
     for article in articles:
         if article.label != "supported":
             continue
-        wrong = [i for i in range(len(article.sentences)) if i not in article.gold]
-        if not wrong or not article.gold:
+        non_gold = [i for i in range(len(article.sentences)) if i not in article.gold]
+        if not non_gold or not article.gold:
             skipped += 1
             continue
-        cases.append((article, rng.choice(wrong)))
+        cases.append((article, rng.choice(non_gold)))
     n = len(cases)
     print(f"\n== Repair: {n} supported claims (skipped {skipped}), seed {seed}")
     top1 = top3 = 0
@@ -300,9 +301,9 @@ def speed(articles: list[Article], seed: int) -> None:
     sentences = [s for a in articles for s in a.sentences]
     claims = [a.claim for a in articles]
     rankers: dict[str, Run] = {"provledger-bm25": _hand}
-    for name, run in (("bm25s", _bm25s), ("rank_bm25", _rank_bm25)):
+    for name, library_run in (("bm25s", _bm25s), ("rank_bm25", _rank_bm25)):
         try:
-            rankers[name] = _bind(run, importlib.import_module(name))
+            rankers[name] = _bind(library_run, importlib.import_module(name))
         except ImportError:
             print(f"{name}: not installed, not timed (pip install {name.replace('_', '-')})")
     rng = random.Random(seed)
@@ -343,7 +344,8 @@ def _clear_caches() -> None:
 
 
 def _bind(
-    run: Callable[[object, str, list[str], list[list[str]] | None], object], module: object
+    run: Callable[[ModuleType, str, list[str], list[list[str]] | None], object],
+    module: ModuleType,
 ) -> Run:
     """``run`` with its library module filled in."""
     return lambda query, pool, tokens: run(module, query, pool, tokens)
@@ -354,9 +356,11 @@ def _hand(query: str, pool: list[str], tokens: list[list[str]] | None) -> object
     return Bm25Ranker().rank(query, [Candidate(sid(i), t) for i, t in enumerate(pool)])
 
 
-def _bm25s(module: object, query: str, pool: list[str], tokens: list[list[str]] | None) -> object:
+def _bm25s(
+    module: ModuleType, query: str, pool: list[str], tokens: list[list[str]] | None
+) -> object:
     """``bm25s`` with Lucene's idf, on the ledger's terms."""
-    retriever = module.BM25(k1=1.5, b=0.75, method="lucene")  # type: ignore[attr-defined]
+    retriever = module.BM25(k1=1.5, b=0.75, method="lucene")
     retriever.index(tokens or [_words.terms(t) for t in pool], show_progress=False)
     wanted = [t for t in sorted(set(_words.terms(query))) if t in retriever.vocab_dict]
     scores = retriever.get_scores(wanted).tolist() if wanted else []
@@ -364,10 +368,10 @@ def _bm25s(module: object, query: str, pool: list[str], tokens: list[list[str]] 
 
 
 def _rank_bm25(
-    module: object, query: str, pool: list[str], tokens: list[list[str]] | None
+    module: ModuleType, query: str, pool: list[str], tokens: list[list[str]] | None
 ) -> object:
     """``rank_bm25``'s Okapi BM25 on the ledger's terms."""
-    index = module.BM25Okapi(tokens or [_words.terms(t) for t in pool], k1=1.5, b=0.75)  # type: ignore[attr-defined]
+    index = module.BM25Okapi(tokens or [_words.terms(t) for t in pool], k1=1.5, b=0.75)
     scores = index.get_scores(sorted(set(_words.terms(query)))).tolist()
     return sorted((-s, sid(i)) for i, s in enumerate(scores) if s > 0)
 

@@ -67,11 +67,11 @@ def bench(backend: str, sources: int, requests: int) -> None:
                     assert len(response.json()["items"]) == 1, response.text
 
                 def full_scan() -> None:
-                    span_queries._prefilter = lambda quote, dialect: None  # type: ignore[assignment]
+                    span_queries._prefilter = lambda quote, dialect: None
                     try:
                         search()
                     finally:
-                        span_queries._prefilter = narrowing  # type: ignore[assignment]
+                        span_queries._prefilter = narrowing
 
                 cases: dict[str, Callable[[], None]] = {
                     "read": read,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 from benchmarks.eval_cases import Case, half_of, sentences_of, span
@@ -202,7 +203,10 @@ _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
 def _cell_score(
-    cell: SpanFacts, question: set[str], chosen: list[SpanFacts], years: set[str] = frozenset()
+    cell: SpanFacts,
+    question: set[str],
+    chosen: list[SpanFacts],
+    years: AbstractSet[str] = frozenset(),
 ) -> int:
     """How well a cell fits a question: shared words, years the question names in the cell's
     row label or column header (the year is what tells a 2022 cell from a 2021 cell holding

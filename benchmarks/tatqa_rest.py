@@ -95,7 +95,7 @@ def rest_span(
         lambda t: sentence in t,
         lambda t: t in sentence and len(t) > 20,
     ):
-        found = next((s["span_id"] for s in body if test(s["text"])), None)
+        found: str | None = next((s["span_id"] for s in body if test(s["text"])), None)
         if found is not None:
             return found
     return None
