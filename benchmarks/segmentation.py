@@ -75,7 +75,7 @@ def _rate(documents: list[str], count: Callable[[str], int], repeat: int) -> flo
 def _candidates(documents: list[str], repeat: int) -> None:
     paragraphs = [p for document in documents for p in document.split("\n\n")]
     try:
-        import pysbd  # type: ignore[import-untyped]
+        import pysbd
 
         segmenter = pysbd.Segmenter(language="en", clean=False, char_span=True)
         rate = _rate(paragraphs[:300], lambda p: len(segmenter.segment(p)), 1)
@@ -83,7 +83,7 @@ def _candidates(documents: list[str], repeat: int) -> None:
     except ImportError:
         print("pysbd: not installed")
     try:
-        from syntok import segmenter as syntok  # type: ignore[import-untyped]
+        from syntok import segmenter as syntok
 
         rate = _rate(paragraphs[:1500], lambda p: sum(len(list(q)) for q in syntok.analyze(p)), 1)
         print(f"syntok (raw):             {rate:>10,.0f} sentences/s")
