@@ -41,6 +41,19 @@ def _quoted(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
+def stored_rows(key_id: UUID, records: Sequence[Any]) -> list[StoredEvent]:
+    """The asyncpg records of :attr:`AsyncKeyRows.statement` as the event store's rows."""
+    return [
+        StoredEvent(
+            originator_id=key_id,
+            originator_version=record["originator_version"],
+            topic=record["topic"],
+            state=bytes(record["state"]),
+        )
+        for record in records
+    ]
+
+
 class AsyncKeyRows:
     """Up to ``size`` asyncpg connections reading one key's stored rows (PostgreSQL only)."""
 
@@ -81,19 +94,15 @@ class AsyncKeyRows:
         rows._idle.append(await connect())  # a wrong address fails at start, not per request
         return rows
 
+    @property
+    def statement(self) -> str:
+        """The query it makes, with the key's id as ``$1``."""
+        return self._statement
+
     async def rows(self, key_id: UUID) -> Sequence[StoredEvent]:
         """The key's stored rows, in version order, as read now."""
         async with self._slots:
-            records = await self._fetch(key_id, retry=True)
-        return [
-            StoredEvent(
-                originator_id=key_id,
-                originator_version=record["originator_version"],
-                topic=record["topic"],
-                state=bytes(record["state"]),
-            )
-            for record in records
-        ]
+            return stored_rows(key_id, await self._fetch(key_id, retry=True))
 
     async def _fetch(self, key_id: UUID, retry: bool) -> Any:
         connection = await self._connection()
