@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+import asyncpg
 import psycopg
 import pytest
 
@@ -89,3 +90,31 @@ def test_a_connection_lost_unnoticed_is_replaced_and_the_read_made_again(
     assert versions == [1, 2]  # the revocation, read on the new connection
     assert len(after) == 1
     assert after != before
+
+
+def test_a_read_whose_lost_connection_cannot_be_replaced_fails_rather_than_answering(
+    runtime: LedgerRuntime,
+) -> None:
+    runtime.api_keys.issue("reader", ["read"], "test:suite")
+    key_id = key_aggregate_id("reader")
+
+    async def read() -> None:
+        opened = await AsyncKeyRows.open(runtime.database, runtime.ledger, size=1)
+        statement = opened.statement
+        await opened.close()
+        connections: list[asyncpg.Connection] = []
+
+        async def connect() -> asyncpg.Connection:
+            if connections:
+                raise ConnectionRefusedError("the database is down")
+            connections.append(await asyncpg.connect(PG_URL))
+            return connections[-1]
+
+        reader = AsyncKeyRows(connect, statement, size=1)
+        assert len(await reader.rows(key_id)) == 1
+        _terminate(connections[0].get_server_pid())
+        with pytest.raises(ConnectionRefusedError, match="the database is down"):
+            await reader.rows(key_id)
+        await reader.close()
+
+    asyncio.run(read())
