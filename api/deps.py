@@ -144,7 +144,7 @@ async def _principal(request: Request, keys: ApiKeyDesk, secret: str) -> Princip
     reader = getattr(request.app.state, "key_rows", None)
     key_id = keys.key_id_of(secret)
     if reader is not None and key_id is not None and keys.cache is not None:
-        decided, principal = keys.authenticate_cached(secret, await reader.rows(key_id))
+        decided, principal = keys.authenticate_cached(key_id, secret, await reader.rows(key_id))
         if decided:
             return principal
         return await run_in_threadpool(keys.rebuild, secret)
@@ -155,13 +155,17 @@ PRINCIPAL = "provledger.principal"
 """Where in ``scope["state"]`` the body guard leaves the caller it authenticated."""
 
 
-async def caller(request: Request, keys: ApiKeysDep, services: ServicesDep) -> Principal:
+async def caller(request: Request) -> Principal:
     """The authenticated caller: the one :class:`api.body_guard.RequestBodyGuard` found before
     reading the body, or :func:`authenticate` now (routes without a body). A request carrying
-    ``Provledger-Position`` then waits for the read models to reach it (api/consistency.py)."""
+    ``Provledger-Position`` then waits for the read models to reach it (api/consistency.py).
+
+    It takes the services itself rather than as dependencies: every authenticated request
+    passes here, and each dependency FastAPI resolves costs more than the lookup."""
+    services = await get_services(request)
     principal = request.scope.get("state", {}).get(PRINCIPAL)
     if not isinstance(principal, Principal):
-        principal = await authenticate(request, keys)
+        principal = await authenticate(request, services.api_keys)
     await wait_for_position(request, services)
     return principal
 

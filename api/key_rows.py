@@ -7,13 +7,22 @@ alone, the hop and the recorder's pool made an authentication cost a third more 
 :class:`AsyncKeyRows` makes the same indexed read (the events table's primary key,
 ``originator_id`` then ``originator_version``) with asyncpg from the event loop; only a key
 whose rows changed is rebuilt in a worker thread.
+
+The read is one round trip on a connection kept for it, not a pool's: an asyncpg pool resets a
+connection when it is released (``RESET ALL``, ``UNLISTEN *`` and more: a second round trip per
+request), and its acquire and release cost about as much CPU again. This read changes no
+session state, so nothing needs resetting. A connection found closed, or lost during the read,
+is replaced and the read made again on a new one; the answer always comes from a read made
+during the request, never from what the cache remembers alone.
+
 SQLite keeps the blocking read: it is a local file read, and there is no async driver for the
 event store's file there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -25,22 +34,43 @@ if TYPE_CHECKING:
     from ledger.eventlog.database import DatabaseConfig
 
 POOL_SIZE = 4
-"""Connections per API process for these reads (each holds one for a single query)."""
+"""Connections per API process for these reads (each serves one read at a time)."""
 
 
 def _quoted(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
-class AsyncKeyRows:
-    """A small asyncpg pool reading one key's stored rows (PostgreSQL only)."""
+def stored_rows(key_id: UUID, records: Sequence[Any]) -> list[StoredEvent]:
+    """The asyncpg records of :attr:`AsyncKeyRows.statement` as the event store's rows."""
+    return [
+        StoredEvent(
+            originator_id=key_id,
+            originator_version=record["originator_version"],
+            topic=record["topic"],
+            state=bytes(record["state"]),
+        )
+        for record in records
+    ]
 
-    def __init__(self, pool: Any, statement: str) -> None:
-        self._pool = pool
+
+class AsyncKeyRows:
+    """Up to ``size`` asyncpg connections reading one key's stored rows (PostgreSQL only)."""
+
+    def __init__(
+        self, connect: Callable[[], Awaitable[Any]], statement: str, size: int = POOL_SIZE
+    ) -> None:
+        self._connect = connect
         self._statement = statement
+        self._slots = asyncio.Semaphore(size)
+        self._idle: list[Any] = []
+        self._busy: set[Any] = set()
+        self._closed = False
 
     @classmethod
-    async def open(cls, database: DatabaseConfig, ledger: Ledger) -> AsyncKeyRows:
+    async def open(
+        cls, database: DatabaseConfig, ledger: Ledger, size: int = POOL_SIZE
+    ) -> AsyncKeyRows:
         """Connect to the ledger's PostgreSQL database, reading its events table."""
         recorder: Any = ledger.recorder
         table = f"{_quoted(recorder.datastore.schema)}.{_quoted(recorder.events_table_name)}"
@@ -48,31 +78,72 @@ class AsyncKeyRows:
             f"SELECT originator_version, topic, state FROM {table} "  # noqa: S608 - identifiers
             "WHERE originator_id = $1 ORDER BY originator_version"
         )
-        pool = await asyncpg.create_pool(
-            host=database.host,
-            port=database.port,
-            user=database.user,
-            password=database.password or None,
-            database=database.dbname,
-            min_size=1,
-            max_size=POOL_SIZE,
-            server_settings={"application_name": "provledger-api-keys"},
-        )
-        return cls(pool, statement)
+
+        def connect() -> Awaitable[Any]:
+            connection: Awaitable[Any] = asyncpg.connect(
+                host=database.host,
+                port=database.port,
+                user=database.user,
+                password=database.password or None,
+                database=database.dbname,
+                server_settings={"application_name": "provledger-api-keys"},
+            )
+            return connection
+
+        rows = cls(connect, statement, size)
+        rows._idle.append(await connect())  # a wrong address fails at start, not per request
+        return rows
+
+    @property
+    def statement(self) -> str:
+        """The query it makes, with the key's id as ``$1``."""
+        return self._statement
 
     async def rows(self, key_id: UUID) -> Sequence[StoredEvent]:
-        """The key's stored rows, in version order."""
-        records = await self._pool.fetch(self._statement, key_id)
-        return [
-            StoredEvent(
-                originator_id=key_id,
-                originator_version=record["originator_version"],
-                topic=record["topic"],
-                state=bytes(record["state"]),
-            )
-            for record in records
-        ]
+        """The key's stored rows, in version order, as read now."""
+        async with self._slots:
+            return stored_rows(key_id, await self._fetch(key_id, retry=True))
+
+    async def _fetch(self, key_id: UUID, retry: bool) -> Any:
+        connection = await self._connection()
+        self._busy.add(connection)
+        try:
+            records = await connection.fetch(self._statement, key_id)
+        except Exception:
+            lost = connection.is_closed()
+            connection.terminate()
+            if lost and retry:  # the server or network dropped it: read again on a new one
+                return await self._fetch(key_id, retry=False)
+            raise
+        except BaseException:  # cancelled mid-read: its state is unknown, so it is not reused
+            connection.terminate()
+            raise
+        finally:
+            self._busy.discard(connection)
+        if self._closed:
+            await connection.close()
+        else:
+            self._idle.append(connection)
+        return records
+
+    async def _connection(self) -> Any:
+        """An idle open connection, or a new one (the semaphore bounds how many there are)."""
+        if self._closed:
+            raise RuntimeError("the API-key row reader is closed")
+        while self._idle:
+            connection = self._idle.pop()
+            if not connection.is_closed():
+                return connection
+            connection.terminate()
+        return await self._connect()
+
+    def server_pids(self) -> list[int]:
+        """The PostgreSQL process ids of the open connections."""
+        return [c.get_server_pid() for c in (*self._idle, *self._busy) if not c.is_closed()]
 
     async def close(self) -> None:
-        """Close the pool."""
-        await self._pool.close()
+        """Close every idle connection; one still reading is closed when its read ends."""
+        self._closed = True
+        idle, self._idle = self._idle, []
+        for connection in idle:
+            await connection.close()

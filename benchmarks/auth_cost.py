@@ -10,7 +10,10 @@ out PostgreSQL's own work) through the ASGI stack (``TestClient``, no network):
    verified events: what authentication cost before the cache);
 3. on PostgreSQL, the same read with the key cache on and the key's rows read through the
    event store's recorder in a worker thread (what the cache cost before ``api/key_rows.py``);
-4. the same read with the key cache on (one indexed read of the key's rows per request: on
+4. on PostgreSQL, the same read with the rows read on the event loop through an asyncpg pool
+   (``pool.fetch``: acquire, query, reset on release; what it cost before the reader kept its
+   own connections);
+5. the same read with the key cache on (one indexed read of the key's rows per request: on
    PostgreSQL with asyncpg on the event loop, on SQLite in a worker thread).
 
 The trivial read is a route added for the benchmark that returns the caller's name, so all it
@@ -22,19 +25,51 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from collections.abc import Callable
-from typing import Annotated
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
+from uuid import UUID
 
+import asyncpg
+from eventsourcing.persistence import StoredEvent
 from fastapi import Depends
 from fastapi.testclient import TestClient
 
 from api.deps import require
+from api.key_rows import AsyncKeyRows, stored_rows
 from api.main import create_app
 from api.observability import configure_logging
 from benchmarks._setup import backend_settings, open_signed
+from ledger.eventlog.database import DatabaseConfig
 from ledger.keys.api_keys import Principal, Scope
 
 ROUNDS = 10
+
+
+class PooledKeyRows:
+    """The key-row read through an asyncpg pool, as ``api/key_rows.py`` made it before it kept
+    its own connections (the pool resets a connection on release: a second round trip)."""
+
+    def __init__(self, pool: Any, statement: str) -> None:
+        self.pool = pool
+        self.statement = statement
+
+    @classmethod
+    async def open(cls, reader: AsyncKeyRows, database: DatabaseConfig) -> PooledKeyRows:
+        """A pool of at most 4 connections on the ledger's database, making ``reader``'s query."""
+        pool = await asyncpg.create_pool(
+            host=database.host,
+            port=database.port,
+            user=database.user,
+            password=database.password or None,
+            database=database.dbname,
+            min_size=1,
+            max_size=4,
+        )
+        return cls(pool, reader.statement)
+
+    async def rows(self, key_id: UUID) -> Sequence[StoredEvent]:
+        """The key's stored rows, in version order."""
+        return stored_rows(key_id, await self.pool.fetch(self.statement, key_id))
 
 
 def _round(
@@ -91,6 +126,9 @@ def bench(backend: str, requests: int) -> None:
 
             with TestClient(app) as client:
                 reader = client.app.state.key_rows  # type: ignore[attr-defined]
+                pooled = None
+                if reader is not None:
+                    pooled = client.portal.call(PooledKeyRows.open, reader, runtime.database)  # type: ignore[union-attr]
 
                 def cache_on() -> None:
                     desk.cache = cache
@@ -103,15 +141,25 @@ def bench(backend: str, requests: int) -> None:
                     desk.cache = cache
                     client.app.state.key_rows = None  # type: ignore[attr-defined]
 
+                def cache_on_pooled() -> None:
+                    desk.cache = cache
+                    client.app.state.key_rows = pooled  # type: ignore[attr-defined]
+
                 cases = {
                     "health": ("/healthz", {}, cache_on),
                     "uncached": ("/bench/whoami", headers, cache_off),
                     "threaded": ("/bench/whoami", headers, cache_in_thread),
+                    "pooled": ("/bench/whoami", headers, cache_on_pooled),
                     "cached": ("/bench/whoami", headers, cache_on),
                 }
-                if reader is None:  # SQLite: the rows are always read in a worker thread
-                    del cases["threaded"]
-                times = _interleaved(client, cases, requests)
+                if pooled is None:  # SQLite: the rows are always read in a worker thread
+                    del cases["threaded"], cases["pooled"]
+                try:
+                    times = _interleaved(client, cases, requests)
+                finally:
+                    cache_on()
+                    if pooled is not None:
+                        client.portal.call(pooled.pool.close)  # type: ignore[union-attr]
         finally:
             runtime.close()
     print(
@@ -124,6 +172,7 @@ def bench(backend: str, requests: int) -> None:
         ("GET /healthz", "health"),
         ("authenticated read, key cache off", "uncached"),
         ("key cache on, rows read in a thread", "threaded"),
+        ("key cache on, rows through a pool", "pooled"),
         ("authenticated read, key cache on", "cached"),
     ):
         if name not in times:

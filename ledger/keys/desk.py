@@ -63,7 +63,7 @@ class ApiKeyDesk:
         """Return the principal a secret stands for, or None if unknown or revoked."""
         key_id = self.key_id_of(secret)
         if key_id is not None and self.cache is not None:
-            decided, principal = self.authenticate_cached(secret, self.cache.rows(key_id))
+            decided, principal = self.authenticate_cached(key_id, secret, self.cache.rows(key_id))
             if decided:
                 return principal
         return self.rebuild(secret)
@@ -99,14 +99,12 @@ class ApiKeyDesk:
         return None if name is None else key_aggregate_id(name)
 
     def authenticate_cached(
-        self, secret: str, rows: Sequence[StoredEvent]
+        self, key_id: UUID, secret: str, rows: Sequence[StoredEvent]
     ) -> tuple[bool, Principal | None]:
-        """Decide from the key cache and the key's stored ``rows`` alone, when they suffice:
+        """Decide from the key cache and the stored ``rows`` of the key ``key_id`` (which
+        :meth:`key_id_of` found in ``secret``) alone, when they suffice:
         ``(True, principal or None)``; ``(False, None)`` when the key must be rebuilt from
         its events (:meth:`rebuild` does it)."""
-        key_id = self.key_id_of(secret)
-        if key_id is None:
-            return True, None
         if self.cache is None:
             return False, None
         known = self.cache.compare(key_id, rows)

@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
+from api.key_rows import AsyncKeyRows
+from api.main import create_app
 from api.services import open_ledger
 from api.settings import Settings
 from ledger.keys.api_keys import new_secret
 from ledger.keys.cache import KeyCache
+from ledger.keys.desk import ApiKeyDesk
 from ledger.runtime import LedgerRuntime
+from tests.conftest import PG_URL
 
 PATH = "/v1/sources/none"  # any authenticated read: 404 once authenticated
 
@@ -121,3 +126,52 @@ def test_on_postgresql_a_cached_key_is_checked_on_the_event_loop_not_through_the
 
     assert cache.hits - hits == 1
     assert len(calls) == (0 if backend == "postgres" else 1)
+
+
+@pytest.fixture
+def other_client(settings: Settings, other: LedgerRuntime) -> Iterator[TestClient]:
+    """A second API process's app, on the same database, with its own key cache."""
+    with TestClient(create_app(settings, other), raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+def test_a_key_revoked_through_one_app_is_refused_by_another_app_on_the_very_next_request(
+    client: TestClient, other_client: TestClient
+) -> None:
+    keys_a: ApiKeyDesk = client.app.state.services.api_keys  # type: ignore[attr-defined]
+    secret = keys_a.issue("reader", ["read"], "test:suite")
+    for app_client in (client, other_client, client, other_client):  # both caches warm
+        assert app_client.get(PATH, headers=_bearer(secret)).status_code == 404
+
+    keys_a.revoke("reader", "left the team", "test:suite")
+
+    _assert_unauthenticated(other_client.get(PATH, headers=_bearer(secret)))
+    _assert_unauthenticated(client.get(PATH, headers=_bearer(secret)))
+
+
+def _key_row_connection_pids(app_client: TestClient) -> list[int]:
+    reader: AsyncKeyRows = app_client.app.state.key_rows  # type: ignore[attr-defined]
+    return reader.server_pids()
+
+
+# PostgreSQL only: SQLite reads the rows through the event store's recorder.
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+def test_a_lost_key_row_connection_is_replaced_and_a_revocation_still_holds_at_once(
+    client: TestClient, other_client: TestClient, backend: str
+) -> None:
+    keys_a: ApiKeyDesk = client.app.state.services.api_keys  # type: ignore[attr-defined]
+    secret = keys_a.issue("reader", ["read"], "test:suite")
+    assert other_client.get(PATH, headers=_bearer(secret)).status_code == 404
+    assert other_client.get(PATH, headers=_bearer(secret)).status_code == 404  # from the cache
+    pids = _key_row_connection_pids(other_client)
+    assert pids
+    with psycopg.connect(PG_URL, autocommit=True) as admin:
+        for pid in pids:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+
+    keys_a.revoke("reader", "left the team", "test:suite")
+
+    _assert_unauthenticated(other_client.get(PATH, headers=_bearer(secret)))
+    assert not set(_key_row_connection_pids(other_client)) & set(pids)
+    renewed = keys_a.issue("reader", ["read"], "test:suite")
+    assert other_client.get(PATH, headers=_bearer(renewed)).status_code == 404
