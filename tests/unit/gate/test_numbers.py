@@ -32,6 +32,7 @@ def _reference(text: str) -> list[tuple[int, int]]:
         "USD        5 or GBP 12",
         "a .81 mm mortar and .925 save percentage",
         "$(7,125) in 2019; 3-1-0 record",
+        "revenue declined 2.2% in Q3 2023, eur 4 and U\u017fd 5, \u0130nr 6",
     ],
 )
 def test_finds_the_numbers_a_full_scan_finds(text: str) -> None:
@@ -40,6 +41,11 @@ def test_finds_the_numbers_a_full_scan_finds(text: str) -> None:
 
 @given(st.text(alphabet="0123456789 .,-()$€£%USDkmbnQa", max_size=40))
 def test_finds_the_numbers_a_full_scan_finds_in_any_text(text: str) -> None:
+    assert [m.span() for m in _number_matches(text)] == _reference(text)
+
+
+@given(st.text(alphabet="0123456789 $.(-USDEURInrdeclinQax\u017f\u0131\u0130", max_size=40))
+def test_finds_the_numbers_a_full_scan_finds_after_words_and_currency_codes(text: str) -> None:
     assert [m.span() for m in _number_matches(text)] == _reference(text)
 
 
