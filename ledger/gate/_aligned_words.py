@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
+from itertools import repeat
 
 from ledger.gate._polarity_cues import DIRECTIONS, HEDGES, NEGATIONS
 from ledger.gate._words import STOP_WORDS, stem, word_set
@@ -242,12 +243,16 @@ def words(text: str, sentence: int = 0) -> list[Word]:
     if "'s" in folded:
         found = [t[:-2] if t.endswith("'s") else t for t in found]
     if sentence:
-        return [_word(token, sentence) for token in found if token]
-    return [_word(token) for token in found if token]
+        return list(map(_word, filter(None, found), repeat(sentence)))
+    return list(map(_word, filter(None, found)))
 
 
 BREAK_WORDS = frozenset(_ordered("and but while whereas although though"))
 """Conjunctions a clause may begin with."""
+
+
+_MARKS = BREAK_WORDS | {";", ","}
+"""The words :func:`clauses` looks at: the others are only carried into the current clause."""
 
 
 def clauses(found: list[Word], *, claim: bool) -> list[list[Word]]:
@@ -257,7 +262,14 @@ def clauses(found: list[Word], *, claim: bool) -> list[list[Word]]:
     out: list[list[Word]] = []
     current: list[Word] = []
     comma = False
-    for word in found:
+    done = 0
+    # Only the marks are visited; the words between two are carried over as a slice.
+    for at in [i for i, word in enumerate(found) if word.text in _MARKS]:
+        if at > done:
+            current += found[done:at]
+            comma = False
+        done = at + 1
+        word = found[at]
         text = word.text
         if text in {";", ","}:
             if text == ";" and current:
@@ -265,11 +277,12 @@ def clauses(found: list[Word], *, claim: bool) -> list[list[Word]]:
                 current = []
             comma = text == ","
             continue
-        if current and text in BREAK_WORDS and (claim or comma or text == "but"):
+        if current and (claim or comma or text == "but"):
             out.append(current)
             current = []
         current.append(word)
         comma = False
+    current += found[done:]
     if current:
         out.append(current)
     return out
