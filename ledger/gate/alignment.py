@@ -351,12 +351,11 @@ def align_claim(
         aligned += best.score
         if must:
             worst = min(worst, best.score / must)
-        matched = {c for c, _ in best.pairs}
         moved_keys: set[int] = set()
         if best.moved:
-            matched |= {c for c, _ in best.moved}
             moved_keys = {c for c, _ in best.moved} | {-s - 1 for _, s in best.moved}
         if best.score < must:
+            matched = {c for c, _ in best.pairs} | {c for c, _ in best.moved}
             missing += [w.text for i, w in enumerate(clause) if w.must and i not in matched]
         shown = shown or _Shown(best.piece, best.pairs)
         conflict = _conflict(clause, best.piece, best.pairs, moved_keys)
