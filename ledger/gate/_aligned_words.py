@@ -140,6 +140,9 @@ STRICT_HEDGES = word_set("unlikely uncertain unclear")
 
 _TOKEN = re.compile(r"n't|%|[;,]|[^\W_]+(?:[.,'][^\W_]+)*")
 """Words, ``n't``, ``%``, and the commas and semicolons that cut clauses (:func:`clauses`)."""
+_ASCII_TOKEN = re.compile(_TOKEN.pattern, re.ASCII)
+""":data:`_TOKEN` for ASCII text, where it finds the same tokens: a letter or digit is then
+told by a table rather than by the Unicode database."""
 _MASKS = re.compile(
     r"\b(?P<numero>NO|[Nn]o)\.(?=\s*\d)|\b(?P<month>May)(?=\s+\d)|(?<=[\w,]\s)(?P<month2>May)\b"
     r"|(?P<unit>(?i:\bin\s+(?:[$€£]\s*|u\.?s\.?\s+)?(?:thousands|millions|billions)\b"
@@ -234,12 +237,14 @@ def _word(token: str, sentence: int = 0) -> Word:
 def words(text: str, sentence: int = 0) -> list[Word]:
     """The words of one sentence of (masked) text, in order, with its commas and semicolons
     (:func:`clauses` cuts at them and drops them)."""
+    pattern = _ASCII_TOKEN
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+        pattern = _TOKEN
     folded = text.lower()
     if "n't" in folded:
         folded = folded.replace("n't", " n't")
-    found = _TOKEN.findall(folded)
+    found = pattern.findall(folded)
     if "'s" in folded:
         found = [t[:-2] if t.endswith("'s") else t for t in found]
     if sentence:

@@ -15,6 +15,9 @@ from functools import lru_cache
 from ledger.text.stemming import INFLECTIONS, strip_suffix
 
 _TOKEN = re.compile(r"n't|[^\W_]+(?:[.,'][^\W_]+)*")
+_ASCII_TOKEN = re.compile(_TOKEN.pattern, re.ASCII)
+""":data:`_TOKEN` for ASCII text, where it finds the same tokens (letters and digits told by a
+table rather than by the Unicode database)."""
 _SENTENCE_END = re.compile(r"(?<=[.!?;])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 _MAY_END = re.compile(r"[.!?;][\"')\]]*\s|\n")
 """What every cut of :data:`_SENTENCE_END` begins with: a cheaper test that rules most
@@ -81,12 +84,14 @@ def stem(word: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """The lower-cased word tokens of ``text`` in order."""
+    pattern = _ASCII_TOKEN
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+        pattern = _TOKEN
     folded = text.lower()
     if "n't" in folded:
         folded = folded.replace("n't", " n't")
-    found: list[str] = _TOKEN.findall(folded)
+    found: list[str] = pattern.findall(folded)
     if "'s" not in folded:
         return found
     return [t[:-2] if t.endswith("'s") else t for t in found]
