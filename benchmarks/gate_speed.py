@@ -26,9 +26,9 @@ from ledger.gate import Binding, ClaimDraft, ClaimType, Role, SpanFacts, judge
 from ledger.gate._matching import span_clauses
 from ledger.gate._operands import cited_operands, span_figures
 from ledger.gate._reading import read_span
-from ledger.gate.alignment import _cell_keys
+from ledger.gate.alignment import _agrees_at, _cell_keys
 from ledger.gate.bindings import _span_exists, _version_in_force
-from ledger.gate.quote import _normalised_span
+from ledger.gate.quote import _normalised_span, _quoted
 from ledger.gate.support import _head_line_stems
 
 
@@ -93,6 +93,8 @@ def clear_span_caches() -> None:
     cited_operands.cache_clear()
     _head_line_stems.cache_clear()
     _normalised_span.cache_clear()
+    _quoted.cache_clear()
+    _agrees_at.cache_clear()
     _span_exists.cache_clear()
     _version_in_force.cache_clear()
 

@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
+from itertools import repeat
 
 from ledger.gate._polarity_cues import DIRECTIONS, HEDGES, NEGATIONS
 from ledger.gate._words import STOP_WORDS, stem, word_set
@@ -139,6 +140,9 @@ STRICT_HEDGES = word_set("unlikely uncertain unclear")
 
 _TOKEN = re.compile(r"n't|%|[;,]|[^\W_]+(?:[.,'][^\W_]+)*")
 """Words, ``n't``, ``%``, and the commas and semicolons that cut clauses (:func:`clauses`)."""
+_ASCII_TOKEN = re.compile(_TOKEN.pattern, re.ASCII)
+""":data:`_TOKEN` for ASCII text, where it finds the same tokens: a letter or digit is then
+told by a table rather than by the Unicode database."""
 _MASKS = re.compile(
     r"\b(?P<numero>NO|[Nn]o)\.(?=\s*\d)|\b(?P<month>May)(?=\s+\d)|(?<=[\w,]\s)(?P<month2>May)\b"
     r"|(?P<unit>(?i:\bin\s+(?:[$€£]\s*|u\.?s\.?\s+)?(?:thousands|millions|billions)\b"
@@ -233,21 +237,27 @@ def _word(token: str, sentence: int = 0) -> Word:
 def words(text: str, sentence: int = 0) -> list[Word]:
     """The words of one sentence of (masked) text, in order, with its commas and semicolons
     (:func:`clauses` cuts at them and drops them)."""
+    pattern = _ASCII_TOKEN
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+        pattern = _TOKEN
     folded = text.lower()
     if "n't" in folded:
         folded = folded.replace("n't", " n't")
-    found = _TOKEN.findall(folded)
+    found = pattern.findall(folded)
     if "'s" in folded:
         found = [t[:-2] if t.endswith("'s") else t for t in found]
     if sentence:
-        return [_word(token, sentence) for token in found if token]
-    return [_word(token) for token in found if token]
+        return list(map(_word, filter(None, found), repeat(sentence)))
+    return list(map(_word, filter(None, found)))
 
 
 BREAK_WORDS = frozenset(_ordered("and but while whereas although though"))
 """Conjunctions a clause may begin with."""
+
+
+_MARKS = BREAK_WORDS | {";", ","}
+"""The words :func:`clauses` looks at: the others are only carried into the current clause."""
 
 
 def clauses(found: list[Word], *, claim: bool) -> list[list[Word]]:
@@ -257,7 +267,14 @@ def clauses(found: list[Word], *, claim: bool) -> list[list[Word]]:
     out: list[list[Word]] = []
     current: list[Word] = []
     comma = False
-    for word in found:
+    done = 0
+    # Only the marks are visited; the words between two are carried over as a slice.
+    for at in [i for i, word in enumerate(found) if word.text in _MARKS]:
+        if at > done:
+            current += found[done:at]
+            comma = False
+        done = at + 1
+        word = found[at]
         text = word.text
         if text in {";", ","}:
             if text == ";" and current:
@@ -265,11 +282,12 @@ def clauses(found: list[Word], *, claim: bool) -> list[list[Word]]:
                 current = []
             comma = text == ","
             continue
-        if current and text in BREAK_WORDS and (claim or comma or text == "but"):
+        if current and (claim or comma or text == "but"):
             out.append(current)
             current = []
         current.append(word)
         comma = False
+    current += found[done:]
     if current:
         out.append(current)
     return out

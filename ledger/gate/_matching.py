@@ -81,15 +81,20 @@ def match(clause: list[Word], span: SpanClause, floor: int = -1) -> list[tuple[i
     # the previous match then matches every word that can match at all, which no longest
     # common subsequence beats; the table below is only built when that fails.
     greedy = _greedy(items, positions, floor)
-    if greedy is not None:
+    if len(greedy) == len(items):
         return _adjacent(clause, span, _pull_first(clause, span, greedy))
     # A time phrase moved to the other end (``... in Q3 2023`` over ``In Q3 2023, ...``) is
-    # tried the same way before the table: the rest of the clause in order (see moved).
-    for rest in (_without_time(items), _without_time(items[::-1])[::-1]):
-        if rest and len(rest) < len(items):
-            greedy = _greedy(rest, positions, floor)
-            if greedy is not None:
-                return _adjacent(clause, span, _pull_first(clause, span, greedy))
+    # tried the same way before the table: the rest of the clause in order (see moved). The
+    # clause less the time words that end it is a start of the items, so its greedy match is
+    # the start of the one above, when that reached so far.
+    rest = _without_time(items)
+    if rest and len(rest) <= len(greedy):
+        return _adjacent(clause, span, _pull_first(clause, span, greedy[: len(rest)]))
+    rest = _without_time(items[::-1])[::-1]
+    if rest and len(rest) < len(items):
+        greedy = _greedy(rest, positions, floor)
+        if len(greedy) == len(rest):
+            return _adjacent(clause, span, _pull_first(clause, span, greedy))
     cols = sorted({p for _, w in items for p in positions[w.key] if p > floor})
     if not cols:
         return []
@@ -124,9 +129,9 @@ def match(clause: list[Word], span: SpanClause, floor: int = -1) -> list[tuple[i
 
 def _greedy(
     items: list[tuple[int, Word]], positions: dict[str, tuple[int, ...]], floor: int
-) -> list[tuple[int, int]] | None:
-    """Each item matched at its key's earliest position after the previous match, or ``None``
-    when one cannot be."""
+) -> list[tuple[int, int]]:
+    """Each item matched at its key's earliest position after the previous match, up to the
+    first that cannot be: a pair for every item when each can."""
     pairs: list[tuple[int, int]] = []
     append = pairs.append
     after = floor
@@ -134,7 +139,7 @@ def _greedy(
         places = positions[word.key]
         # The last place is the one to test: no place after ``after`` when it is not after.
         if places[-1] <= after:
-            return None
+            break
         after = places[bisect_right(places, after)]
         append((i, after))
     return pairs
@@ -188,6 +193,10 @@ def _adjacent(
     """The matches less each word that follows its neighbour directly in the claim but comes
     more than :data:`MAX_INSERTED` words that are not grammar after it in the span: ``term
     insurance`` is not said by ``term and whole life insurance``."""
+    # Span positions that grow by one at each pair but at most MAX_INSERTED more in all leave
+    # no word to drop: no two neighbours have more than that between them.
+    if len(pairs) < 2 or pairs[-1][1] - pairs[0][1] - (len(pairs) - 1) <= MAX_INSERTED:
+        return pairs
     out = pairs[:1]
     content = span.content
     for c, s in pairs[1:]:

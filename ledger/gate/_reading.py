@@ -13,7 +13,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ledger.gate._numbers import Amount, DateMention, context_scale, dates, numbers
+from ledger.gate._numbers import (
+    Amount,
+    DateMention,
+    context_scale,
+    dates,
+    digit_runs,
+    numbers,
+)
 from ledger.gate._words import STOP_WORDS, footnoted_stems, sentences, stem, stems_of, tokens
 from ledger.gate.normalize import normalise_quote
 
@@ -45,7 +52,6 @@ _DIGIT_CHUNK = re.compile(r"(?<!\S)[^\s\d]*+\d\S*")
 """A whitespace-free run that holds a digit. Tried only where a run starts, and without
 backtracking over the letters before its first digit: trying every position of a long word,
 each time back to its start, made this scan quadratic in the word's length."""
-_DIGITS = re.compile(r"\d+")
 _NOT_CUES = re.compile(
     r"\bNO\b\.?|\b[Nn]o\.(?=\s*\d)|\bMay(?=\s+\d)|(?<=[\w,]\s)May\b"
     r"|(?i:\bin\s+(?:[$€£]\s*|u\.?s\.?\s+)?(?:thousands|millions|billions)\b[^;:()\n]{0,40}?"
@@ -132,33 +138,38 @@ def _url_key(text: str) -> str:
     return key.removeprefix("www.")
 
 
-def _identifier_matches(text: str) -> Iterator[re.Match[str]]:
+def _identifier_matches(
+    text: str, runs: tuple[tuple[int, int], ...] | None = None
+) -> Iterator[re.Match[str]]:
     """The identifier matches of ``text``. Only tickers and section signs span a space, so
     the pattern runs on the whole text only when ``:`` or ``§`` occurs, and otherwise on each
     space-free chunk that holds a digit and, as every other identifier does, an ASCII letter,
-    a bracket or two points (:data:`_IDENTIFIER_HINT`)."""
+    a bracket or two points (:data:`_IDENTIFIER_HINT`); ``runs``: the text's
+    :func:`~ledger.gate._numbers.digit_runs`, when the caller already has them."""
     if ":" in text or "§" in text:
         yield from _IDENTIFIERS.finditer(text)
         return
-    for start, end in digit_chunks(text):
+    for start, end in digit_chunks(text, runs):
         if _IDENTIFIER_HINT.search(text, start, end):
             yield from _IDENTIFIERS.finditer(text, start, end)
 
 
-def digit_chunks(text: str) -> Iterator[tuple[int, int]]:
+def digit_chunks(
+    text: str, runs: tuple[tuple[int, int], ...] | None = None
+) -> Iterator[tuple[int, int]]:
     """Where each whitespace-free run of ``text`` that holds a digit starts and ends: the
-    matches of :data:`_DIGIT_CHUNK`, found from the runs of digits (a claim has few) rather
-    than by trying the pattern at every position."""
+    matches of :data:`_DIGIT_CHUNK`, found from the runs of digits (a claim has few; ``runs``:
+    the text's :func:`~ledger.gate._numbers.digit_runs`, when the caller already has them)
+    rather than by trying the pattern at every position."""
     end = 0
     size = len(text)
-    for run in _DIGITS.finditer(text):
-        at = run.start()
+    for at, run_end in digit_runs(text) if runs is None else runs:
         if at < end:
             continue
         start = at
         while start and not text[start - 1].isspace():
             start -= 1
-        end = run.end()
+        end = run_end
         while end < size and not text[end].isspace():
             end += 1
         yield start, end
@@ -177,8 +188,10 @@ def read_text(text: str, *, scale: bool = False, words: bool = True) -> Reading:
     text declares for its figures (``in thousands``) only when ``scale`` is set (for spans:
     a claim's own figures carry their scale words); no tokens when ``words`` is unset (a
     claim the alignment reads: only its anchors are wanted)."""
-    found_dates = dates(text)
-    amounts = numbers(text, found_dates=found_dates)
+    # The runs of digits are found once, for the dates, amounts and identifiers alike.
+    runs = digit_runs(text)
+    found_dates = dates(text, runs)
+    amounts = numbers(text, found_dates=found_dates, runs=runs)
     masked: list[tuple[int, int]] = []
     urls = []
     if "www." in text or "://" in text:
@@ -186,7 +199,7 @@ def read_text(text: str, *, scale: bool = False, words: bool = True) -> Reading:
             urls.append(_url_key(match.group(0)))
             masked.append(match.span())
     identifiers = []
-    for match in _identifier_matches(text):
+    for match in _identifier_matches(text, runs):
         if any(match.start() < e and s < match.end() for s, e in masked):
             continue
         identifiers.append(identifier_key(match.group(0)))

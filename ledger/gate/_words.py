@@ -15,10 +15,15 @@ from functools import lru_cache
 from ledger.text.stemming import INFLECTIONS, strip_suffix
 
 _TOKEN = re.compile(r"n't|[^\W_]+(?:[.,'][^\W_]+)*")
+_ASCII_TOKEN = re.compile(_TOKEN.pattern, re.ASCII)
+""":data:`_TOKEN` for ASCII text, where it finds the same tokens (letters and digits told by a
+table rather than by the Unicode database)."""
 _SENTENCE_END = re.compile(r"(?<=[.!?;])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 _MAY_END = re.compile(r"[.!?;][\"')\]]*\s|\n")
 """What every cut of :data:`_SENTENCE_END` begins with: a cheaper test that rules most
 one-sentence texts out (the lookbehind is otherwise tried at every position)."""
+_CLOSERS = "\"')]"
+"""The closing quotes and brackets :data:`_MAY_END` allows between a stop and the space."""
 _DIGITS = re.compile(r"^[\d.,]+$")
 
 
@@ -79,12 +84,14 @@ def stem(word: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """The lower-cased word tokens of ``text`` in order."""
+    pattern = _ASCII_TOKEN
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+        pattern = _TOKEN
     folded = text.lower()
     if "n't" in folded:
         folded = folded.replace("n't", " n't")
-    found: list[str] = _TOKEN.findall(folded)
+    found: list[str] = pattern.findall(folded)
     if "'s" not in folded:
         return found
     return [t[:-2] if t.endswith("'s") else t for t in found]
@@ -126,8 +133,27 @@ def content_stems(text: str, ignore: frozenset[str] = frozenset()) -> set[str]:
     return set(stems_of(tokens(text), ignore))
 
 
+def may_end(text: str) -> bool:
+    """Whether :data:`_MAY_END` matches in ``text``: a stop (``.!?;``), closing quotes or
+    brackets and a space, or a line break. Found from the stops with string searches, which
+    skip the words between them; the pattern is tried at every position."""
+    if "\n" in text:
+        return True
+    size = len(text)
+    for stop in ".!?;":
+        at = text.find(stop)
+        while at >= 0:
+            after = at + 1
+            while after < size and text[after] in _CLOSERS:
+                after += 1
+            if after < size and text[after].isspace():
+                return True
+            at = text.find(stop, at + 1)
+    return False
+
+
 def sentences(text: str) -> list[str]:
     """``text`` cut into sentences at ``.!?;`` before a capital or digit, and at line breaks."""
-    if not _MAY_END.search(text):
+    if not may_end(text):
         return [text] if text.strip() else []
     return [piece for piece in _SENTENCE_END.split(text) if piece.strip()]

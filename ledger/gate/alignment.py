@@ -351,12 +351,11 @@ def align_claim(
         aligned += best.score
         if must:
             worst = min(worst, best.score / must)
-        matched = {c for c, _ in best.pairs}
         moved_keys: set[int] = set()
         if best.moved:
-            matched |= {c for c, _ in best.moved}
             moved_keys = {c for c, _ in best.moved} | {-s - 1 for _, s in best.moved}
         if best.score < must:
+            matched = {c for c, _ in best.pairs} | {c for c, _ in best.moved}
             missing += [w.text for i, w in enumerate(clause) if w.must and i not in matched]
         shown = shown or _Shown(best.piece, best.pairs)
         conflict = _conflict(clause, best.piece, best.pairs, moved_keys)
@@ -371,20 +370,30 @@ def align_claim(
     )
 
 
+_NOTHING_ALIGNED = CheckResult(
+    "polarity",
+    Outcome.SKIP,
+    "no_matching_sentence",
+    "no word of the claim aligns to a support span",
+)
+
+
 def _agrees(shown: _Shown | None) -> CheckResult:
     """Pass ``polarity_agrees``, or skip ``no_matching_sentence`` when nothing aligned."""
     if shown is None:
-        return CheckResult(
-            "polarity",
-            Outcome.SKIP,
-            "no_matching_sentence",
-            "no word of the claim aligns to a support span",
-        )
+        return _NOTHING_ALIGNED
+    return _agrees_at(repr(shown))
+
+
+@lru_cache(maxsize=SPAN_CACHE_SIZE)
+def _agrees_at(shown: str) -> CheckResult:
+    """The passing polarity result for the span text a claim aligns to: it depends on that
+    text only, and results are immutable, so each is built once."""
     return CheckResult(
         "polarity",
         Outcome.PASS,
         "polarity_agrees",
-        f"negation, hedging and direction agree where the claim aligns: {shown!r}",
+        f"negation, hedging and direction agree where the claim aligns: {shown}",
     )
 
 

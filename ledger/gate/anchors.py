@@ -23,6 +23,7 @@ Anchors are compared in a normal form, not as text:
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from functools import lru_cache
 
 from ledger.gate._numbers import Amount, close
 from ledger.gate._reading import Anchors, Reading, read_span, read_text
@@ -67,6 +68,14 @@ def amounts_match(claim: Amount, span: Amount, span_scale: float | None) -> bool
     return False
 
 
+@lru_cache(maxsize=256)
+def _present(total: int) -> CheckResult:
+    """The passing result for ``total`` anchors (results are immutable: each is built once)."""
+    return CheckResult(
+        CHECK, Outcome.PASS, "anchors_present", f"all {total} anchor(s) appear in the spans"
+    )
+
+
 def check_anchors(
     claim: str | Reading, evidence: Sequence[str], exempt: Collection[float] = ()
 ) -> CheckResult:
@@ -108,9 +117,7 @@ def check_anchors(
         quoted_text = " ".join(span.quoted_key for span in spans)
         missing += [f"quoted {key!r}" for key in anchors.quoted if key not in quoted_text]
     if not missing:
-        return CheckResult(
-            CHECK, Outcome.PASS, "anchors_present", f"all {total} anchor(s) appear in the spans"
-        )
+        return _present(total)
     have = [a.text for span_anchors, _ in found for a in span_anchors.amounts][:_MAX_LISTED]
     have_dates = [key for dates in per_span for key in dates][:_MAX_LISTED]
     return CheckResult(

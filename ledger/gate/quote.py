@@ -28,19 +28,29 @@ def check_quote(quote: str, span_text: str, span_id: str) -> CheckResult:
     if not wanted:
         return CheckResult(CHECK, Outcome.FAIL, "quote_empty", "the quote is empty", span_id)
     if wanted == text:
+        return _quoted(span_id, None, None)
+    at = text.find(wanted)
+    if at >= 0:
+        return _quoted(span_id, at, at + len(wanted))
+    return CheckResult(CHECK, Outcome.FAIL, "quote_mismatch", _mismatch(wanted, text), span_id)
+
+
+@lru_cache(maxsize=SPAN_CACHE_SIZE)
+def _quoted(span_id: str, start: int | None, end: int | None) -> CheckResult:
+    """The passing result for a quote that is the whole span (no ``start``) or its text
+    ``[start:end]``: it depends on those only, and results are immutable, so each is built
+    once (a span is quoted by claim after claim)."""
+    if start is None:
         return CheckResult(
             CHECK, Outcome.PASS, "quote_exact", "the quote is the whole span text", span_id
         )
-    at = text.find(wanted)
-    if at >= 0:
-        return CheckResult(
-            CHECK,
-            Outcome.PASS,
-            "quote_contiguous",
-            f"the quote is span text [{at}:{at + len(wanted)}] (normalised)",
-            span_id,
-        )
-    return CheckResult(CHECK, Outcome.FAIL, "quote_mismatch", _mismatch(wanted, text), span_id)
+    return CheckResult(
+        CHECK,
+        Outcome.PASS,
+        "quote_contiguous",
+        f"the quote is span text [{start}:{end}] (normalised)",
+        span_id,
+    )
 
 
 @lru_cache(maxsize=SPAN_CACHE_SIZE)

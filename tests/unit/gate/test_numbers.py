@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.gate._numbers import _NUMBER, _number_matches, dates
+from ledger.gate._numbers import (
+    _NUMBER,
+    _PLAIN_DATE_PATTERNS,
+    _number_matches,
+    _run_matches,
+    dates,
+    digit_runs,
+)
 from ledger.gate._reading import _DIGIT_CHUNK, digit_chunks
 
 
@@ -25,6 +32,7 @@ def _reference(text: str) -> list[tuple[int, int]]:
         "USD        5 or GBP 12",
         "a .81 mm mortar and .925 save percentage",
         "$(7,125) in 2019; 3-1-0 record",
+        "revenue declined 2.2% in Q3 2023, eur 4 and U\u017fd 5, \u0130nr 6",
     ],
 )
 def test_finds_the_numbers_a_full_scan_finds(text: str) -> None:
@@ -33,6 +41,11 @@ def test_finds_the_numbers_a_full_scan_finds(text: str) -> None:
 
 @given(st.text(alphabet="0123456789 .,-()$€£%USDkmbnQa", max_size=40))
 def test_finds_the_numbers_a_full_scan_finds_in_any_text(text: str) -> None:
+    assert [m.span() for m in _number_matches(text)] == _reference(text)
+
+
+@given(st.text(alphabet="0123456789 $.(-USDEURInrdeclinQax\u017f\u0131\u0130", max_size=40))
+def test_finds_the_numbers_a_full_scan_finds_after_words_and_currency_codes(text: str) -> None:
     assert [m.span() for m in _number_matches(text)] == _reference(text)
 
 
@@ -70,3 +83,17 @@ def test_does_not_read_a_grouped_figure_as_years() -> None:
 @given(st.text(alphabet="0123456789 \t\n.,-Qab(", max_size=40))
 def test_finds_the_digit_chunks_a_full_scan_finds_in_any_text(text: str) -> None:
     assert list(digit_chunks(text)) == [m.span() for m in _DIGIT_CHUNK.finditer(text)]
+
+
+@pytest.mark.parametrize("pattern", _PLAIN_DATE_PATTERNS)
+@given(text=st.text(alphabet="0123456789 -,.$%a\u0663", max_size=40))
+def test_finds_the_plain_dates_a_full_scan_finds_in_any_text(
+    pattern: re.Pattern[str], text: str
+) -> None:
+    found = _run_matches(pattern, text, digit_runs(text))
+    assert [m.span() for m in found] == [m.span() for m in pattern.finditer(text)]
+
+
+def test_finds_years_and_iso_dates_from_the_runs_of_digits() -> None:
+    text = "2019,2020 and 2021-03-04; 12019 and 1.2018 and 2019"
+    assert [d.key for d in dates(text)] == ["2019", "2020", "2021-03-04", "2019"]

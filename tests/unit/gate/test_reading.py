@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ledger.gate import _aligned_words, _words
 from ledger.gate._reading import _IDENTIFIERS, _NOT_CUES, _identifier_matches, cue_tokens
-from ledger.gate._words import _SENTENCE_END, sentences, tokens
+from ledger.gate._words import _MAY_END, _SENTENCE_END, may_end, sentences, tokens
 
 
 def _identifiers_by_full_scan(text: str) -> list[tuple[int, int]]:
@@ -65,3 +66,14 @@ def test_cuts_the_sentences_a_full_split_cuts(text: str) -> None:
 @given(st.text(alphabet="Aa1 .;!?\"')\n", max_size=40))
 def test_cuts_the_sentences_a_full_split_cuts_in_any_text(text: str) -> None:
     assert sentences(text) == _sentences_by_full_split(text)
+
+
+@given(st.text(alphabet="ab .!?;\"')]\n\t\u2003\x1c", max_size=30))
+def test_finds_a_possible_sentence_end_where_the_pattern_does(text: str) -> None:
+    assert may_end(text) is bool(_MAY_END.search(text))
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
+def test_ascii_token_patterns_find_the_tokens_of_the_unicode_ones(text: str) -> None:
+    for module in (_words, _aligned_words):
+        assert module._ASCII_TOKEN.findall(text) == module._TOKEN.findall(text)
