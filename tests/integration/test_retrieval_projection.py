@@ -82,6 +82,9 @@ def test_rows_carry_unit_vectors_of_the_span_text(runtime: LedgerRuntime) -> Non
         expected = shared_embedder().embed([row["text"]])[0]
         assert np.allclose(vector, expected, atol=2e-3)
         assert row["terms"] == span_terms_of(row["text"])
+        _, (ids,) = shared_embedder().embed_with_tokens([row["text"]])
+        assert np.frombuffer(row["tokens"], dtype="<u2").tolist() == ids.tolist()
+        assert row["model"] == shared_embedder().version
     finally:
         read_side.close()
 
