@@ -135,8 +135,9 @@ def tatqa(root: Path) -> tuple[list[IndexedSpan], list[EvalCase]]:
 
 def build(spans: Sequence[IndexedSpan], embedder: Embedder) -> SpanIndex:
     """An index over ``spans`` (terms and vectors computed here)."""
-    vectors = embedder.embed([s.ranked_text for s in spans])
-    return SpanIndex(spans, [span_terms(s) for s in spans], vectors, embedder.version)
+    vectors, tokens = embedder.embed_with_tokens([s.ranked_text for s in spans])
+    terms = [span_terms(s) for s in spans]
+    return SpanIndex(spans, terms, vectors, embedder.version, tokens=tokens)
 
 
 @dataclass

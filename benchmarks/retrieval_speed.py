@@ -29,6 +29,8 @@ import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 
+import numpy as np  # noqa: E402
+
 from benchmarks.eval_cases import data_dir  # noqa: E402
 from ledger.attribution.ranker import Bm25Ranker, Candidate  # noqa: E402
 from ledger.retrieval.dense import Embedder  # noqa: E402
@@ -146,9 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     terms = [span_terms(s) for s in spans]
     terms_took = time.perf_counter() - started
-    vectors = embedder.embed([s.ranked_text for s in spans])
+    vectors, tokens = embedder.embed_with_tokens([s.ranked_text for s in spans])
     embedded = time.perf_counter()
-    index = SpanIndex(spans, terms, vectors, embedder.version)
+    index = SpanIndex(spans, terms, vectors, embedder.version, tokens=tokens)
     build_took = time.perf_counter() - started
     print(f"spans: {len(spans):,}  (one core)")
     print(
@@ -158,11 +160,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"baseline (terms alone) {len(spans) / terms_took:,.0f} spans/s, "
         f"ratio {terms_took / build_took:.2f}"
     )
+    stored = [t.astype("<u2").tobytes() for t in tokens]  # as the rows hold them
     rebuilt = time.perf_counter()
-    SpanIndex(spans, terms, vectors, embedder.version)
+    SpanIndex(
+        spans,
+        terms,
+        vectors,
+        embedder.version,
+        tokens=[np.frombuffer(b, dtype="<u2").astype(np.uint16) for b in stored],
+    )
     reload_took = time.perf_counter() - rebuilt
     print(
-        f"index from stored terms and vectors (what a process does): {reload_took:.2f} s "
+        f"index from stored terms, vectors and tokens (what a process does): {reload_took:.2f} s "
         f"({len(spans) / reload_took:,.0f} spans/s)"
     )
 

@@ -1,9 +1,9 @@
 """The retrieval read model: every span with its terms and dense vector, and its version's
 effective range and withdrawal, kept current as sources are added, superseded and withdrawn.
 
-Vectors are computed here, once per span, when the version's event is projected (float16,
-unit length); a process builds its in-memory index from these rows
-(:mod:`projections.retrieval_index`) without embedding anything again. Rows and the
+Vectors and token ids are computed here, once per span, when the version's event is projected
+(float16 unit vectors, little-endian uint16 ids); a process builds its in-memory index from
+these rows (:mod:`projections.retrieval_index`) without embedding anything again. Rows and the
 projection's position are written in one transaction by the runner, so a replay is
 exactly-once; ``provledger projections rebuild`` replays it from the first event.
 """
@@ -161,10 +161,13 @@ class RetrievalProjection(Projection):
             conn.execute(insert(retrieval_sources), self._new_sources)
             self._new_sources.clear()
         if self._rows:
-            vectors = self.embedder.embed([span.ranked_text for span in self._pending])
+            vectors, tokens = self.embedder.embed_with_tokens(
+                [span.ranked_text for span in self._pending]
+            )
             packed = vectors.astype(np.float16)
-            for row, vector in zip(self._rows, packed, strict=True):
+            for row, vector, ids in zip(self._rows, packed, tokens, strict=True):
                 row["vector"] = vector.tobytes()
+                row["tokens"] = ids.astype("<u2").tobytes()
                 row["model"] = self.embedder.version
             conn.execute(insert(retrieval_spans), self._rows)
             self._rows.clear()

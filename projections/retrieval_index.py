@@ -2,9 +2,10 @@
 
 Every process (each API worker, on SQLite or PostgreSQL) holds its own
 :class:`~ledger.retrieval.index.SpanIndex`, built from ``retrieval_spans`` whenever the
-retrieval projection's position has moved since the last build: the rows carry terms and
-vectors, so a build embeds nothing and costs the BM25 matrix and a copy of the vectors. The
-database stays the one place the index's content lives; the in-memory form is a cache of it.
+retrieval projection's position has moved since the last build: the rows carry terms,
+vectors and token ids, so a build embeds nothing and costs the BM25 matrix and a copy of the
+vectors. The database stays the one place the index's content lives; the in-memory form is
+a cache of it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from sqlalchemy import Engine, select
 
 from ledger.errors import ConfigurationError
-from ledger.retrieval.dense import DIMENSIONS
+from ledger.retrieval.dense import DIMENSIONS, Tokens
 from ledger.retrieval.index import IndexedSpan, SpanIndex, empty_index
 from projections.schema import retrieval_spans
 
@@ -30,6 +31,7 @@ def load_index(engine: Engine, position: int = 0) -> SpanIndex:
     spans: list[IndexedSpan] = []
     terms: list[list[str]] = []
     vectors: list[bytes] = []
+    tokens: list[Tokens] = []
     model = "none"
     with engine.connect() as conn:
         for row in conn.execute(_ROWS).mappings():
@@ -52,6 +54,7 @@ def load_index(engine: Engine, position: int = 0) -> SpanIndex:
             )
             terms.append(row["terms"])
             vectors.append(row["vector"])
+            tokens.append(np.frombuffer(row["tokens"] or b"", dtype="<u2").astype(np.uint16))
             if model not in ("none", row["model"]):
                 raise ConfigurationError(
                     f"retrieval rows hold vectors of {model} and {row['model']}: "
@@ -61,7 +64,7 @@ def load_index(engine: Engine, position: int = 0) -> SpanIndex:
     if not spans:
         return empty_index()
     matrix = np.frombuffer(b"".join(vectors), dtype=np.float16).reshape(len(spans), DIMENSIONS)
-    return SpanIndex(spans, terms, matrix.astype(np.float32), model, position)
+    return SpanIndex(spans, terms, matrix.astype(np.float32), model, position, tokens)
 
 
 class RetrievalIndex:

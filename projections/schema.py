@@ -123,9 +123,12 @@ retrieval_spans = Table(
     Column("terms", JSON, nullable=False),
     Column("vector", LargeBinary, nullable=False),
     Column("model", String(64), nullable=False),
+    # Added with the dense ranker's token match: null in rows of an earlier model, which the
+    # index refuses until ``provledger projections rebuild`` re-embeds them.
+    Column("tokens", LargeBinary),
 )
-"""Every span of every version with its retrieval terms and float16 unit vector: what each
-process builds its in-memory index from (docs/retrieval.md)."""
+"""Every span of every version with its retrieval terms, float16 unit vector and uint16 token
+ids: what each process builds its in-memory index from (docs/retrieval.md)."""
 
 RETRIEVAL_TABLES = (retrieval_sources, retrieval_spans)
 

@@ -1,12 +1,21 @@
-"""The dense ranker: WordLlama static embeddings, cosine similarity.
+"""The dense ranker: WordLlama static embeddings, cosine similarity, then token matching.
 
 WordLlama (MIT licence) is a token-embedding table distilled from a large language model's
-input embeddings: a text's vector is the mean of its tokens' vectors, L2-normalised. No
-neural network runs at query time, so a query embeds in microseconds and 100,000 spans in
-seconds on one core. The package ships its 256-dimension weights and its tokenizer inside the
-wheel; this module loads both files from the installed package and never calls the
-package's own loader, which looks for the tokenizer under a path the wheel does not use and
-then tries the network. Nothing is fetched at run time.
+input embeddings: a text's vector is the mean of its tokens' vectors, L2-normalised. No neural
+network runs at query time, so a query embeds in microseconds and 100,000 spans in seconds on
+one core.
+
+A mean of token vectors blurs which words a span has: every cell of one table shares its
+caption, every sentence of an article its topic. So the ranker reorders its cosine top
+:data:`~ledger.retrieval.retriever.DEPTH` by ``0.5 cosine + 0.5 token match``, where the token
+match is, for each content token of the query, its best cosine with any token of the span,
+averaged over the query's content tokens (late interaction over static token vectors, as
+ColBERT scores contextual ones). Span token ids are stored with the span's vector.
+
+The package ships its 256-dimension weights and its tokenizer inside the wheel; this module
+loads both files from the installed package and never calls the package's own loader, which
+looks for the tokenizer under a path the wheel does not use and then tries the network. Nothing
+is fetched at run time.
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ import importlib.util
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +40,15 @@ _WEIGHTS = f"weights/l2_supercat_{DIMENSIONS}.safetensors"
 _TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 MAX_TOKENS = 256
 """Tokens of a text that count (longer texts are truncated; spans are sentences and cells)."""
+TOKEN_MATCH = 0.5
+"""Weight of the token match in a candidate's dense score (the rest is the pooled cosine)."""
+_FUNCTION_WORDS_TEXT = """
+    a an the of to in on at for by with from and or but is are was were be been being has
+    have had do does did it its this that these those as which what who whom how when where
+    why than then there their they them he she his her not no yes s i we you our your my me us
+"""
+FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_TEXT.split())
+"""Word-initial tokens that match almost any span, left out of the query's token match."""
 
 Vectors = npt.NDArray[np.float32]
 _CHUNK = 256
@@ -46,7 +65,21 @@ def _package_dir() -> Path:
 def _version() -> str:
     from importlib.metadata import version
 
-    return f"{version('wordllama')}-{DIMENSIONS}d"
+    return f"{version('wordllama')}-{DIMENSIONS}d+match{TOKEN_MATCH}"
+
+
+Tokens = npt.NDArray[np.uint16]
+"""A text's token ids (the vocabulary has 32,000 entries)."""
+
+
+@dataclass(frozen=True)
+class DenseQuery:
+    """A query as the dense ranker reads it: its unit vector, the unit vectors of its
+    content tokens, and the unit token table the spans' token ids index."""
+
+    vector: Vectors
+    tokens: Vectors
+    table: Vectors
 
 
 class Embedder:
@@ -69,17 +102,48 @@ class Embedder:
         self.tokenizer.enable_truncation(MAX_TOKENS)
         self.version = _version()
         self.dimensions = int(self.table.shape[1])
+        norms = np.linalg.norm(self.table, axis=1, keepdims=True)
+        self.unit_table: Vectors = np.divide(
+            self.table, norms, out=np.zeros_like(self.table), where=norms > 0
+        )
+        self.content = self._content_tokens()
+
+    def _content_tokens(self) -> npt.NDArray[np.bool_]:
+        """Tokens with a letter or digit that are not a word-initial function word."""
+        content = np.zeros(self.table.shape[0], dtype=bool)
+        for piece, i in self.tokenizer.get_vocab().items():
+            if i >= len(content):
+                continue
+            word = piece.replace("\u2581", "").lower()
+            alnum = any(c.isalnum() for c in word)
+            content[i] = alnum and not (piece.startswith("\u2581") and word in FUNCTION_WORDS)
+        return content
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Unit vectors of ``texts`` (a text without tokens gets the zero vector)."""
+        return self.embed_with_tokens(texts)[0]
+
+    def embed_with_tokens(self, texts: Sequence[str]) -> tuple[Vectors, list[Tokens]]:
+        """Unit vectors of ``texts`` and each text's token ids (what a span stores)."""
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        tokens: list[Tokens] = []
         for begin in range(0, len(texts), _CHUNK):
-            self._embed_into(texts[begin : begin + _CHUNK], out[begin : begin + _CHUNK])
+            chunk = texts[begin : begin + _CHUNK]
+            tokens.extend(self._embed_into(chunk, out[begin : begin + _CHUNK]))
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
-        return out
+        return out, tokens
 
-    def _embed_into(self, texts: Sequence[str], out: Vectors) -> None:
+    def query(self, text: str) -> DenseQuery:
+        """The query's vector and its content tokens' unit vectors (all its tokens when it
+        has no content token)."""
+        vectors, (ids,) = self.embed_with_tokens([text])
+        unique = np.unique(ids)
+        content = unique[self.content[unique]]
+        chosen = content if len(content) else unique
+        return DenseQuery(vectors[0], self.unit_table[chosen], self.unit_table)
+
+    def _embed_into(self, texts: Sequence[str], out: Vectors) -> list[Tokens]:
         encodings = self.tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)
         lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
         ids = np.fromiter(
@@ -90,6 +154,7 @@ class Embedder:
         if filled.any():
             starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[filled]
             out[filled] = np.add.reduceat(self.table[ids], starts, axis=0)
+        return np.split(ids.astype(np.uint16), np.cumsum(lengths)[:-1])
 
 
 _shared: dict[str, Embedder] = {}
@@ -123,17 +188,65 @@ class DenseRanker:
 
     name = NAME
 
-    def __init__(self, vectors: Vectors, version: str) -> None:
+    def __init__(
+        self, vectors: Vectors, version: str, tokens: Sequence[Tokens] | None = None
+    ) -> None:
         self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         self.version = version
         self._bits: npt.NDArray[np.uint64] | None = None
         if len(self.vectors) >= SHORTLIST_FROM and self.vectors.shape[1] % 64 == 0:
             self._bits = np.packbits(self.vectors > 0, axis=1).view(np.uint64)
+        self._tokens: Tokens | None = None
+        self._offsets = np.zeros(len(self.vectors) + 1, dtype=np.int64)
+        if tokens is not None:
+            if len(tokens) != len(self.vectors):
+                raise ValueError("every span needs its token ids")
+            lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
+            np.cumsum(lengths, out=self._offsets[1:])
+            self._tokens = (
+                np.concatenate(tokens).astype(np.uint16) if len(tokens) else np.zeros(0, np.uint16)
+            )
 
     def rank(
+        self, query: DenseQuery | Vectors, eligible: npt.NDArray[np.bool_], depth: int
+    ) -> list[tuple[int, float]]:
+        """The ``depth`` eligible spans most similar to ``query``, as (index, score): by
+        cosine, then, when the spans' tokens are known and ``query`` is a
+        :class:`DenseQuery`, reordered by ``(1 - TOKEN_MATCH) cosine + TOKEN_MATCH match``."""
+        if isinstance(query, DenseQuery):
+            nearest = self._nearest(query.vector, eligible, depth)
+            return self._rescored(nearest, query) if self._tokens is not None else nearest
+        return self._nearest(query, eligible, depth)
+
+    def _rescored(
+        self, nearest: list[tuple[int, float]], query: DenseQuery
+    ) -> list[tuple[int, float]]:
+        if not nearest or not len(query.tokens):
+            return nearest
+        assert self._tokens is not None
+        spans = np.fromiter((i for i, _ in nearest), dtype=np.int64, count=len(nearest))
+        starts, ends = self._offsets[spans], self._offsets[spans + 1]
+        lengths = ends - starts
+        filled = lengths > 0
+        match = np.zeros(len(spans), dtype=np.float32)
+        if filled.any():
+            lengths_f = lengths[filled]
+            # Positions of every candidate's tokens in the flat array, candidate by candidate.
+            first = np.repeat(starts[filled] - (np.cumsum(lengths_f) - lengths_f), lengths_f)
+            ids = self._tokens[np.arange(int(lengths_f.sum())) + first]
+            distinct, which = np.unique(ids, return_inverse=True)
+            similar = (query.tokens @ query.table[distinct].T)[:, which]
+            segments = np.concatenate(([0], np.cumsum(lengths_f)[:-1]))
+            best = np.maximum.reduceat(similar, segments, axis=1)
+            match[filled] = best.mean(axis=0)
+        cosine = np.fromiter((c for _, c in nearest), dtype=np.float32, count=len(nearest))
+        scores = (1 - TOKEN_MATCH) * cosine + TOKEN_MATCH * match
+        order = np.lexsort((spans, -scores))
+        return [(int(spans[j]), float(scores[j])) for j in order]
+
+    def _nearest(
         self, query: Vectors, eligible: npt.NDArray[np.bool_], depth: int
     ) -> list[tuple[int, float]]:
-        """The ``depth`` eligible spans most similar to ``query``, as (index, cosine)."""
         if not len(self.vectors) or not np.any(query):
             return []
         if self._bits is None or depth * 10 > SHORTLIST:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ledger.retrieval.dense import DenseRanker, Vectors
+from ledger.retrieval.dense import DenseRanker, Tokens, Vectors
 from ledger.retrieval.sparse import SparseRanker
 from ledger.retrieval.terms import terms
 
@@ -65,7 +65,8 @@ def span_terms(span: IndexedSpan) -> list[str]:
 
 
 class SpanIndex:
-    """Spans, their terms and unit vectors, and the two rankers over them."""
+    """Spans, their terms, unit vectors and token ids, and the two rankers over them
+    (without ``tokens`` the dense ranker orders by cosine alone)."""
 
     def __init__(
         self,
@@ -74,6 +75,7 @@ class SpanIndex:
         vectors: Vectors,
         dense_version: str,
         position: int = 0,
+        tokens: Sequence[Tokens] | None = None,
     ) -> None:
         if not (len(spans) == len(span_terms) == len(vectors)) or vectors.ndim != 2:
             raise ValueError("spans, terms and vectors (a matrix) must have the same length")
@@ -82,7 +84,7 @@ class SpanIndex:
         self.position = position
         """The notification id the snapshot reflects."""
         self.sparse = SparseRanker(self.terms)
-        self.dense = DenseRanker(vectors, dense_version)
+        self.dense = DenseRanker(vectors, dense_version, tokens)
         n = len(self.spans)
         self._from = np.array([s.effective_from for s in self.spans], dtype="S27").reshape(n)
         self._to = np.array([s.effective_to or _FOREVER for s in self.spans], dtype="S27").reshape(

@@ -118,7 +118,7 @@ class HybridRetriever:
         depth = max(self.depth, 2 * query.k)
         by_bm25 = index.sparse.rank(query_terms, eligible, depth) if "bm25" in use else []
         by_dense = (
-            index.dense.rank(self.embedder.embed([query.query])[0], eligible, depth)
+            index.dense.rank(self.embedder.query(query.query), eligible, depth)
             if "dense" in use
             else []
         )

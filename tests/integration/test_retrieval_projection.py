@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sqlalchemy import func, select
+import pytest
+from sqlalchemy import func, select, update
 
+from ledger.errors import ConfigurationError
 from ledger.registry.commands import SourceDraft
 from ledger.retrieval.dense import shared_embedder
 from ledger.retrieval.retriever import HybridRetriever, RetrievalQuery
@@ -82,6 +84,9 @@ def test_rows_carry_unit_vectors_of_the_span_text(runtime: LedgerRuntime) -> Non
         expected = shared_embedder().embed([row["text"]])[0]
         assert np.allclose(vector, expected, atol=2e-3)
         assert row["terms"] == span_terms_of(row["text"])
+        _, (ids,) = shared_embedder().embed_with_tokens([row["text"]])
+        assert np.frombuffer(row["tokens"], dtype="<u2").tolist() == ids.tolist()
+        assert row["model"] == shared_embedder().version
     finally:
         read_side.close()
 
@@ -163,5 +168,28 @@ def test_the_index_is_rebuilt_only_when_the_projection_moved(runtime: LedgerRunt
         second = read_side.retrieval_index.current()
         assert second is not first
         assert len(second) > len(first)
+    finally:
+        read_side.close()
+
+
+def test_rows_of_an_earlier_dense_model_are_refused_until_a_rebuild_re_embeds_them(
+    runtime: LedgerRuntime,
+) -> None:
+    _ingest(runtime, 1)
+    read_side = ReadSide(runtime.ledger, runtime.database)
+    try:
+        read_side.catch_up()
+        with read_side.db.sync.begin() as conn:  # as a release before the token match left them
+            conn.execute(update(retrieval_spans).values(model="0.4.0.post1-256d", tokens=None))
+        stale = load_index(read_side.db.sync)
+        with pytest.raises(ConfigurationError, match="projections rebuild"):
+            HybridRetriever(shared_embedder()).retrieve(stale, RetrievalQuery("revenue", 5, NOW))
+
+        read_side.rebuild()
+
+        rows = _rows(read_side)
+        assert {r["model"] for r in rows} == {shared_embedder().version}
+        assert all(r["tokens"] for r in rows)
+        assert _texts(read_side, "revenue dividend")
     finally:
         read_side.close()

@@ -46,8 +46,9 @@ def embedder() -> Embedder:
 
 
 def _index(embedder: Embedder, spans: list[IndexedSpan]) -> SpanIndex:
-    vectors = embedder.embed([s.ranked_text for s in spans])
-    return SpanIndex(spans, [span_terms(s) for s in spans], vectors, embedder.version)
+    vectors, tokens = embedder.embed_with_tokens([s.ranked_text for s in spans])
+    terms = [span_terms(s) for s in spans]
+    return SpanIndex(spans, terms, vectors, embedder.version, tokens=tokens)
 
 
 def test_embedder_loads_the_packaged_weights_and_gives_unit_vectors(embedder: Embedder) -> None:
@@ -220,3 +221,80 @@ def test_refuses_an_index_whose_vectors_another_model_made(embedder: Embedder) -
     index = SpanIndex(spans, [span_terms(spans[0])], embedder.embed([TEXTS[0]]), "other-model")
     with pytest.raises(ConfigurationError, match="projections rebuild"):
         HybridRetriever(embedder).retrieve(index, RetrievalQuery("net sales", 5, NOW))
+
+
+def _basis(*indices: int) -> np.ndarray:
+    out = np.zeros((len(indices), DIMENSIONS), dtype=np.float32)
+    out[np.arange(len(indices)), indices] = 1.0
+    return out
+
+
+def test_token_match_lifts_the_span_holding_the_query_token_above_a_nearer_mean() -> None:
+    from ledger.retrieval.dense import TOKEN_MATCH, DenseQuery, DenseRanker
+
+    table = _basis(0, 1, 2)  # three orthogonal unit token vectors
+    query = np.zeros(DIMENSIONS, dtype=np.float32)
+    query[:2] = (0.6, 0.8)
+    vectors = np.stack([_basis(1)[0], _basis(0)[0]])  # span 0: cosine 0.8, span 1: 0.6
+    tokens = [np.array([1, 2], dtype=np.uint16), np.array([0], dtype=np.uint16)]
+    dense_query = DenseQuery(query, table[[0]], table)
+    eligible = np.ones(2, dtype=bool)
+
+    by_cosine = DenseRanker(vectors, "v").rank(dense_query, eligible, 2)
+    matched = DenseRanker(vectors, "v", tokens).rank(dense_query, eligible, 2)
+
+    assert [i for i, _ in by_cosine] == [0, 1]
+    assert [i for i, _ in matched] == [1, 0]
+    assert matched[0][1] == pytest.approx((1 - TOKEN_MATCH) * 0.6 + TOKEN_MATCH * 1.0)
+    assert matched[1][1] == pytest.approx((1 - TOKEN_MATCH) * 0.8 + TOKEN_MATCH * 0.0)
+
+
+def test_a_span_without_tokens_is_matched_on_its_cosine_alone() -> None:
+    from ledger.retrieval.dense import TOKEN_MATCH, DenseQuery, DenseRanker
+
+    table = _basis(0, 1)
+    vectors = np.stack([_basis(0)[0], _basis(1)[0]])
+    tokens = [np.array([], dtype=np.uint16), np.array([1], dtype=np.uint16)]
+    ranked = DenseRanker(vectors, "v", tokens).rank(
+        DenseQuery(vectors[0], table[[0]], table), np.ones(2, dtype=bool), 2
+    )
+    assert ranked[0] == (0, pytest.approx((1 - TOKEN_MATCH) * 1.0))
+
+
+def test_a_ranker_refuses_token_lists_that_do_not_match_its_spans() -> None:
+    from ledger.retrieval.dense import DenseRanker
+
+    with pytest.raises(ValueError, match="token ids"):
+        DenseRanker(_basis(0, 1), "v", [np.array([0], dtype=np.uint16)])
+
+
+def test_embedding_with_tokens_gives_the_same_vectors_and_the_tokenizers_ids(
+    embedder: Embedder,
+) -> None:
+    vectors, tokens = embedder.embed_with_tokens([TEXTS[0], "", TEXTS[2]])
+    np.testing.assert_allclose(vectors, embedder.embed([TEXTS[0], "", TEXTS[2]]))
+    assert tokens[0].tolist() == embedder.tokenizer.encode(TEXTS[0], add_special_tokens=False).ids
+    assert len(tokens[1]) == 0
+    assert tokens[0].dtype == np.uint16
+
+
+def test_a_query_matches_on_its_content_tokens_not_function_words_or_punctuation(
+    embedder: Embedder,
+) -> None:
+    query = embedder.query("What is the revenue of Lisbon?")
+    pieces = {
+        embedder.tokenizer.id_to_token(int(i))
+        for i in embedder.tokenizer.encode("What is the revenue of Lisbon?").ids
+        if any(np.allclose(embedder.unit_table[i], row) for row in query.tokens)
+    }
+    assert pieces
+    assert not pieces & {"\u2581What", "\u2581is", "\u2581the", "\u2581of", "?"}
+    assert np.linalg.norm(query.tokens, axis=1) == pytest.approx(1.0, abs=1e-5)
+    only_function_words = embedder.query("what is the")
+    assert len(only_function_words.tokens) > 0  # falls back to every token
+
+
+def test_the_dense_version_names_the_token_match_weight(embedder: Embedder) -> None:
+    from ledger.retrieval.dense import TOKEN_MATCH
+
+    assert embedder.version.endswith(f"-{DIMENSIONS}d+match{TOKEN_MATCH}")
