@@ -3,10 +3,11 @@
 :func:`numbers` finds amounts with their sign, currency, scale word and unit; :func:`dates`
 finds calendar dates and years and gives each an ISO-like key (``2024-01-05``, ``2024-01``,
 ``2024``). A bare four-digit integer between 1500 and 2099 with no currency, unit or scale is a
-year, never an amount. So is a letter-spaced year, as PDF extraction leaves table headers: exactly
-four single digits separated by single spaces that make a year from 1900 to 2099 (``2 0 1 8``), with
-no other digit, letter or separator joined to it. Numbers inside dates and identifiers are not amounts either: callers pass
-the spans of text already claimed by other anchors as ``masked``.
+year, never an amount. So is a letter-spaced year, as PDF extraction leaves table headers:
+exactly four single digits separated by single spaces that make a year from 1900 to 2099
+(``2 0 1 8``), with no other digit, letter or separator joined to it. Numbers inside dates and
+identifiers are not amounts either: callers pass the spans of text already claimed by other
+anchors as ``masked``.
 """
 
 from __future__ import annotations
