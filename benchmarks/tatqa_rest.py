@@ -13,7 +13,8 @@ rows are headers, by :func:`benchmarks.tatqa_cases.header_row_count`). With ``--
 paragraph sentence that introduces the table is sent as its ``caption``.
 
 The claims are those of ``python -m benchmarks.gate_eval`` (``tatqa_arithmetic`` in both
-forms; with ``--perturbed`` also the sign-flip, x10 and +3% answers that must never verify).
+forms; with ``--perturbed`` also the sign-flip, x10 and +3% answers and the line and period
+swaps, none of which may verify).
 Each gold cell is cited by the span the ledger made of it (its ``table_ref``), each gold
 sentence by the ledger's span holding it; a receipt is opened over those spans and the claim
 committed. The report gives, per category and per tune/check half (by table uid), the share
@@ -50,7 +51,13 @@ from ledger.gate import GateConfig, Status, judge
 ARITHMETIC = ("tatqa_arithmetic", "tatqa_arithmetic" + QUESTION_FORM)
 PERTURBED = tuple(
     name + suffix
-    for name in ("tatqa_sign_flip", "tatqa_x10", "tatqa_plus3pct")
+    for name in (
+        "tatqa_sign_flip",
+        "tatqa_x10",
+        "tatqa_plus3pct",
+        "tatqa_line_swap",
+        "tatqa_period_swap",
+    )
     for suffix in ("", QUESTION_FORM)
 )
 
@@ -101,8 +108,11 @@ def rest_span(
     return None
 
 
-def commit(client: TestClient, headers: dict[str, str], case: Case, bound: list[str]) -> str:
-    """Open a receipt over ``bound`` and commit the case's claim; return its status."""
+def commit(
+    client: TestClient, headers: dict[str, str], case: Case, bound: list[str]
+) -> tuple[str, tuple[str, ...]]:
+    """Open a receipt over ``bound`` and commit the case's claim; return its status and the
+    reason codes of its failed checks."""
     receipt = client.post(
         "/v1/receipts",
         json={
@@ -117,7 +127,7 @@ def commit(client: TestClient, headers: dict[str, str], case: Case, bound: list[
         headers=headers,
     )
     if receipt.status_code not in (200, 201):
-        return f"receipt-{receipt.status_code}"
+        return f"receipt-{receipt.status_code}", ()
     claim = {
         "text": case.claim.text,
         "type": case.claim.type.value,
@@ -131,8 +141,11 @@ def commit(client: TestClient, headers: dict[str, str], case: Case, bound: list[
     body = response.json()
     for key in ("committed", "quarantined", "rejected"):
         for item in body.get(key) or ():
-            return str(item.get("status", key))
-    return f"http-{response.status_code}"
+            reasons = sorted(
+                {str(c["reason"]) for c in item.get("checks") or () if c["outcome"] == "fail"}
+            )
+            return str(item.get("status", key)), tuple(reasons)
+    return f"http-{response.status_code}", ()
 
 
 def run(
@@ -151,6 +164,7 @@ def run(
     local: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     refused: Counter[str] = Counter()
     unmapped = 0
+    differ: Counter[tuple[str, str, str, tuple[str, ...]]] = Counter()
     contexts = tatqa(root)[:limit]
     with tempfile.TemporaryDirectory() as scratch:
         settings = Settings(data_dir=Path(scratch) / "data", log_level="WARNING")
@@ -185,20 +199,29 @@ def run(
                             unmapped += 1
                             rest[case.category, half]["unmapped"] += 1
                             continue
-                        status = commit(client, headers, case, [s for s in bound if s])
+                        status, reasons = commit(client, headers, case, [s for s in bound if s])
                         rest[case.category, half][status] += 1
+                        if status != verdict.status.value:
+                            differ[half, verdict.status.value, status, reasons] += 1
                         if shown < mismatches and status != verdict.status.value:
                             shown += 1
                             print(
-                                f"{verdict.status.value} in-process, {status} over REST: "
+                                f"[{half}] {verdict.status.value} in-process, {status} over REST"
+                                f" ({', '.join(reasons) or '-'}): "
                                 f"{case.claim.text}"
                             )
                             for span in spans:
                                 if span["span_id"] in bound:
-                                    print(f"    {span.get('envelope') or span['text']}")
+                                    print(f"    REST: {span.get('envelope') or span['text']}")
+                            for facts in case.spans.values():
+                                print(f"    in-process: {facts.envelope or facts.text}")
         finally:
             runtime.close()
     _report(categories, local, rest, refused, unmapped, len(contexts), with_caption)
+    if mismatches:
+        print("\nclaims REST and in-process disagree on, by half and the REST reason codes:")
+        for (half, mine, theirs, reasons), n in sorted(differ.items(), key=lambda i: -i[1]):
+            print(f"  {half:>5} {n:4d}  {mine} -> {theirs}: {', '.join(reasons) or '-'}")
     return 0
 
 

@@ -3,8 +3,11 @@
 :func:`numbers` finds amounts with their sign, currency, scale word and unit; :func:`dates`
 finds calendar dates and years and gives each an ISO-like key (``2024-01-05``, ``2024-01``,
 ``2024``). A bare four-digit integer between 1500 and 2099 with no currency, unit or scale is a
-year, never an amount. Numbers inside dates and identifiers are not amounts either: callers pass
-the spans of text already claimed by other anchors as ``masked``.
+year, never an amount. So is a letter-spaced year, as PDF extraction leaves table headers:
+exactly four single digits separated by single spaces that make a year from 1900 to 2099
+(``2 0 1 8``), with no other digit, letter or separator joined to it. Numbers inside dates and
+identifiers are not amounts either: callers pass the spans of text already claimed by other
+anchors as ``masked``.
 """
 
 from __future__ import annotations
@@ -36,9 +39,13 @@ _DATE_PATTERNS = (
         r"(?P<year>1[5-9]\d\d|20\d\d)"
         r"(?![\w%]|\.\d|,(?!(?:1[5-9]|20)\d\d\b)\d)"
     ),
+    re.compile(
+        r"(?<![\w.,$€£¥])(?<!(?<![\w.,])\d )(?=[12] )"
+        r"(?P<year>(?:1 9|2 0) \d \d)(?![\w%]| \d|[.,]\d)"
+    ),
 )
-_PLAIN_DATE_PATTERNS = (_DATE_PATTERNS[0], _DATE_PATTERNS[-1])
-"""The patterns without a month name: ISO dates and bare years."""
+_PLAIN_DATE_PATTERNS = (_DATE_PATTERNS[0], _DATE_PATTERNS[-2], _DATE_PATTERNS[-1])
+"""The patterns without a month name: ISO dates, bare years and letter-spaced years."""
 _NUMBER = re.compile(
     r"(?P<open>\()?"
     r"(?P<cur>US\$|[$€£¥₹]|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|INR)\b)?\s*"
@@ -168,7 +175,8 @@ def _has_month_hint(text: str) -> bool:
 def _date_key(match: re.Match[str]) -> str | None:
     """The ISO-like key of a date match, or ``None`` for an impossible month or day."""
     groups = match.groupdict()
-    year = groups.get("year") or "-"
+    # A letter-spaced year (``2 0 1 8``, from PDF extraction) is keyed without its spaces.
+    year = (groups.get("year") or "-").replace(" ", "")
     month_name = groups.get("month")
     if month_name:
         month = _MONTHS[month_name[:3].lower()]

@@ -24,8 +24,9 @@ from ledger.text.tables import (
     with_document_tables,
 )
 
-SEGMENTER = "provledger-segmenter/2"
-"""Names the span rules in force; recorded with every version."""
+SEGMENTER = "provledger-segmenter/3"
+"""Names the span rules in force, envelopes included; recorded with every version. Version 3:
+the stub head of the last header row joins a table's envelope heading."""
 
 MAX_TITLE = 1000
 MAX_URI = 2048

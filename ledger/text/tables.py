@@ -24,9 +24,11 @@ and it adds nothing (a blank under ``Change`` beside ``2018`` stays ``Change``).
 with a single non-blank cell over the value columns spans all of them (``$ in thousands``
 under the years). A column's
 *header path* is its header cells from the top down, repeated texts dropped, joined with
-spaces (``Year Ended December 31, 2019``). Header cells over the label columns in every
-header row but the last (the stub head, e.g. ``($ in millions)``) describe the whole table and
-join its title in envelopes; the last header row's label cells name the label columns.
+spaces (``Year Ended December 31, 2019``). Header cells over the label columns, in every header
+row (the stub head, e.g. ``($ in millions)``, ``Quarters Ended``, ``Segment``), describe the
+whole table and join its heading in envelopes (since ``provledger-segmenter/3``; before it, the
+last header row's label cells were left out, as names of the label columns only). The last
+header row's label cells also name the label columns (:attr:`Table.columns`).
 
 Layout (:func:`render_tables`); tables are separated by one blank line::
 
@@ -45,8 +47,8 @@ Envelope of a cell (one line, what a citation of that cell shows)::
 spaces (``Table`` when none is). ``{row labels}`` are the non-blank label cells left of the
 cell, joined with ``, ``, prefixed by the current section: a data row whose only non-blank
 cells are labels opens a section (``Revenue:``) that prefixes the labels of the rows below it
-(``Revenue: Product``). e.g. ``Revenue by segment — Services, FY2023: $4.5 million [1] Figures
-in USD.``; a part that is empty is dropped with its separator.
+(``Revenue: Product``). e.g. ``Revenue by segment Segment — Services, FY2023: $4.5 million [1]
+Figures in USD.``; a part that is empty is dropped with its separator.
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ class Table:
     @property
     def heading(self) -> str:
         """What stands before `` — `` in every envelope of this table."""
-        stub = [cell for row in self.header_rows[:-1] for cell in row[: self.label_columns] if cell]
+        stub = [cell for row in self.header_rows for cell in row[: self.label_columns] if cell]
         units = f"({self.units.strip('()')})" if self.units else ""
         parts = _distinct([self.title, self.caption, *stub, units])
         return " ".join(part for part in parts if part) or "Table"

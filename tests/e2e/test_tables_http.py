@@ -89,7 +89,7 @@ def test_markdown_pipe_tables_become_cells_and_headings_are_not_spans(
 
     assert [s["text"] for s in spans if s["table_ref"] is None] == ["Sales rose."]
     cell = _cell(spans, "doc-1", 0, 1)
-    assert cell["envelope"] == "Results \u2014 EMEA, 2019: 10"
+    assert cell["envelope"] == "Results Region \u2014 EMEA, 2019: 10"
 
 
 def test_html_tables_become_cells(client: TestClient, headers: dict[str, str]) -> None:
@@ -100,7 +100,7 @@ def test_html_tables_become_cells(client: TestClient, headers: dict[str, str]) -
 
     spans = register(client, headers, "page-1", text, media_type="text/html")
 
-    assert _cell(spans, "doc-1", 0, 1)["envelope"] == "Table \u2014 EMEA, 2019: 10"
+    assert _cell(spans, "doc-1", 0, 1)["envelope"] == "Region \u2014 EMEA, 2019: 10"
 
 
 @pytest.mark.parametrize(

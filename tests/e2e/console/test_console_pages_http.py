@@ -56,7 +56,7 @@ def test_a_table_cell_citation_shows_its_envelope(reader: Reader) -> None:
     page = reader.client.get(f"/console/receipts/{reader.seeded.receipt_id}", headers=HTML).text
     cell = next(c for c in _citations(page) if "Table <code>t1</code>" in c)
     assert "row 0, column 1" in cell
-    assert "Revenue — Product, 2019: 1,200" in html.unescape(cell)
+    assert "Revenue ($ in millions) — Product, 2019: 1,200" in html.unescape(cell)
     assert "<mark>1,200</mark>" in cell
 
 

@@ -136,3 +136,14 @@ def test_matches_years_joined_by_commas_against_the_years_of_the_spans() -> None
     wrong = check_anchors("The total costs for 2016,2018 were high.", spans)
     assert (wrong.outcome, wrong.reason) == (Outcome.FAIL, "anchor_missing")
     assert "2016" in wrong.detail
+
+
+def test_finds_a_claimed_year_in_a_letter_spaced_header_and_no_other_year() -> None:
+    span = (
+        "Table \u2014 Operating loss carryforward, December 31 2 0 1 8 U.S. $ in thousands: 57,768"
+    )
+    assert check_anchors("In 2018 the carryforward was 57,768.", [span]).outcome is Outcome.PASS
+    swapped = check_anchors("In 2017 the carryforward was 57,768.", [span])
+    assert swapped.outcome is Outcome.FAIL
+    assert "date '2017'" in swapped.detail
+    assert check_anchors("It was 2 thousand.", [span]).outcome is Outcome.FAIL

@@ -15,6 +15,7 @@ from ledger.gate._numbers import (
     _run_matches,
     dates,
     digit_runs,
+    numbers,
 )
 from ledger.gate._reading import _DIGIT_CHUNK, digit_chunks
 
@@ -97,3 +98,29 @@ def test_finds_the_plain_dates_a_full_scan_finds_in_any_text(
 def test_finds_years_and_iso_dates_from_the_runs_of_digits() -> None:
     text = "2019,2020 and 2021-03-04; 12019 and 1.2018 and 2019"
     assert [d.key for d in dates(text)] == ["2019", "2020", "2021-03-04", "2019"]
+
+
+def test_reads_a_letter_spaced_year_as_that_year() -> None:
+    header = "Table \u2014 Net deferred tax asset, December 31 2 0 1 8 U.S. $ in thousands: 772"
+    assert [d.key for d in dates(header)] == ["--12-31", "2018"]
+    assert [a.text for a in numbers(header)] == ["772"]
+    assert [d.key for d in dates("1 9 9 9 and 2 0 0 1")] == ["1999", "2001"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1 2 0 1 8",  # five spaced digits
+        "2 0 1 8 2 0 1 7",  # two spaced years run together: which digits make which?
+        "2 0 1 8%",  # a percent
+        "2 0 1 8.5",  # a decimal
+        "$2 0 1 8",  # an amount
+        "x2 0 1 8",  # joined to a word
+        "3 0 1 8",  # not a year from 1900 to 2099
+        "1 8 9 9",
+        "2 0  1 8",  # not single spaces
+        "20 1 8",  # not single digits
+    ],
+)
+def test_does_not_read_other_spaced_digits_as_a_year(text: str) -> None:
+    assert dates(text) == []

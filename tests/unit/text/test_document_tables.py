@@ -77,7 +77,7 @@ def test_a_markdown_pipe_table_becomes_a_table_with_cell_spans() -> None:
     assert table.header_rows == (("Segment", "2019", "2018"),)
     assert table.rows == (("Services", "4.5", "3.9"), ("Hard ware", "1.2", ""))
     cell = next(span for span in prepared.spans if span.table_ref and span.text == "3.9")
-    assert cell.envelope == "Revenue \u2014 Services, 2018: 3.9"
+    assert cell.envelope == "Revenue Segment \u2014 Services, 2018: 3.9"
     assert "| Segment |" not in prepared.text.split("\n\nRevenue\n| Segment")[0]
 
 

@@ -102,7 +102,7 @@ def test_table_cells_follow_body_sentences_with_envelopes() -> None:
     assert cell.table_ref == TableRef("t1", 0, 1)
     assert cell.heading_path == ("Revenue",)
     assert cell.paragraph == 1
-    assert cell.envelope == "Revenue \u2014 Services, FY23: $4.5m [1] USD."
+    assert cell.envelope == "Revenue Segment \u2014 Services, FY23: $4.5m [1] USD."
 
 
 def test_rejects_a_cell_placement_that_does_not_point_at_its_value() -> None:

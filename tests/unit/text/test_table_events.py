@@ -7,6 +7,7 @@ from typing import Any
 from ledger.eventlog.store import event_from_body
 from ledger.registry.ingestion import Limits, prepare_version
 from ledger.registry.source import Source
+from ledger.registry.span_codec import decode_spans
 
 V1_TABLE = {
     "table_id": "t1",
@@ -70,3 +71,28 @@ def test_new_versions_record_tables_in_the_version_2_shape() -> None:
     assert Source.VersionAdded.class_version == 2
     assert table["header_rows"] == [["", "FY"], ["Segment", "2023"]]
     assert table["columns"] == ["Segment", "FY 2023"]
+
+
+def test_a_recorded_envelope_reads_back_as_recorded_after_the_stub_head_rule() -> None:
+    # Envelopes are recorded with each version: a version added under segmenter 2, whose
+    # envelopes left out the last header row's stub head, keeps them; new versions take the
+    # stub head into the heading and record segmenter 3.
+    raw = {**V1_TABLE, "columns": ["Quarters Ended", "2019"], "rows": [["Revenue", "4.5"]]}
+    prepared = prepare_version("s", "Body.", "text/plain", "T", [raw], Limits())
+    fields = prepared.event_fields("2026-01-01T00:00:00Z")
+    assert fields["segmenter"] == "provledger-segmenter/3"
+    (cell,) = [c for c in fields["cells"] if c[3] == 1]
+    assert cell[4] == "Revenue Quarters Ended \u2014 Revenue, 2019: 4.5"
+
+    cell[4] = "Revenue \u2014 Revenue, 2019: 4.5"  # as segmenter 2 recorded it
+    spans = decode_spans(
+        "s",
+        fields["version_hash"],
+        fields["text"],
+        fields["heading_paths"],
+        fields["spans"],
+        fields["cells"],
+    )
+    (decoded,) = [s for s in spans if s.table_ref is not None and s.table_ref.col == 1]
+    assert decoded.envelope == "Revenue \u2014 Revenue, 2019: 4.5"
+    assert decoded.text == "4.5"

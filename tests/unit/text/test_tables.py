@@ -69,10 +69,12 @@ def test_envelope_carries_title_header_row_label_value_and_footnotes() -> None:
     cell = next(cell for cell in cells if (cell.row, cell.col) == (0, 1))
     assert (
         cell.envelope
-        == "Revenue by segment \u2014 Services, FY2023: $4.5 million [1] Figures in USD."
+        == "Revenue by segment Segment \u2014 Services, FY2023: $4.5 million [1] Figures in USD."
     )
     label = next(cell for cell in cells if (cell.row, cell.col) == (1, 0))
-    assert label.envelope == "Revenue by segment \u2014 Segment: Hardware [1] Figures in USD."
+    assert (
+        label.envelope == "Revenue by segment Segment \u2014 Segment: Hardware [1] Figures in USD."
+    )
 
 
 def test_renders_title_header_rows_and_footnotes_as_lines() -> None:
@@ -194,12 +196,12 @@ def test_caption_and_units_join_the_envelope_heading() -> None:
     table = _table(caption="Segment revenue for the year.", units="in thousands")
     envelope = _envelope_of(table, 0, 1)
     assert envelope.startswith(
-        "Revenue by segment Segment revenue for the year. (in thousands) \u2014 Services, FY2023:"
+        "Revenue by segment Segment revenue for the year. Segment (in thousands) \u2014 Services,"
     )
 
 
 def test_a_table_without_title_or_caption_has_no_table_id_in_its_envelopes() -> None:
-    envelope = _envelope_of(_table(title="", table_id="t9", columns=["A", "B", "C"]), 0, 1)
+    envelope = _envelope_of(_table(title="", table_id="t9", columns=["", "B", "C"]), 0, 1)
     assert envelope == "Table \u2014 Services, B: $4.5 million [1] Figures in USD."
 
 
@@ -228,7 +230,7 @@ def test_two_label_columns_both_label_a_value_cell() -> None:
         label_columns=2,
     )
     assert _envelope_of(table, 0, 2).startswith(
-        "Revenue by segment \u2014 EMEA, Services, FY2023: 4.5"
+        "Revenue by segment Region Segment \u2014 EMEA, Services, FY2023: 4.5"
     )
 
 
@@ -275,3 +277,16 @@ def test_every_cell_span_points_at_its_value_in_the_frozen_text(raw: list[dict[s
         assert "\n" not in span.envelope
     again, _ = normalise(prepared.text, "text/plain")
     assert again == prepared.text
+
+
+def test_the_stub_head_of_the_last_header_row_joins_the_heading() -> None:
+    # A one-row header whose label cell says what the columns are (``Quarters Ended``), as
+    # PDF extraction leaves it: the words belong to every value cell of the table.
+    table = _table(
+        title="",
+        columns=["Quarters Ended", "July 27, 2019", "April 27, 2019"],
+        rows=[["Revenue", "$13,428", "$12,958"]],
+        footnotes=[],
+    )
+    assert _envelope_of(table, 0, 2) == "Quarters Ended \u2014 Revenue, April 27, 2019: $12,958"
+    assert _envelope_of(table, 0, 0) == "Quarters Ended \u2014 Quarters Ended: Revenue"
