@@ -15,14 +15,19 @@ session state, so nothing needs resetting. A connection found closed, or lost du
 is replaced and the read made again on a new one; the answer always comes from a read made
 during the request, never from what the cache remembers alone.
 
-SQLite keeps the blocking read: it is a local file read, and there is no async driver for the
-event store's file there.
+On SQLite, :class:`SqliteKeyRows` makes the same read on the event loop itself, on a read-only
+connection of its own: a primary-key lookup in a local file takes tens of microseconds, less
+than the hop to a worker thread and back, so it is made in place rather than awaited. Each read
+is its own transaction, so it sees every write committed before it (WAL readers never wait for
+the writer).
 """
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -147,3 +152,45 @@ class AsyncKeyRows:
         idle, self._idle = self._idle, []
         for connection in idle:
             await connection.close()
+
+
+class SqliteKeyRows:
+    """One read-only SQLite connection reading one key's stored rows on the event loop."""
+
+    def __init__(self, path: Path, table: str) -> None:
+        self._connection: sqlite3.Connection | None = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False
+        )
+        self._statement = (
+            f"SELECT originator_version, topic, state FROM {_quoted(table)} "  # noqa: S608
+            "WHERE originator_id = ? ORDER BY originator_version"
+        )
+        self._connection.execute(self._statement, ("",)).fetchall()  # a wrong table fails now
+
+    @classmethod
+    def open(cls, database: DatabaseConfig, ledger: Ledger) -> SqliteKeyRows:
+        """Open on the ledger's SQLite file, reading its events table."""
+        assert database.sqlite_path is not None
+        recorder: Any = ledger.recorder
+        return cls(database.sqlite_path, recorder.events_table_name)
+
+    async def rows(self, key_id: UUID) -> Sequence[StoredEvent]:
+        """The key's stored rows, in version order, as read now."""
+        if self._connection is None:
+            raise RuntimeError("the API-key row reader is closed")
+        records = self._connection.execute(self._statement, (key_id.hex,)).fetchall()
+        return [
+            StoredEvent(
+                originator_id=key_id,
+                originator_version=version,
+                topic=topic,
+                state=bytes(state),
+            )
+            for version, topic, state in records
+        ]
+
+    async def close(self) -> None:
+        """Close the connection."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None

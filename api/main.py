@@ -14,7 +14,7 @@ from api.consistency import PositionHeader
 from api.console import console_app
 from api.docs_ui import install_docs_ui
 from api.errors import install_error_handlers
-from api.key_rows import AsyncKeyRows
+from api.key_rows import AsyncKeyRows, SqliteKeyRows
 from api.metrics import MetricsServer, observe_store, registry_for, serve_metrics
 from api.observability import RequestContextMiddleware, configure_logging
 from api.openapi import install_openapi
@@ -143,11 +143,17 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     return app
 
 
-async def open_key_rows(services: Services) -> AsyncKeyRows | None:
-    """The event-loop reader of API-key rows, on PostgreSQL with the key cache on."""
-    if services.runtime.database.kind != "postgresql" or services.api_keys.cache is None:
+async def open_key_rows(services: Services) -> AsyncKeyRows | SqliteKeyRows | None:
+    """The event-loop reader of API-key rows, with the key cache on: asyncpg on PostgreSQL,
+    a read-only connection on a SQLite file."""
+    database = services.runtime.database
+    if services.api_keys.cache is None:
         return None
-    return await AsyncKeyRows.open(services.runtime.database, services.ledger)
+    if database.kind == "postgresql":
+        return await AsyncKeyRows.open(database, services.ledger)
+    if database.sqlite_path is not None and database.sqlite_path.exists():
+        return SqliteKeyRows.open(database, services.ledger)
+    return None
 
 
 def app_from_environment() -> FastAPI:

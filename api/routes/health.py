@@ -19,7 +19,7 @@ log = structlog.get_logger("provledger.health")
 
 
 @router.get("/healthz", response_model=Health)
-def healthz() -> Health:
+async def healthz() -> Health:
     """The process is up (liveness: no database, no projection is consulted)."""
     return Health(status="ok")
 
