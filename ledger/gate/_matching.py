@@ -69,12 +69,20 @@ def claim_clauses(text: str) -> list[list[Word]]:
     return out
 
 
-def match(clause: list[Word], span: SpanClause, floor: int = -1) -> list[tuple[int, int]]:
+def match(
+    clause: list[Word],
+    span: SpanClause,
+    floor: int = -1,
+    candidates: list[tuple[int, Word]] | None = None,
+) -> list[tuple[int, int]]:
     """The (claim index, span index) pairs of a longest common subsequence of keys, counting
     words that must align twice as much as the others (hedges), among the span words after
-    ``floor``."""
+    ``floor``; ``candidates``: the clause's words that are items, with their indices, when
+    the caller already has them (a clause is matched against several span clauses)."""
     positions = span.positions
-    items = [(i, w) for i, w in enumerate(clause) if w.item and w.key in positions]
+    if candidates is None:
+        candidates = [(i, w) for i, w in enumerate(clause) if w.item]
+    items = [(i, w) for i, w in candidates if w.key in positions]
     if not items:
         return []
     # An extractive clause finds its words in order: matching each at its earliest place after

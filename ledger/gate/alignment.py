@@ -128,13 +128,18 @@ def _conflict(
                 f"the {has} is negated where the {lacks} is not: {mine.text!r} over "
                 f"{'not ' if not_only else ''}{theirs.text!r}; span text: {shown!r}",
             )
-    hedged = True in [w.hedge for w in clause]
+    hedged = False
+    for w in clause:
+        if w.hedge:
+            hedged = True
+            break
     first_c, first_s = pairs[0]
+    lead: Sequence[Word]
     if moved:
         lead = [found[j] for j in range(lead_start(span, first_s), first_s) if -j - 1 not in moved]
         head = [w for i, w in enumerate(clause[:first_c]) if i not in moved]
     else:
-        lead = list(found[lead_start(span, first_s) : first_s])
+        lead = found[lead_start(span, first_s) : first_s]
         head = clause[:first_c]
     result = _stretch_conflict(head, lead, clause[first_c], hedged, shown)
     for (c1, s1), (c2, s2) in pairwise(pairs):
@@ -251,22 +256,25 @@ def _best_match(
 ) -> _Match | None:
     """The span clause that matches most of the clause's words (``must`` of which must
     align), and how (fewest skipped span words among equals)."""
-    keys = [w.key for w in clause if w.item]
+    items = [(i, w) for i, w in enumerate(clause) if w.item]
+    keys = [w.key for _, w in items]
     timed: bool | None = None
     # A span clause can match no more of the clause's words than it holds: those holding most
     # are tried first (the earlier of equals), and one that cannot beat the best so far is not.
     bounds = sorted(
-        (-sum(map(piece.positions.__contains__, keys)), n) for n, piece in enumerate(pieces)
+        [(-sum(map(piece.positions.__contains__, keys)), n) for n, piece in enumerate(pieces)]
     )
     best: _Match | None = None
     for bound, n in bounds:
         if bound == 0 or (best is not None and -bound < best.score):
             break
         piece = pieces[n]
-        pairs = match(clause, piece, floors.get(id(piece), -1))
+        pairs = match(clause, piece, floors.get(id(piece), -1), items)
         if not pairs:
             continue
-        score = sum([clause[c].must for c, _ in pairs])
+        score = 0
+        for c, _ in pairs:
+            score += clause[c].must
         if score < must and timed is None:
             timed = not TIME.isdisjoint([w.kind for w in clause])
         shifted = moved(clause, piece, pairs) if score < must and timed else []
