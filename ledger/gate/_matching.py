@@ -244,12 +244,23 @@ def moved(
         mine = [i for i in claim_part if clause[i].text not in GRAMMAR]
         if not mine:
             continue
-        theirs = [j for j in span_part if span.words[j].text not in GRAMMAR]
-        if (
-            len(mine) == len(theirs)
-            and all(clause[i].key == span.words[j].key for i, j in zip(mine, theirs, strict=True))
-            and any(clause[i].kind in TIME for i in mine)
-            and not any(clause[i].negation or clause[i].hedge for i in mine)
-        ):
+        found = span.words
+        theirs = [j for j in span_part if found[j].text not in GRAMMAR]
+        if len(mine) == len(theirs) and _moves(clause, found, mine, theirs):
             return list(zip(mine, theirs, strict=True))
     return []
+
+
+def _moves(clause: list[Word], found: tuple[Word, ...], mine: list[int], theirs: list[int]) -> bool:
+    """Whether the claim words ``mine`` are, key for key, the span words ``theirs``, hold a
+    year, quarter, half or month, and hold no negation or hedge (one loop, not three)."""
+    timed = False
+    for i, j in zip(mine, theirs, strict=True):
+        word = clause[i]
+        if word.key != found[j].key:
+            return False
+        if word.negation or word.hedge:
+            return False
+        if word.kind in TIME:
+            timed = True
+    return timed

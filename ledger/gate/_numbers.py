@@ -112,12 +112,13 @@ _MONTH_ABBREVIATIONS = tuple(name.capitalize() for name in _MONTHS)
 _MONTH_ANYWHERE = re.compile("|".join(_MONTH_ABBREVIATIONS))
 _MONTH_HINT = re.compile(r"\b(?:" + "|".join(_MONTH_ABBREVIATIONS) + ")")
 _DIGIT_RUN = re.compile(r"\d+")
+_SPAN = re.Match.span
 
 
 def digit_runs(text: str) -> tuple[tuple[int, int], ...]:
     """Where each run of digits of ``text`` starts and ends: one scan that the readers of
     dates, amounts and identifiers share (each would otherwise scan the text for digits)."""
-    return tuple(m.span() for m in _DIGIT_RUN.finditer(text))
+    return tuple(map(_SPAN, _DIGIT_RUN.finditer(text)))
 
 
 def dates(text: str, runs: tuple[tuple[int, int], ...] | None = None) -> list[DateMention]:

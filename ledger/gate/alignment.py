@@ -409,15 +409,15 @@ def _support(
     wanted: int, aligned: int, worst: float, missing: list[str], threshold: float
 ) -> CheckResult:
     """Pass ``support_aligned`` or fail ``support_unaligned`` (see :func:`align_claim`)."""
-    listed = ", ".join(missing[:_MAX_LISTED]) + (" ..." if len(missing) > _MAX_LISTED else "")
     if worst >= threshold:
         detail = f"{aligned} of {wanted} claim words align in order to the spans"
         return CheckResult(
             "support",
             Outcome.PASS,
             "support_aligned",
-            detail + (f"; not aligned: {listed}" if missing else ""),
+            detail + (f"; not aligned: {_listed(missing)}" if missing else ""),
         )
+    listed = _listed(missing)
     return CheckResult(
         "support",
         Outcome.FAIL,
@@ -425,3 +425,8 @@ def _support(
         f"{aligned} of {wanted} claim words align in order to the spans (least share in a "
         f"clause {worst:.2f} < {threshold:.2f}); not aligned: {listed}",
     )
+
+
+def _listed(missing: list[str]) -> str:
+    """The words not aligned, as a detail lists them (at most :data:`_MAX_LISTED`)."""
+    return ", ".join(missing[:_MAX_LISTED]) + (" ..." if len(missing) > _MAX_LISTED else "")

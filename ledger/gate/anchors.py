@@ -38,6 +38,16 @@ def extract_anchors(text: str) -> Anchors:
     return read_text(text).anchors
 
 
+def _amount_found(amount: Amount, found: list[tuple[Anchors, float | None]]) -> bool:
+    """Whether a claim amount matches an amount of a span (``found``: each span's anchors and
+    the scale it declares)."""
+    for span_anchors, scale in found:
+        for other in span_anchors.amounts:
+            if amounts_match(amount, other, scale):
+                return True
+    return False
+
+
 def _date_found(key: str, per_span: Sequence[Sequence[str]]) -> bool:
     """Whether a claim date is a span date or a less precise form of one; a day of a month
     written without its year (``--06-30``) matches that day in any year; a full date matches
@@ -45,8 +55,10 @@ def _date_found(key: str, per_span: Sequence[Sequence[str]]) -> bool:
     over a column ``2019``)."""
     if key.startswith("--"):
         return any(d.endswith(key[1:]) for dates in per_span for d in dates)
-    if any(d.startswith(key) for dates in per_span for d in dates):
-        return True
+    for dates in per_span:
+        for d in dates:
+            if d.startswith(key):
+                return True
     if len(key) != 10:
         return False
     day, year = f"--{key[5:]}", key[:4]
@@ -98,15 +110,14 @@ def check_anchors(
     spans = [read_span(text) for text in evidence]
     found = [(span.reading.anchors, span.reading.anchors.scale) for span in spans]
     missing: list[str] = []
+    # Loops rather than any() over generators: a claim has one or two figures and dates.
     for amount in amounts:
-        if not any(
-            amounts_match(amount, other, scale)
-            for span_anchors, scale in found
-            for other in span_anchors.amounts
-        ):
+        if not _amount_found(amount, found):
             missing.append(f"number {amount.text!r}")
     per_span = [span_anchors.dates for span_anchors, _ in found]
-    missing += [f"date {key!r}" for key in anchors.dates if not _date_found(key, per_span)]
+    for key in anchors.dates:
+        if not _date_found(key, per_span):
+            missing.append(f"date {key!r}")
     if anchors.identifiers:
         flat = "".join(span.identifier_key for span in spans)
         missing += [f"identifier {key!r}" for key in anchors.identifiers if key not in flat]
