@@ -210,7 +210,9 @@ def numbers(
         return []
     if found_dates is None:
         found_dates = dates(text, runs)
-    blocked = list(masked or []) + [(d.start, d.end) for d in found_dates]
+    blocked = [(d.start, d.end) for d in found_dates]
+    if masked:
+        blocked = masked + blocked
     out: list[Amount] = []
     for match in _number_matches(text, runs):
         num_start, num_end = match.span("num")

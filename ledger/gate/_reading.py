@@ -16,6 +16,7 @@ from functools import lru_cache
 from ledger.gate._numbers import (
     Amount,
     DateMention,
+    _overlaps,
     context_scale,
     dates,
     digit_runs,
@@ -200,7 +201,7 @@ def read_text(text: str, *, scale: bool = False, words: bool = True) -> Reading:
             masked.append(match.span())
     identifiers = []
     for match in _identifier_matches(text, runs):
-        if any(match.start() < e and s < match.end() for s, e in masked):
+        if masked and _overlaps(match.start(), match.end(), masked):
             continue
         identifiers.append(identifier_key(match.group(0)))
         masked.append(match.span())
@@ -216,7 +217,7 @@ def read_text(text: str, *, scale: bool = False, words: bool = True) -> Reading:
         ]
     anchors = Anchors(
         amounts=tuple(anchor_amounts),
-        dates=tuple(d.key for d in found_dates),
+        dates=tuple([d.key for d in found_dates]),
         identifiers=tuple(identifiers),
         urls=tuple(urls),
         quoted=tuple(quoted),

@@ -31,7 +31,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
 
 from ledger.gate._aligned_words import Kind, Word
 from ledger.gate._lexicon import are_opposites, opposable
@@ -113,7 +112,13 @@ def _conflict(
     is not what the claim says). Words of a moved time phrase are left out."""
     shown = _Shown(span, pairs)
     found = span.words
+    # The stretches between two matches are noted in the same pass (few pairs have one).
+    gaps: list[tuple[int, int, int, int]] = []
+    c1, s1 = pairs[0]
     for c, s in pairs:
+        if c > c1 + 1 or s > s1 + 1:
+            gaps.append((c1, s1, c, s))
+        c1, s1 = c, s
         mine, theirs = clause[c], found[s]
         if mine.negation != theirs.negation or (
             mine.key == "only"
@@ -142,13 +147,12 @@ def _conflict(
         lead = found[lead_start(span, first_s) : first_s]
         head = clause[:first_c]
     result = _stretch_conflict(head, lead, clause[first_c], hedged, shown)
-    for (c1, s1), (c2, s2) in pairwise(pairs):
+    for c1, s1, c2, s2 in gaps:
         if result is not None:
             return result
-        if c2 > c1 + 1 or s2 > s1 + 1:
-            result = _stretch_conflict(
-                clause[c1 + 1 : c2], found[s1 + 1 : s2], clause[c2], hedged, shown
-            )
+        result = _stretch_conflict(
+            clause[c1 + 1 : c2], found[s1 + 1 : s2], clause[c2], hedged, shown
+        )
     if result is not None:
         return result
     last_c = pairs[-1][0] + 1
