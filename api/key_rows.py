@@ -47,7 +47,8 @@ def _quoted(identifier: str) -> str:
 
 
 def stored_rows(key_id: UUID, records: Sequence[Any]) -> list[StoredEvent]:
-    """The asyncpg records of :attr:`AsyncKeyRows.statement` as the event store's rows."""
+    """The records of either reader's statement (asyncpg records, ``sqlite3.Row``) as the
+    event store's rows."""
     return [
         StoredEvent(
             originator_id=key_id,
@@ -161,6 +162,7 @@ class SqliteKeyRows:
         self._connection: sqlite3.Connection | None = sqlite3.connect(
             f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False
         )
+        self._connection.row_factory = sqlite3.Row  # read by column name, as asyncpg's records
         self._statement = (
             f"SELECT originator_version, topic, state FROM {_quoted(table)} "  # noqa: S608
             "WHERE originator_id = ? ORDER BY originator_version"
@@ -178,16 +180,9 @@ class SqliteKeyRows:
         """The key's stored rows, in version order, as read now."""
         if self._connection is None:
             raise RuntimeError("the API-key row reader is closed")
-        records = self._connection.execute(self._statement, (key_id.hex,)).fetchall()
-        return [
-            StoredEvent(
-                originator_id=key_id,
-                originator_version=version,
-                topic=topic,
-                state=bytes(state),
-            )
-            for version, topic, state in records
-        ]
+        return stored_rows(
+            key_id, self._connection.execute(self._statement, (key_id.hex,)).fetchall()
+        )
 
     async def close(self) -> None:
         """Close the connection."""
