@@ -118,12 +118,12 @@ def section_of(head: str) -> tuple[str, str]:
     return (section, line) if colon and section else ("", head)
 
 
-def _section_lines(envelopes: Sequence[str]) -> dict[str, set[str]]:
-    """For each section of the cited cells, the lines of it they are on (a line by its first
-    row label: what stands before the first comma below the section)."""
+def _section_lines(heads: Sequence[str]) -> dict[str, set[str]]:
+    """For each section of the cited cells' heads, the lines of it they are on (a line by its
+    first row label: what stands before the first comma below the section)."""
     lines: dict[str, set[str]] = {}
-    for envelope in envelopes:
-        section, line = section_of(cell_head(envelope))
+    for head in heads:
+        section, line = section_of(head)
         if section:
             lines.setdefault(section, set()).add(line.split(", ", 1)[0])
     return lines
@@ -214,14 +214,14 @@ def check_line_named(claim: Reading, envelopes: Sequence[str]) -> CheckResult | 
     of a section (``Revenue: Service``) must name a word below the section label, not only the
     section (``The change in Product revenue``); one citing several lines of a section may
     name the section alone. ``None`` when every cited cell's line is named."""
-    sections = _section_lines(envelopes)
-    for envelope in envelopes:
-        section, _ = section_of(cell_head(envelope))
+    heads = [cell_head(envelope) for envelope in envelopes]
+    sections = _section_lines(heads)
+    for envelope, head in zip(envelopes, heads, strict=True):
+        section, _ = section_of(head)
         # A section speaks for all of its lines, as a title does, unless the claim cites
         # several of them (``the sum of all Tax credit carryforwards``).
         wanted = _head_line_stems(envelope, own=len(sections.get(section, ())) == 1)
         if wanted and not _names(claim.tokens, wanted):
-            head = cell_head(envelope)
             return CheckResult(
                 CHECK,
                 Outcome.FAIL,
