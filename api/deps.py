@@ -138,13 +138,19 @@ async def authenticate(request: Request, keys: ApiKeysDep) -> Principal:
 
 
 async def _principal(request: Request, keys: ApiKeyDesk, secret: str) -> Principal | None:
-    """The key's rows read on the event loop when the app has that reader (PostgreSQL,
-    ``api/key_rows.py``) and the cache decides from them; otherwise the blocking path in a
-    worker thread."""
+    """A remembered key trusted within the key watch's lease admits at once; otherwise the
+    key's rows are read on the event loop when the app has that reader (``api/key_rows.py``)
+    and the cache decides from them; otherwise the blocking path in a worker thread."""
     reader = getattr(request.app.state, "key_rows", None)
     key_id = keys.key_id_of(secret)
     if reader is not None and key_id is not None and keys.cache is not None:
-        decided, principal = keys.authenticate_cached(key_id, secret, await reader.rows(key_id))
+        trusted = keys.authenticate_trusted(key_id, secret)  # within the key watch's lease
+        if trusted is not None:
+            return trusted
+        looks = keys.cache.looks
+        decided, principal = keys.authenticate_cached(
+            key_id, secret, await reader.rows(key_id), looks
+        )
         if decided:
             return principal
         return await run_in_threadpool(keys.rebuild, secret)

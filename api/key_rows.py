@@ -20,26 +20,48 @@ connection of its own: a primary-key lookup in a local file takes tens of micros
 than the hop to a worker thread and back, so it is made in place rather than awaited. Each read
 is its own transaction, so it sees every write committed before it (WAL readers never wait for
 the writer).
+
+:class:`KeyWatch` spares most requests even that read: five times per lease it reads the
+events committed since its last look (by notification id, which both backends give out in
+commit order) and tells the key cache which keys changed, so that a remembered key may be
+trusted for a short lease without reading its rows (``ledger/keys/cache.py`` has the argument
+that a revocation still holds on the very next request in every process).
 """
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 import asyncpg
+import structlog
 from eventsourcing.persistence import StoredEvent
+
+from ledger.keys import cache as key_cache
+from ledger.keys.api_keys import ApiKey
 
 if TYPE_CHECKING:
     from ledger.eventlog.application import Ledger
     from ledger.eventlog.database import DatabaseConfig
+    from ledger.keys.cache import KeyCache
 
 POOL_SIZE = 4
 """Connections per API process for these reads (each serves one read at a time)."""
+
+LOOK_LIMIT = 2_000
+"""Events one look of the key watch reads at most; with more committed, it looks again."""
+
+KEY_TOPICS = frozenset({ApiKey.Issued.TOPIC, ApiKey.Reissued.TOPIC, ApiKey.Revoked.TOPIC})
+
+Change = tuple[int, UUID, str]
+"""(notification id, originator id, topic) of one stored event."""
+
+log = structlog.get_logger("provledger.api.keys")
 
 
 def _quoted(identifier: str) -> str:
@@ -72,6 +94,8 @@ class AsyncKeyRows:
         self._idle: list[Any] = []
         self._busy: set[Any] = set()
         self._closed = False
+        self._changes = ""
+        self._position = ""
 
     @classmethod
     async def open(
@@ -97,6 +121,11 @@ class AsyncKeyRows:
             return connection
 
         rows = cls(connect, statement, size)
+        rows._changes = (
+            f"SELECT notification_id, originator_id, topic FROM {table} "  # noqa: S608
+            "WHERE notification_id > $1 ORDER BY notification_id LIMIT $2"
+        )
+        rows._position = f"SELECT COALESCE(MAX(notification_id), 0) FROM {table}"  # noqa: S608
         rows._idle.append(await connect())  # a wrong address fails at start, not per request
         return rows
 
@@ -108,18 +137,31 @@ class AsyncKeyRows:
     async def rows(self, key_id: UUID) -> Sequence[StoredEvent]:
         """The key's stored rows, in version order, as read now."""
         async with self._slots:
-            return stored_rows(key_id, await self._fetch(key_id, retry=True))
+            return stored_rows(key_id, await self._fetch(self._statement, (key_id,), retry=True))
 
-    async def _fetch(self, key_id: UUID, retry: bool) -> Any:
+    async def position(self) -> int:
+        """The newest notification id committed."""
+        async with self._slots:
+            [record] = await self._fetch(self._position, (), retry=True)
+            return int(record[0])
+
+    async def changes(self, after: int, limit: int = LOOK_LIMIT) -> list[Change]:
+        """The events committed after notification id ``after``, oldest first, at most
+        ``limit``."""
+        async with self._slots:
+            records = await self._fetch(self._changes, (after, limit), retry=True)
+        return [(r[0], UUID(str(r[1])), r[2]) for r in records]
+
+    async def _fetch(self, statement: str, args: tuple[Any, ...], retry: bool) -> Any:
         connection = await self._connection()
         self._busy.add(connection)
         try:
-            records = await connection.fetch(self._statement, key_id)
+            records = await connection.fetch(statement, *args)
         except Exception:
             lost = connection.is_closed()
             connection.terminate()
             if lost and retry:  # the server or network dropped it: read again on a new one
-                return await self._fetch(key_id, retry=False)
+                return await self._fetch(statement, args, retry=False)
             raise
         except BaseException:  # cancelled mid-read: its state is unknown, so it is not reused
             connection.terminate()
@@ -167,6 +209,11 @@ class SqliteKeyRows:
             f"SELECT originator_version, topic, state FROM {_quoted(table)} "  # noqa: S608
             "WHERE originator_id = ? ORDER BY originator_version"
         )
+        self._changes = (
+            f"SELECT rowid, originator_id, topic FROM {_quoted(table)} "  # noqa: S608
+            "WHERE rowid > ? ORDER BY rowid LIMIT ?"
+        )
+        self._position = f"SELECT COALESCE(MAX(rowid), 0) FROM {_quoted(table)}"  # noqa: S608
         self._connection.execute(self._statement, ("",)).fetchall()  # a wrong table fails now
 
     @classmethod
@@ -184,8 +231,72 @@ class SqliteKeyRows:
             key_id, self._connection.execute(self._statement, (key_id.hex,)).fetchall()
         )
 
+    async def position(self) -> int:
+        """The newest notification id (the events table's ``rowid``) committed."""
+        return int(self._open().execute(self._position).fetchone()[0])
+
+    async def changes(self, after: int, limit: int = LOOK_LIMIT) -> list[Change]:
+        """The events committed after notification id ``after``, oldest first, at most
+        ``limit``."""
+        records = self._open().execute(self._changes, (after, limit)).fetchall()
+        return [(r[0], UUID(hex=r[1]), r[2]) for r in records]
+
+    def _open(self) -> sqlite3.Connection:
+        if self._connection is None:
+            raise RuntimeError("the API-key row reader is closed")
+        return self._connection
+
     async def close(self) -> None:
         """Close the connection."""
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+
+
+class KeyWatch:
+    """Looks for key events five times per lease and tells the key cache
+    (:meth:`ledger.keys.cache.KeyCache.watched`); a look that fails lapses the cache's lease
+    until one succeeds."""
+
+    def __init__(self, reader: AsyncKeyRows | SqliteKeyRows, cache: KeyCache) -> None:
+        self._reader = reader
+        self._cache = cache
+        self._after: int | None = None
+        self.looks = 0
+        self.failures = 0
+
+    async def look(self) -> bool:
+        """Look once; True when more events are waiting than one look reads."""
+        began = time.monotonic()
+        if self._after is None:
+            # Remembered keys were confirmed before this watch saw anything: from the current
+            # position on it sees every change, so only reads made after it are trusted.
+            self._after = await self._reader.position()
+            self._cache.forget_confirmations()
+            self._cache.watched((), began)
+            self.looks += 1
+            return False
+        changes = await self._reader.changes(self._after, LOOK_LIMIT)
+        more = len(changes) >= LOOK_LIMIT
+        if changes:
+            self._after = changes[-1][0]
+        changed = [originator for _, originator, topic in changes if topic in KEY_TOPICS]
+        self._cache.watched(changed, None if more else began)
+        self.looks += 1
+        return more
+
+    async def run(self) -> None:
+        """Look until cancelled."""
+        try:
+            while True:
+                try:
+                    more = await self.look()
+                except Exception as error:
+                    self._cache.lapse()
+                    self.failures += 1
+                    log.warning("key_watch_failed", error=type(error).__name__)
+                    more = False
+                if not more:
+                    await asyncio.sleep(key_cache.poll_seconds(self._cache.lease))
+        finally:
+            self._cache.lapse()

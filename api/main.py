@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -14,7 +15,7 @@ from api.consistency import PositionHeader
 from api.console import console_app
 from api.docs_ui import install_docs_ui
 from api.errors import install_error_handlers
-from api.key_rows import AsyncKeyRows, SqliteKeyRows
+from api.key_rows import AsyncKeyRows, KeyWatch, SqliteKeyRows
 from api.metrics import MetricsServer, observe_store, registry_for, serve_metrics
 from api.observability import RequestContextMiddleware, configure_logging
 from api.openapi import install_openapi
@@ -98,6 +99,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         if settings.background:
             services.read_side.start_polling()
         app.state.key_rows = await open_key_rows(services)
+        key_watch = await start_key_watch(app, services)
         services.receipts  # noqa: B018 - built now, not on the first request
         services.repairs  # noqa: B018
         # The gate's word tables (WordNet, about a second) and the embedding table load now,
@@ -116,6 +118,8 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         finally:
             if metrics_server is not None:
                 metrics_server.close()
+            if key_watch is not None:
+                await cancelled(key_watch)
             if app.state.key_rows is not None:
                 await app.state.key_rows.close()
             await services.aclose()
@@ -154,6 +158,26 @@ async def open_key_rows(services: Services) -> AsyncKeyRows | SqliteKeyRows | No
     if database.sqlite_path is not None and database.sqlite_path.exists():
         return SqliteKeyRows.open(database, services.ledger)
     return None
+
+
+async def start_key_watch(app: FastAPI, services: Services) -> asyncio.Task[None] | None:
+    """Look once for key events, then keep looking in a task (``api/key_rows.py``), when the
+    app reads key rows on its event loop; a broken reader fails at start."""
+    app.state.key_watch = None
+    cache = services.api_keys.cache
+    if app.state.key_rows is None or cache is None or cache.lease <= 0:
+        return None
+    watch = KeyWatch(app.state.key_rows, cache)
+    await watch.look()
+    app.state.key_watch = watch
+    return asyncio.create_task(watch.run(), name="provledger-key-watch")
+
+
+async def cancelled(task: asyncio.Task[None]) -> None:
+    """Cancel ``task`` and wait until it has stopped."""
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 def app_from_environment() -> FastAPI:

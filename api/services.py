@@ -63,6 +63,7 @@ def open_ledger(settings: Settings) -> LedgerRuntime:
         database=database,
         hmac_key=hmac_key,
         limits=limits,
+        key_lease=settings.key_lease_ms / 1000,
     )
     if runtime.api_keys.cache is not None:
         runtime.api_keys.cache.on_lookup = _count_key_lookup

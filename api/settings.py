@@ -58,6 +58,10 @@ class Settings(BaseSettings):
     """``[HOST:]PORT`` of an unauthenticated ``/metrics`` bind (host default 127.0.0.1)."""
     projection_max_lag: int = Field(default=10_000, ge=0)
     """How many events a projection may be behind the log before ``/readyz`` answers 503."""
+    key_lease_ms: int = Field(default=500, ge=0, le=10_000)
+    """How long a process admits an API key it verified without reading the key's rows again,
+    after its last look for key events; a revocation waits as long before it answers, so every
+    process of one ledger must use the same value (0: read the rows on every request)."""
     read_wait_seconds: float = Field(default=5.0, ge=0.0, le=60.0)
     """How long a request carrying ``Provledger-Position`` waits for the read models to reach
     that position before the 503 problem ``position-not-reached`` (api/consistency.py)."""

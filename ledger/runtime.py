@@ -8,7 +8,7 @@ from ledger.crypto.hmac_keys import HmacKey
 from ledger.crypto.signing import Keyring
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.database import DatabaseConfig
-from ledger.keys.cache import KeyCache
+from ledger.keys.cache import LEASE_SECONDS, KeyCache, revocation_wait
 from ledger.keys.desk import ApiKeyDesk
 from ledger.keys.signing_keys import KeyStore
 from ledger.registry.commands import SourceRegistry
@@ -25,6 +25,9 @@ class LedgerRuntime:
     database: DatabaseConfig
     hmac_key: HmacKey
     limits: Limits = field(default_factory=Limits)
+    key_lease: float = LEASE_SECONDS
+    """Seconds a process may admit a remembered API key without reading its rows; every
+    process of one ledger uses the same (``ledger/keys/cache.py``)."""
     api_keys: ApiKeyDesk = field(init=False)
     """Issue, revoke, authenticate and list API keys."""
     sources: SourceRegistry = field(init=False)
@@ -35,8 +38,9 @@ class LedgerRuntime:
         cache = KeyCache(
             ledger.recorder.select_events,
             lambda key_id, rows: ledger.checks.check(ledger.recorder, key_id, rows, 1),
+            lease=self.key_lease,
         )
-        self.api_keys = ApiKeyDesk(ledger, cache)
+        self.api_keys = ApiKeyDesk(ledger, cache, revocation_wait(self.key_lease))
         self.sources = SourceRegistry(ledger, self.limits)
 
     def close(self) -> None:

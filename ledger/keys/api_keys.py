@@ -8,6 +8,7 @@ the comparison is constant-time.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
@@ -69,8 +70,9 @@ def check_name(name: str) -> str:
     return name
 
 
+@functools.lru_cache(maxsize=4096)
 def key_aggregate_id(name: str) -> UUID:
-    """The aggregate id of the key called ``name``."""
+    """The aggregate id of the key called ``name`` (remembered: every request derives it)."""
     return uuid5(_NAMESPACE, name)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
@@ -22,7 +23,7 @@ from ledger.keys.api_keys import (
     new_secret,
     parse_scopes,
 )
-from ledger.keys.cache import KeyCache
+from ledger.keys.cache import LEASE_SECONDS, KeyCache, revocation_wait
 
 
 class ApiKeyDesk:
@@ -31,9 +32,14 @@ class ApiKeyDesk:
     With a ``cache`` (:mod:`ledger.keys.cache`), authentication rebuilds a key only when its
     stored rows changed since this process last verified them."""
 
-    def __init__(self, log: EventLog, cache: KeyCache | None = None) -> None:
+    def __init__(
+        self, log: EventLog, cache: KeyCache | None = None, wait: float | None = None
+    ) -> None:
         self.log = log
         self.cache = cache
+        self.revocation_wait = revocation_wait(LEASE_SECONDS) if wait is None else wait
+        """Seconds a committed revocation waits before it returns: the lease of every
+        process's key cache, and a margin (``ledger/keys/cache.py``)."""
 
     def issue(self, name: str, scopes: Sequence[str], actor: str, pins: Pins | None = None) -> str:
         """Issue a key and return its secret; the ledger keeps only the hash. ``pins`` bound
@@ -51,19 +57,24 @@ class ApiKeyDesk:
         return secret
 
     def revoke(self, name: str, reason: str, actor: str) -> None:
-        """Revoke the key called ``name``."""
+        """Revoke the key called ``name``. Once committed it waits for every process's lease
+        on remembered keys to lapse (:attr:`revocation_wait`), so that when
+        it returns no process admits the key any more."""
         check_name(name)
         if len(reason) > 500:
             raise InvalidInput("reason", "max-length", "reason is at most 500 characters")
         key = self._get_key(name)
         key.revoke(reason, actor)
         self.log.commit(key)
+        time.sleep(self.revocation_wait)
 
     def authenticate(self, secret: str) -> Principal | None:
         """Return the principal a secret stands for, or None if unknown or revoked."""
         key_id = self.key_id_of(secret)
         if key_id is not None and self.cache is not None:
-            decided, principal = self.authenticate_cached(key_id, secret, self.cache.rows(key_id))
+            looks = self.cache.looks
+            rows = self.cache.rows(key_id)
+            decided, principal = self.authenticate_cached(key_id, secret, rows, looks)
             if decided:
                 return principal
         return self.rebuild(secret)
@@ -98,16 +109,28 @@ class ApiKeyDesk:
         name = name_in_secret(secret)
         return None if name is None else key_aggregate_id(name)
 
+    def authenticate_trusted(self, key_id: UUID, secret: str) -> Principal | None:
+        """The principal of a remembered key that may be trusted without reading its rows
+        (:meth:`ledger.keys.cache.KeyCache.trusted`) and admits ``secret``; None when a read
+        of the key's rows must decide."""
+        if self.cache is None:
+            return None
+        known = self.cache.trusted(key_id, hash_secret(secret))
+        if known is None:
+            return None
+        return Principal(name=known.name, scopes=known.scopes, pins=known.pins)
+
     def authenticate_cached(
-        self, key_id: UUID, secret: str, rows: Sequence[StoredEvent]
+        self, key_id: UUID, secret: str, rows: Sequence[StoredEvent], looks: int | None = None
     ) -> tuple[bool, Principal | None]:
         """Decide from the key cache and the stored ``rows`` of the key ``key_id`` (which
         :meth:`key_id_of` found in ``secret``) alone, when they suffice:
         ``(True, principal or None)``; ``(False, None)`` when the key must be rebuilt from
-        its events (:meth:`rebuild` does it)."""
+        its events (:meth:`rebuild` does it). ``looks`` is the cache's
+        :attr:`~ledger.keys.cache.KeyCache.looks` taken before ``rows`` were read."""
         if self.cache is None:
             return False, None
-        known = self.cache.compare(key_id, rows)
+        known = self.cache.compare(key_id, rows, looks)
         if known is False:
             return True, None
         if known is None:
