@@ -16,6 +16,10 @@ from api.settings import Settings
 from ledger.eventlog import signature_pool
 from ledger.runtime import LedgerRuntime
 
+# A short lease on remembered API keys (ledger/keys/cache.py): every revocation waits that long
+# before it answers. Set here so that the servers tests start as subprocesses use the same.
+os.environ.setdefault("PROVLEDGER_KEY_LEASE_MS", "50")
+
 PG_URL = os.environ.get("PROVLEDGER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 BACKENDS = ["sqlite", "postgres"]
 

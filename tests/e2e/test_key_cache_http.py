@@ -2,11 +2,15 @@
 
 Two runtimes open the same database, as two API processes would: the app authenticates from its
 key cache, the other runtime revokes or reissues the key, and the app's very next request sees
-it (each request re-reads the key's rows by their index and compares their fingerprint).
+it (a request re-reads the key's rows by their index and compares their fingerprint, or trusts
+a key its process's key watch has vouched for within the lease, and a revocation waits the
+lease out before it answers).
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Iterator
 
 import psycopg
@@ -175,3 +179,94 @@ def test_a_lost_key_row_connection_is_replaced_and_a_revocation_still_holds_at_o
     assert not set(_key_row_connection_pids(other_client)) & set(pids)
     renewed = keys_a.issue("reader", ["read"], "test:suite")
     assert other_client.get(PATH, headers=_bearer(renewed)).status_code == 404
+
+
+@pytest.fixture
+def leased(settings: Settings) -> Iterator[tuple[TestClient, LedgerRuntime]]:
+    """An app and a second process's runtime with a lease of half a second on remembered keys
+    (the default), long enough that a test can see the app trust a key."""
+    leased_settings = settings.model_copy(update={"key_lease_ms": 500})
+    runtime = open_ledger(leased_settings)
+    other = open_ledger(leased_settings)
+    try:
+        with TestClient(create_app(leased_settings, runtime)) as test_client:
+            yield test_client, other
+    finally:
+        other.close()
+        runtime.close()
+
+
+def _trusted_once(app_client: TestClient, secret: str) -> None:
+    """Request until the app admits the key without reading its rows (it does once its key
+    watch has looked after the key was confirmed)."""
+    cache = app_client.app.state.services.api_keys.cache  # type: ignore[attr-defined]
+    trusted = cache.trusted_hits
+    for _ in range(50):
+        assert app_client.get(PATH, headers=_bearer(secret)).status_code == 404
+        if cache.trusted_hits > trusted:
+            return
+        time.sleep(0.01)
+    raise AssertionError("the key was never trusted from the cache")
+
+
+def test_a_process_whose_key_watch_hangs_still_refuses_a_revoked_key_on_the_very_next_request(
+    leased: tuple[TestClient, LedgerRuntime],
+) -> None:
+    """The attack on the lease: the process stops hearing about key events (a stalled look)
+    while it trusts the key. The revocation answers only after the lease has run out, so the
+    process's next request reads the key's rows and refuses it."""
+    app_client, other = leased
+    secret = other.api_keys.issue("reader", ["read"], "test:suite")
+    _trusted_once(app_client, secret)
+    reader: AsyncKeyRows = app_client.app.state.key_rows  # type: ignore[attr-defined]
+
+    async def stalled(after: int, limit: int) -> list[object]:
+        await asyncio.Event().wait()  # never answers
+        return []
+
+    reader.changes = stalled  # type: ignore[method-assign,assignment]
+
+    other.api_keys.revoke("reader", "left the team", "test:suite")
+
+    _assert_unauthenticated(app_client.get(PATH, headers=_bearer(secret)))
+
+
+def test_a_key_revoked_elsewhere_is_refused_by_a_process_that_trusts_it(
+    leased: tuple[TestClient, LedgerRuntime],
+) -> None:
+    app_client, other = leased
+    secret = other.api_keys.issue("reader", ["read"], "test:suite")
+    _trusted_once(app_client, secret)
+
+    other.api_keys.revoke("reader", "left the team", "test:suite")
+
+    _assert_unauthenticated(app_client.get(PATH, headers=_bearer(secret)))
+    renewed = other.api_keys.issue("reader", ["read"], "test:suite")
+    _trusted_once(app_client, renewed)  # the reissued key is trusted again
+    _assert_unauthenticated(app_client.get(PATH, headers=_bearer(secret)))
+
+
+def test_a_failing_key_watch_lapses_the_lease_and_requests_read_the_rows_again(
+    leased: tuple[TestClient, LedgerRuntime],
+) -> None:
+    app_client, other = leased
+    secret = other.api_keys.issue("reader", ["read"], "test:suite")
+    _trusted_once(app_client, secret)
+    reader: AsyncKeyRows = app_client.app.state.key_rows  # type: ignore[attr-defined]
+    watch = app_client.app.state.key_watch  # type: ignore[attr-defined]
+    app_cache = app_client.app.state.services.api_keys.cache  # type: ignore[attr-defined]
+
+    async def failing(after: int, limit: int) -> list[object]:
+        raise ConnectionError("the database went away")
+
+    reader.changes = failing  # type: ignore[method-assign,assignment]
+    for _ in range(100):
+        if watch.failures:
+            break
+        time.sleep(0.01)
+    assert watch.failures
+    trusted = app_cache.trusted_hits
+
+    assert app_client.get(PATH, headers=_bearer(secret)).status_code == 404
+
+    assert app_cache.trusted_hits == trusted  # decided by a read of the key's rows

@@ -120,6 +120,15 @@ def test_a_read_key_edited_to_admin_in_the_database_is_refused_as_ledger_integri
     assert client.post(retire, json={"reason": "r"}, headers=reader).status_code == 403
     _rewrite(runtime, position, lambda payload: payload.update(scopes=["admin"]))
 
+    # While the key is remembered and trusted (ledger/keys/cache.py) its rows are not read
+    # again and the edit grants nothing (403: the scopes it was verified with); once the
+    # watch's lease lapses, the rows are read and the edit is found (500).
+    edited = client.post(retire, json={"reason": "r"}, headers=reader)
+    assert edited.status_code in (403, 500), edited.text
+    cache = runtime.api_keys.cache
+    assert cache is not None
+    cache.forget(key_aggregate_id("reader"))  # as in a process that has not verified it yet
+
     with capture_logs() as logs:
         read = client.get("/v1/sources/report", headers=reader)
         retired = client.post(retire, json={"reason": "r"}, headers=reader)
