@@ -188,6 +188,36 @@ def _lag_sampler(running: Fleet, stop: threading.Event, lags: list[tuple[int, fl
                     lags.append((check.get("lag", 0), check.get("lag_seconds", 0.0)))
 
 
+def _rss_sampler(
+    running: Fleet,
+    stop: threading.Event,
+    every: float,
+    samples: list[tuple[float, dict[str, float]]],
+) -> None:
+    began = time.monotonic()
+    while not stop.wait(every):
+        samples.append((time.monotonic() - began, running.rss()))
+
+
+def _print_rss(samples: list[tuple[float, dict[str, float]]]) -> None:
+    """RSS of each API process and of the worker over the run, and how fast each grew in the
+    first and in the second half (flat memory: the second half grows far less, or not)."""
+    names = [n for n in samples[0][1] if n.startswith(("api pid", "worker"))]
+    print("  RSS over the run (MiB):")
+    print("    " + "min".rjust(6) + "".join(f"{name:>22}" for name in names))
+    for at, sizes in samples:
+        print(f"    {at / 60:6.1f}" + "".join(f"{sizes.get(name, 0.0):22.1f}" for name in names))
+    middle = samples[len(samples) // 2]
+    first, last = samples[0], samples[-1]
+    for name in names:
+        early = (middle[1].get(name, 0.0) - first[1].get(name, 0.0)) / max(middle[0] - first[0], 1)
+        late = (last[1].get(name, 0.0) - middle[1].get(name, 0.0)) / max(last[0] - middle[0], 1)
+        print(
+            f"  {name}: grew {early * 60:5.2f} MiB/min in the first half,"
+            f" {late * 60:5.2f} MiB/min in the second"
+        )
+
+
 def soak(running: Fleet, minutes: float, clients: int) -> int:
     """Run the traffic; return the number of 5xx answers."""
     traffic = Traffic(seed=7)
@@ -201,6 +231,11 @@ def soak(running: Fleet, minutes: float, clients: int) -> int:
     lags: list[tuple[int, float]] = []
     sampler = threading.Thread(target=_lag_sampler, args=(running, stop, lags), daemon=True)
     sampler.start()
+    rss_samples: list[tuple[float, dict[str, float]]] = [(0.0, rss_start)]
+    rss_every = minutes * 60 / 10
+    threading.Thread(
+        target=_rss_sampler, args=(running, stop, rss_every, rss_samples), daemon=True
+    ).start()
     deadline = time.monotonic() + minutes * 60
     errors: list[BaseException] = []
 
@@ -223,6 +258,7 @@ def soak(running: Fleet, minutes: float, clients: int) -> int:
     elapsed = time.monotonic() - started
     stop.set()
     rss_end = running.rss()
+    rss_samples.append((elapsed, rss_end))
     seeder.http.close()
 
     total = sum(traffic.statuses.values())
@@ -254,6 +290,7 @@ def soak(running: Fleet, minutes: float, clients: int) -> int:
     for label, sizes in (("start", rss_start), ("end", rss_end)):
         listed = ", ".join(f"{name} {mib:.1f} MiB" for name, mib in sorted(sizes.items()))
         print(f"  RSS at {label}: {listed}")
+    _print_rss(rss_samples)
     return server_errors + len(errors)
 
 
