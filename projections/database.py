@@ -166,7 +166,17 @@ def add_missing_columns(engine: Engine) -> None:
 
 def _create(engine: Engine) -> None:
     """Create missing tables, missing nullable columns, and missing indexes of tables that
-    exist (``create_all`` only creates the indexes of tables it creates)."""
+    exist (``create_all`` only creates the indexes of tables it creates).
+
+    A database with none of the tables (a new ledger) gets them all in one transaction,
+    without asking first about each table, column and index: on PostgreSQL those questions are
+    a hundred round trips or more."""
+    schema = engine.get_execution_options().get("schema_translate_map", {}).get(None)
+    ours = {table.name for table in metadata.sorted_tables}
+    if not ours & set(inspect(engine).get_table_names(schema=schema)):
+        with engine.begin() as conn:
+            metadata.create_all(conn, checkfirst=False)
+        return
     add_missing_columns(engine)
     metadata.create_all(engine)
     for table in metadata.sorted_tables:

@@ -14,11 +14,13 @@ from api.main import create_app
 from api.observability import configure_logging
 from api.settings import Settings
 from ledger.runtime import LedgerRuntime
+from tests.loop_client import LoopClient
 
 
 @pytest.fixture
 def client(settings: Settings, runtime: LedgerRuntime) -> Iterator[TestClient]:
-    with TestClient(create_app(settings, runtime), raise_server_exceptions=False) as test_client:
+    """The app over the test's runtime, each request sent into its loop in one hop."""
+    with LoopClient(create_app(settings, runtime), raise_server_exceptions=False) as test_client:
         yield test_client
 
 

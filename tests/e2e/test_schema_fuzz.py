@@ -39,8 +39,9 @@ CONFORMANCE = [
     response_headers_conformance,
 ]
 """Every response is one the document declares: status, media type, body and headers."""
-EXAMPLES = 25
-"""Examples per operation and generation mode; each is sent with and without a key."""
+EXAMPLES = 12
+"""Examples per operation and generation mode; each is sent with and without a key (about
+1,900 requests per backend; generating them is most of the test's time)."""
 BASE_URL = "http://testserver"
 
 
@@ -121,5 +122,5 @@ def test_no_operation_answers_5xx_or_anything_undeclared_with_or_without_a_key(
     assert not undeclared, f"{len(undeclared)} undeclared answers:\n\n" + "\n\n".join(
         undeclared[:10]
     )
-    assert sum(1 for status in statuses if status) > 2_000  # the run really sent its requests
+    assert sum(1 for status in statuses if status) > 1_500  # the run really sent its requests
     assert {200, 201, 401, 404, 422} <= set(statuses)
