@@ -21,6 +21,7 @@ from api.observability import RequestContextMiddleware, configure_logging
 from api.openapi import install_openapi
 from api.routes import (
     access,
+    add_routes,
     attribution,
     audit,
     claims,
@@ -140,7 +141,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     app.add_middleware(RequestBodyGuard)  # inside the request context: its refusals are logged
     app.add_middleware(RequestContextMiddleware)
     for module in ROUTES:
-        app.include_router(module.router)
+        add_routes(app, module.router)
     install_openapi(app)
     install_docs_ui(app)
     app.mount("/console", console_app(app))

@@ -24,6 +24,7 @@ from api.console.guard import SecurityHeaders, console_root
 from api.console.state import PACKAGE, Console, NotSignedIn
 from api.console.views import audit, engagement, receipts, session, sources
 from api.errors import ledger_problem, problem
+from api.routes import add_routes
 from ledger.errors import AuthenticationFailed, InvalidInput, LedgerError
 
 __all__ = ["console_app"]
@@ -117,5 +118,5 @@ def console_app(api: FastAPI) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.mount("/static", StaticFiles(directory=PACKAGE / "static"), name="static")
     for module in (session, receipts, sources, audit, engagement):
-        app.include_router(module.router)
+        add_routes(app, module.router)
     return app
