@@ -149,8 +149,8 @@ def bench(backend: str, requests: int) -> None:
             # Matched right after /healthz, not after every other route: what the comparison
             # measures is authentication, not where the benchmark added its route.
             routes = app.router.routes
-            health = next(i for i, r in enumerate(routes) if getattr(r, "path", "") == "/healthz")
-            routes.insert(health + 1, routes.pop())
+            at = next(i for i, r in enumerate(routes) if getattr(r, "path", "") == "/healthz")
+            routes.insert(at + 1, routes.pop())
 
             headers = {"Authorization": f"Bearer {secret}"}
             cache = desk.cache

@@ -209,15 +209,24 @@ def _trusted_once(app_client: TestClient, secret: str) -> None:
     raise AssertionError("the key was never trusted from the cache")
 
 
-def test_a_process_whose_key_watch_hangs_still_refuses_a_revoked_key_on_the_very_next_request(
+@pytest.fixture
+def trusted(
     leased: tuple[TestClient, LedgerRuntime],
+) -> tuple[TestClient, LedgerRuntime, str]:
+    """A key issued by the other process that the app now trusts within the lease."""
+    app_client, other = leased
+    secret = other.api_keys.issue("reader", ["read"], "test:suite")
+    _trusted_once(app_client, secret)
+    return app_client, other, secret
+
+
+def test_a_process_whose_key_watch_hangs_still_refuses_a_revoked_key_on_the_very_next_request(
+    trusted: tuple[TestClient, LedgerRuntime, str],
 ) -> None:
     """The attack on the lease: the process stops hearing about key events (a stalled look)
     while it trusts the key. The revocation answers only after the lease has run out, so the
     process's next request reads the key's rows and refuses it."""
-    app_client, other = leased
-    secret = other.api_keys.issue("reader", ["read"], "test:suite")
-    _trusted_once(app_client, secret)
+    app_client, other, secret = trusted
     reader: AsyncKeyRows = app_client.app.state.key_rows  # type: ignore[attr-defined]
 
     async def stalled(after: int, limit: int) -> list[object]:
@@ -232,11 +241,9 @@ def test_a_process_whose_key_watch_hangs_still_refuses_a_revoked_key_on_the_very
 
 
 def test_a_key_revoked_elsewhere_is_refused_by_a_process_that_trusts_it(
-    leased: tuple[TestClient, LedgerRuntime],
+    trusted: tuple[TestClient, LedgerRuntime, str],
 ) -> None:
-    app_client, other = leased
-    secret = other.api_keys.issue("reader", ["read"], "test:suite")
-    _trusted_once(app_client, secret)
+    app_client, other, secret = trusted
 
     other.api_keys.revoke("reader", "left the team", "test:suite")
 
@@ -247,11 +254,9 @@ def test_a_key_revoked_elsewhere_is_refused_by_a_process_that_trusts_it(
 
 
 def test_a_failing_key_watch_lapses_the_lease_and_requests_read_the_rows_again(
-    leased: tuple[TestClient, LedgerRuntime],
+    trusted: tuple[TestClient, LedgerRuntime, str],
 ) -> None:
-    app_client, other = leased
-    secret = other.api_keys.issue("reader", ["read"], "test:suite")
-    _trusted_once(app_client, secret)
+    app_client, _, secret = trusted
     reader: AsyncKeyRows = app_client.app.state.key_rows  # type: ignore[attr-defined]
     watch = app_client.app.state.key_watch  # type: ignore[attr-defined]
     app_cache = app_client.app.state.services.api_keys.cache  # type: ignore[attr-defined]
