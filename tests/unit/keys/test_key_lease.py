@@ -48,6 +48,16 @@ def _trusted(cache: KeyCache, key_id: UUID, secret: str = SECRET) -> bool:
     return cache.trusted(key_id, hash_secret(secret)) is not None
 
 
+def _remembered() -> tuple[Store, KeyCache, UUID]:
+    """A cache that remembers one key, confirmed before the watch has looked."""
+    store = Store()
+    key_id = uuid4()
+    store.add(key_id)
+    cache = _cache(store)
+    _remember(cache, store, key_id)
+    return store, cache, key_id
+
+
 def _setup() -> tuple[Store, KeyCache, UUID]:
     store = Store()
     key_id = uuid4()
@@ -66,11 +76,7 @@ def test_a_key_confirmed_after_the_watch_looked_is_trusted_within_the_lease() ->
 
 
 def test_nothing_is_trusted_before_the_watch_has_looked() -> None:
-    store = Store()
-    key_id = uuid4()
-    store.add(key_id)
-    cache = _cache(store)
-    _remember(cache, store, key_id)
+    _, cache, key_id = _remembered()
 
     assert not _trusted(cache, key_id)
 
@@ -148,11 +154,7 @@ def test_a_secret_the_remembered_key_does_not_admit_is_left_to_the_read() -> Non
 
 
 def test_a_look_that_read_only_part_of_the_log_does_not_renew_the_lease() -> None:
-    store = Store()
-    key_id = uuid4()
-    store.add(key_id)
-    cache = _cache(store)
-    _remember(cache, store, key_id)
+    _, cache, key_id = _remembered()
 
     cache.watched([], None)
 
