@@ -264,6 +264,7 @@ class KeyWatch:
         self._after: int | None = None
         self.looks = 0
         self.failures = 0
+        """Looks failed in a row (0 once one succeeds)."""
 
     async def look(self) -> bool:
         """Look once; True when more events are waiting than one look reads."""
@@ -286,16 +287,22 @@ class KeyWatch:
         return more
 
     async def run(self) -> None:
-        """Look until cancelled."""
+        """Look until cancelled. A failure is logged when looking starts to fail and again
+        when it recovers, not at every look in between (five a lease)."""
         try:
             while True:
                 try:
                     more = await self.look()
                 except Exception as error:
                     self._cache.lapse()
+                    if not self.failures:
+                        log.warning("key_watch_failed", error=type(error).__name__)
                     self.failures += 1
-                    log.warning("key_watch_failed", error=type(error).__name__)
                     more = False
+                else:
+                    if self.failures:
+                        log.info("key_watch_recovered", failed_looks=self.failures)
+                    self.failures = 0
                 if not more:
                     await asyncio.sleep(key_cache.poll_seconds(self._cache.lease))
         finally:

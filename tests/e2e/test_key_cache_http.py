@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
+from structlog.testing import capture_logs
 
 from api.key_rows import AsyncKeyRows
 from api.main import create_app
@@ -256,6 +257,8 @@ def test_a_key_revoked_elsewhere_is_refused_by_a_process_that_trusts_it(
 def test_a_failing_key_watch_lapses_the_lease_and_requests_read_the_rows_again(
     trusted: tuple[TestClient, LedgerRuntime, str],
 ) -> None:
+    """The failure is logged once, not at every look, and the recovery once; then keys are
+    trusted again."""
     app_client, _, secret = trusted
     reader: AsyncKeyRows = app_client.app.state.key_rows  # type: ignore[attr-defined]
     watch = app_client.app.state.key_watch  # type: ignore[attr-defined]
@@ -264,14 +267,28 @@ def test_a_failing_key_watch_lapses_the_lease_and_requests_read_the_rows_again(
     async def failing(after: int, limit: int) -> list[object]:
         raise ConnectionError("the database went away")
 
-    reader.changes = failing  # type: ignore[method-assign,assignment]
-    for _ in range(100):
-        if watch.failures:
-            break
-        time.sleep(0.01)
-    assert watch.failures
+    working = reader.changes
+    with capture_logs() as logs:
+        reader.changes = failing  # type: ignore[method-assign,assignment]
+        for _ in range(300):
+            if watch.failures >= 3:
+                break
+            time.sleep(0.01)
+    assert watch.failures >= 3
+    assert [e["error"] for e in logs if e["event"] == "key_watch_failed"] == ["ConnectionError"]
     trusted = app_cache.trusted_hits
 
     assert app_client.get(PATH, headers=_bearer(secret)).status_code == 404
 
     assert app_cache.trusted_hits == trusted  # decided by a read of the key's rows
+    with capture_logs() as logs:
+        reader.changes = working  # type: ignore[method-assign]
+        for _ in range(300):
+            if not watch.failures:
+                break
+            time.sleep(0.01)
+    assert not watch.failures
+    assert [e["event"] for e in logs if e["event"].startswith("key_watch")] == [
+        "key_watch_recovered"
+    ]
+    _trusted_once(app_client, secret)
