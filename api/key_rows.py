@@ -225,11 +225,7 @@ class SqliteKeyRows:
 
     async def rows(self, key_id: UUID) -> Sequence[StoredEvent]:
         """The key's stored rows, in version order, as read now."""
-        if self._connection is None:
-            raise RuntimeError("the API-key row reader is closed")
-        return stored_rows(
-            key_id, self._connection.execute(self._statement, (key_id.hex,)).fetchall()
-        )
+        return stored_rows(key_id, self._open().execute(self._statement, (key_id.hex,)).fetchall())
 
     async def position(self) -> int:
         """The newest notification id (the events table's ``rowid``) committed."""
@@ -262,7 +258,6 @@ class KeyWatch:
         self._reader = reader
         self._cache = cache
         self._after: int | None = None
-        self.looks = 0
         self.failures = 0
         """Looks failed in a row (0 once one succeeds)."""
 
@@ -275,7 +270,6 @@ class KeyWatch:
             self._after = await self._reader.position()
             self._cache.forget_confirmations()
             self._cache.watched((), began)
-            self.looks += 1
             return False
         changes = await self._reader.changes(self._after, LOOK_LIMIT)
         more = len(changes) >= LOOK_LIMIT
@@ -283,7 +277,6 @@ class KeyWatch:
             self._after = changes[-1][0]
         changed = [originator for _, originator, topic in changes if topic in KEY_TOPICS]
         self._cache.watched(changed, None if more else began)
-        self.looks += 1
         return more
 
     async def run(self) -> None:

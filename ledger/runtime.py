@@ -8,7 +8,7 @@ from ledger.crypto.hmac_keys import HmacKey
 from ledger.crypto.signing import Keyring
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.database import DatabaseConfig
-from ledger.keys.cache import LEASE_SECONDS, KeyCache, revocation_wait
+from ledger.keys.cache import LEASE_SECONDS, KeyCache
 from ledger.keys.desk import ApiKeyDesk
 from ledger.keys.signing_keys import KeyStore
 from ledger.registry.commands import SourceRegistry
@@ -40,7 +40,7 @@ class LedgerRuntime:
             lambda key_id, rows: ledger.checks.check(ledger.recorder, key_id, rows, 1),
             lease=self.key_lease,
         )
-        self.api_keys = ApiKeyDesk(ledger, cache, revocation_wait(self.key_lease))
+        self.api_keys = ApiKeyDesk(ledger, cache)
         self.sources = SourceRegistry(ledger, self.limits)
 
     def close(self) -> None:

@@ -141,11 +141,17 @@ def bulk_insert(
         cursor.close()
 
 
+def _schema_of(engine: Engine) -> str | None:
+    """The PostgreSQL schema an engine's tables are translated into (None: the default)."""
+    schema: str | None = engine.get_execution_options().get("schema_translate_map", {}).get(None)
+    return schema
+
+
 def add_missing_columns(engine: Engine) -> None:
     """Add the nullable columns a later release gave a table that exists (``create_all``
     creates only missing tables). Their values in rows written before are null until
     ``provledger projections rebuild`` replays the events."""
-    schema = engine.get_execution_options().get("schema_translate_map", {}).get(None)
+    schema = _schema_of(engine)
     inspector = inspect(engine)
     quote = engine.dialect.identifier_preparer.quote
     with engine.begin() as conn:
@@ -171,7 +177,7 @@ def _create(engine: Engine) -> None:
     A database with none of the tables (a new ledger) gets them all in one transaction,
     without asking first about each table, column and index: on PostgreSQL those questions are
     a hundred round trips or more."""
-    schema = engine.get_execution_options().get("schema_translate_map", {}).get(None)
+    schema = _schema_of(engine)
     ours = {table.name for table in metadata.sorted_tables}
     if not ours & set(inspect(engine).get_table_names(schema=schema)):
         with engine.begin() as conn:

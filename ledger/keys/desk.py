@@ -23,7 +23,7 @@ from ledger.keys.api_keys import (
     new_secret,
     parse_scopes,
 )
-from ledger.keys.cache import LEASE_SECONDS, KeyCache, revocation_wait
+from ledger.keys.cache import LEASE_SECONDS, CachedKey, KeyCache, revocation_wait
 
 
 class ApiKeyDesk:
@@ -32,14 +32,13 @@ class ApiKeyDesk:
     With a ``cache`` (:mod:`ledger.keys.cache`), authentication rebuilds a key only when its
     stored rows changed since this process last verified them."""
 
-    def __init__(
-        self, log: EventLog, cache: KeyCache | None = None, wait: float | None = None
-    ) -> None:
+    def __init__(self, log: EventLog, cache: KeyCache | None = None) -> None:
         self.log = log
         self.cache = cache
-        self.revocation_wait = revocation_wait(LEASE_SECONDS) if wait is None else wait
+        self.revocation_wait = revocation_wait(LEASE_SECONDS if cache is None else cache.lease)
         """Seconds a committed revocation waits before it returns: the lease of every
-        process's key cache, and a margin (``ledger/keys/cache.py``)."""
+        process's key cache (this process's, which all share), and a margin
+        (``ledger/keys/cache.py``)."""
 
     def issue(self, name: str, scopes: Sequence[str], actor: str, pins: Pins | None = None) -> str:
         """Issue a key and return its secret; the ledger keeps only the hash. ``pins`` bound
@@ -116,9 +115,7 @@ class ApiKeyDesk:
         if self.cache is None:
             return None
         known = self.cache.trusted(key_id, hash_secret(secret))
-        if known is None:
-            return None
-        return Principal(name=known.name, scopes=known.scopes, pins=known.pins)
+        return None if known is None else _principal_of(known)
 
     def authenticate_cached(
         self, key_id: UUID, secret: str, rows: Sequence[StoredEvent], looks: int | None = None
@@ -137,7 +134,7 @@ class ApiKeyDesk:
             return False, None
         if not known.admits(hash_secret(secret)):
             return True, None
-        return True, Principal(name=known.name, scopes=known.scopes, pins=known.pins)
+        return True, _principal_of(known)
 
     def list(self) -> list[dict[str, Any]]:
         """Every key name with its scopes and status (never a hash or secret)."""
@@ -162,3 +159,8 @@ class ApiKeyDesk:
         except AggregateNotFoundError:
             raise NotFound(f"no API key named {name!r}") from None
         return key
+
+
+def _principal_of(known: CachedKey) -> Principal:
+    """The principal a remembered key stands for."""
+    return Principal(name=known.name, scopes=known.scopes, pins=known.pins)
