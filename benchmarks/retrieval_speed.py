@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 from benchmarks.eval_cases import data_dir  # noqa: E402
 from ledger.attribution.ranker import Bm25Ranker, Candidate  # noqa: E402
 from ledger.retrieval.dense import Embedder  # noqa: E402
-from ledger.retrieval.index import IndexedSpan, SpanIndex, span_terms  # noqa: E402
+from ledger.retrieval.index import IndexedSpan, SpanIndex, embed_spans, span_terms  # noqa: E402
 from ledger.retrieval.retriever import HybridRetriever, RetrievalQuery  # noqa: E402
 
 AS_OF = "2026-01-01T00:00:00.000000Z"
@@ -148,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     terms = [span_terms(s) for s in spans]
     terms_took = time.perf_counter() - started
-    vectors, tokens = embedder.embed_with_tokens([s.ranked_text for s in spans])
+    vectors, tokens = embed_spans(embedder, spans)
     embedded = time.perf_counter()
     index = SpanIndex(spans, terms, vectors, embedder.version, tokens=tokens)
     build_took = time.perf_counter() - started

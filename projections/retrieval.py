@@ -19,7 +19,7 @@ from ledger.audit.log_verify import StoredRow
 from ledger.registry.source import Source
 from ledger.registry.span_codec import decode_spans
 from ledger.retrieval.dense import Embedder, shared_embedder
-from ledger.retrieval.index import IndexedSpan, span_terms
+from ledger.retrieval.index import IndexedSpan, embed_spans, span_terms
 from projections.runner import Projection
 from projections.schema import RETRIEVAL_TABLES, retrieval_sources, retrieval_spans
 
@@ -161,9 +161,7 @@ class RetrievalProjection(Projection):
             conn.execute(insert(retrieval_sources), self._new_sources)
             self._new_sources.clear()
         if self._rows:
-            vectors, tokens = self.embedder.embed_with_tokens(
-                [span.ranked_text for span in self._pending]
-            )
+            vectors, tokens = embed_spans(self.embedder, self._pending)
             packed = vectors.astype(np.float16)
             for row, vector, ids in zip(self._rows, packed, tokens, strict=True):
                 row["vector"] = vector.tobytes()

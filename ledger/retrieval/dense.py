@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,10 @@ MAX_TOKENS = 256
 """Tokens of a text that count (longer texts are truncated; spans are sentences and cells)."""
 TOKEN_MATCH = 0.5
 """Weight of the token match in a candidate's dense score (the rest is the pooled cosine)."""
+CONTEXT_WINDOW = 2
+"""Prose spans on each side of a prose span whose vectors make its context."""
+CONTEXT_WEIGHT = 4.0
+"""Weight of that context against the span's own vector in its stored vector."""
 _FUNCTION_WORDS_TEXT = """
     a an the of to in on at for by with from and or but is are was were be been being has
     have had do does did it its this that these those as which what who whom how when where
@@ -65,7 +69,10 @@ def _package_dir() -> Path:
 def _version() -> str:
     from importlib.metadata import version
 
-    return f"{version('wordllama')}-{DIMENSIONS}d+match{TOKEN_MATCH}"
+    return (
+        f"{version('wordllama')}-{DIMENSIONS}d+match{TOKEN_MATCH}"
+        f"+context{CONTEXT_WINDOW}x{CONTEXT_WEIGHT}"
+    )
 
 
 Tokens = npt.NDArray[np.uint16]
@@ -134,6 +141,20 @@ class Embedder:
         np.divide(out, norms, out=out, where=norms > 0)
         return out, tokens
 
+    def embed_in_context(
+        self,
+        texts: Sequence[str],
+        documents: Sequence[Hashable | None],
+        window: int = CONTEXT_WINDOW,
+        weight: float = CONTEXT_WEIGHT,
+    ) -> tuple[Vectors, list[Tokens]]:
+        """What a span stores: unit vectors of ``texts`` each joined with its context, and
+        each text's own token ids. ``documents[i]`` names the document text ``i`` is prose of
+        (texts of one document are in reading order), or is ``None`` for a text that carries
+        its own context (a table cell's envelope): :func:`in_context`."""
+        vectors, tokens = self.embed_with_tokens(texts)
+        return in_context(vectors, documents, window, weight), tokens
+
     def query(self, text: str) -> DenseQuery:
         """The query's vector and its content tokens' unit vectors (all its tokens when it
         has no content token)."""
@@ -155,6 +176,38 @@ class Embedder:
             starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[filled]
             out[filled] = np.add.reduceat(self.table[ids], starts, axis=0)
         return np.split(ids.astype(np.uint16), np.cumsum(lengths)[:-1])
+
+
+def in_context(
+    vectors: Vectors,
+    documents: Sequence[Hashable | None],
+    window: int = CONTEXT_WINDOW,
+    weight: float = CONTEXT_WEIGHT,
+) -> Vectors:
+    """Each prose span's vector plus ``weight`` times the mean vector of the prose spans
+    within ``window`` of it in its document (itself included), at unit length again.
+
+    A sentence often names its subject only by a pronoun or not at all ("It opened in
+    1998."); its neighbours name it. Joining them moves the sentence towards what its
+    passage is about, which a claim about that subject shares. Texts whose document is
+    ``None`` are left as they are. ``vectors`` is not changed."""
+    if len(documents) != len(vectors):
+        raise ValueError("every vector needs its document (or None)")
+    members: dict[Hashable, list[int]] = {}
+    for i, document in enumerate(documents):
+        if document is not None:
+            members.setdefault(document, []).append(i)
+    out = vectors.copy()
+    for indices in members.values():
+        rows = vectors[indices]
+        sums = np.concatenate((np.zeros((1, rows.shape[1]), rows.dtype), np.cumsum(rows, axis=0)))
+        place = np.arange(len(indices))
+        low = np.maximum(place - window, 0)
+        high = np.minimum(place + window + 1, len(indices))
+        out[indices] = rows + weight * (sums[high] - sums[low]) / (high - low)[:, None]
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    np.divide(out, norms, out=out, where=norms > 0)
+    return out
 
 
 _shared: dict[str, Embedder] = {}

@@ -15,7 +15,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ledger.retrieval.dense import DenseRanker, Tokens, Vectors
+from ledger.retrieval.dense import (
+    CONTEXT_WEIGHT,
+    CONTEXT_WINDOW,
+    DenseRanker,
+    Embedder,
+    Tokens,
+    Vectors,
+)
 from ledger.retrieval.sparse import SparseRanker
 from ledger.retrieval.terms import terms
 
@@ -57,6 +64,19 @@ class IndexedSpan:
             "heading_path": list(self.heading_path),
             "envelope": self.envelope,
         }
+
+
+def embed_spans(
+    embedder: Embedder,
+    spans: Sequence[IndexedSpan],
+    window: int = CONTEXT_WINDOW,
+    weight: float = CONTEXT_WEIGHT,
+) -> tuple[Vectors, list[Tokens]]:
+    """The vectors and token ids ``spans`` are stored with: a table cell's from its envelope
+    alone, a prose span's with its neighbours in its version as context
+    (:func:`~ledger.retrieval.dense.in_context`). Spans of one version come in reading order."""
+    documents = [(s.source_id, s.version) if s.envelope is None else None for s in spans]
+    return embedder.embed_in_context([s.ranked_text for s in spans], documents, window, weight)
 
 
 def span_terms(span: IndexedSpan) -> list[str]:

@@ -74,15 +74,22 @@ def test_each_span_is_projected_once_across_restarts_and_two_runners(
         two.close()
 
 
-def test_rows_carry_unit_vectors_of_the_span_text(runtime: LedgerRuntime) -> None:
+def test_rows_carry_unit_vectors_of_the_span_text_with_its_neighbours(
+    runtime: LedgerRuntime,
+) -> None:
     _ingest(runtime, 1)
     read_side = ReadSide(runtime.ledger, runtime.database)
     try:
         read_side.catch_up()
-        row = next(r for r in _rows(read_side) if r["text"].startswith("Revenue"))
+        rows = _rows(read_side)
+        at = next(i for i, r in enumerate(rows) if r["text"].startswith("Revenue"))
+        row = rows[at]
         vector = np.frombuffer(row["vector"], dtype=np.float16).astype(np.float32)
-        expected = shared_embedder().embed([row["text"]])[0]
+        texts = [r["text"] for r in rows]
+        expected = shared_embedder().embed_in_context(texts, ["doc-0"] * len(texts))[0][at]
         assert np.allclose(vector, expected, atol=2e-3)
+        # The neighbours count: the sentence's own vector alone is not what is stored.
+        assert not np.allclose(vector, shared_embedder().embed([row["text"]])[0], atol=2e-2)
         assert row["terms"] == span_terms_of(row["text"])
         _, (ids,) = shared_embedder().embed_with_tokens([row["text"]])
         assert np.frombuffer(row["tokens"], dtype="<u2").tolist() == ids.tolist()

@@ -7,7 +7,7 @@ import pytest
 
 from ledger.errors import InvalidInput
 from ledger.retrieval.dense import DIMENSIONS, Embedder, shared_embedder
-from ledger.retrieval.index import IndexedSpan, SpanIndex, span_terms
+from ledger.retrieval.index import IndexedSpan, SpanIndex, embed_spans, span_terms
 from ledger.retrieval.retriever import HybridRetriever, RetrievalQuery
 from ledger.retrieval.sparse import K1, B, SparseRanker, top
 
@@ -46,7 +46,7 @@ def embedder() -> Embedder:
 
 
 def _index(embedder: Embedder, spans: list[IndexedSpan]) -> SpanIndex:
-    vectors, tokens = embedder.embed_with_tokens([s.ranked_text for s in spans])
+    vectors, tokens = embed_spans(embedder, spans)
     terms = [span_terms(s) for s in spans]
     return SpanIndex(spans, terms, vectors, embedder.version, tokens=tokens)
 
@@ -294,7 +294,9 @@ def test_a_query_matches_on_its_content_tokens_not_function_words_or_punctuation
     assert len(only_function_words.tokens) > 0  # falls back to every token
 
 
-def test_the_dense_version_names_the_token_match_weight(embedder: Embedder) -> None:
-    from ledger.retrieval.dense import TOKEN_MATCH
+def test_the_dense_version_names_the_token_match_and_the_context(embedder: Embedder) -> None:
+    from ledger.retrieval.dense import CONTEXT_WEIGHT, CONTEXT_WINDOW, TOKEN_MATCH
 
-    assert embedder.version.endswith(f"-{DIMENSIONS}d+match{TOKEN_MATCH}")
+    assert embedder.version.endswith(
+        f"-{DIMENSIONS}d+match{TOKEN_MATCH}+context{CONTEXT_WINDOW}x{CONTEXT_WEIGHT}"
+    )
