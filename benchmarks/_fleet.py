@@ -76,6 +76,21 @@ def rss_mib(pid: int) -> dict[int, float]:
     return sizes
 
 
+def rss_parts_mib(pid: int) -> dict[str, float]:
+    """The resident set of ``pid`` by kind, MiB: anonymous memory (the heap, native buffers),
+    file-backed pages (mapped libraries and files) and shared memory."""
+    parts: dict[str, float] = {}
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return parts
+    for line in status.splitlines():
+        name, _, value = line.partition(":")
+        if name in ("RssAnon", "RssFile", "RssShmem"):
+            parts[name[3:].lower()] = int(value.split()[0]) / 1024
+    return parts
+
+
 def _role(pid: int) -> str:
     """What a process under the API supervisor is: an API process or a helper."""
     try:
@@ -115,6 +130,13 @@ class Fleet:
         }
         named[f"api supervisor pid {self.api.pid}"] = sizes.get(self.api.pid, 0.0)
         named[f"worker pid {self.worker.pid}"] = rss_mib(self.worker.pid).get(self.worker.pid, 0.0)
+        return named
+
+    def rss_parts(self) -> dict[str, dict[str, float]]:
+        """The resident set of each API process and of the worker, by kind (MiB)."""
+        pids = [pid for pid in rss_mib(self.api.pid) if pid != self.api.pid]
+        named = {f"{_role(pid)} pid {pid}": rss_parts_mib(pid) for pid in pids}
+        named[f"worker pid {self.worker.pid}"] = rss_parts_mib(self.worker.pid)
         return named
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:

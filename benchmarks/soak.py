@@ -20,6 +20,7 @@ import random
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -218,26 +219,16 @@ def _print_rss(samples: list[tuple[float, dict[str, float]]]) -> None:
         )
 
 
-def soak(running: Fleet, minutes: float, clients: int) -> int:
-    """Run the traffic; return the number of 5xx answers."""
-    traffic = Traffic(seed=7)
-    seeder = Client(running, traffic, seed=1)
-    for _ in range(3):
-        seeder.ingest()
-    seeder.receipt()
-    seeder.commit(1)
-    rss_start = running.rss()
-    stop = threading.Event()
-    lags: list[tuple[int, float]] = []
-    sampler = threading.Thread(target=_lag_sampler, args=(running, stop, lags), daemon=True)
-    sampler.start()
-    rss_samples: list[tuple[float, dict[str, float]]] = [(0.0, rss_start)]
-    rss_every = minutes * 60 / 10
-    threading.Thread(
-        target=_rss_sampler, args=(running, stop, rss_every, rss_samples), daemon=True
-    ).start()
-    deadline = time.monotonic() + minutes * 60
-    errors: list[BaseException] = []
+def _drive(
+    running: Fleet,
+    traffic: Traffic,
+    clients: int,
+    seconds: float,
+    errors: list[BaseException],
+    seed: int,
+) -> None:
+    """``clients`` threads sending the mixed traffic for ``seconds``."""
+    deadline = time.monotonic() + seconds
 
     def work(seed: int) -> None:
         client = Client(running, traffic, seed)
@@ -249,15 +240,49 @@ def soak(running: Fleet, minutes: float, clients: int) -> int:
         finally:
             client.http.close()
 
-    started = time.monotonic()
-    threads = [threading.Thread(target=work, args=(100 + n,)) for n in range(clients)]
+    threads = [threading.Thread(target=work, args=(seed + n,)) for n in range(clients)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+
+
+def soak(running: Fleet, minutes: float, clients: int, warmup: float = 0.0) -> int:
+    """Run the traffic (after ``warmup`` minutes of the same traffic, not measured for
+    memory); return the number of 5xx answers."""
+    traffic = Traffic(seed=7)
+    seeder = Client(running, traffic, seed=1)
+    for _ in range(3):
+        seeder.ingest()
+    seeder.receipt()
+    seeder.commit(1)
+    errors: list[BaseException] = []
+    rss_before = running.rss()
+    if warmup > 0:
+        _drive(running, traffic, clients, warmup * 60, errors, seed=200)
+        print(
+            f"[warm-up] {warmup:.1f} min, {sum(traffic.statuses.values())} requests; "
+            "RSS before it: "
+            + ", ".join(f"{n} {mib:.1f} MiB" for n, mib in sorted(rss_before.items()))
+        )
+    rss_start = running.rss()
+    parts_start = running.rss_parts()
+    stop = threading.Event()
+    lags: list[tuple[int, float]] = []
+    sampler = threading.Thread(target=_lag_sampler, args=(running, stop, lags), daemon=True)
+    sampler.start()
+    rss_samples: list[tuple[float, dict[str, float]]] = [(0.0, rss_start)]
+    rss_every = minutes * 60 / 10
+    threading.Thread(
+        target=_rss_sampler, args=(running, stop, rss_every, rss_samples), daemon=True
+    ).start()
+    warmed = sum(traffic.statuses.values())
+    started = time.monotonic()
+    _drive(running, traffic, clients, minutes * 60, errors, seed=100)
     elapsed = time.monotonic() - started
     stop.set()
     rss_end = running.rss()
+    parts_end = running.rss_parts()
     rss_samples.append((elapsed, rss_end))
     seeder.http.close()
 
@@ -265,7 +290,8 @@ def soak(running: Fleet, minutes: float, clients: int) -> int:
     server_errors = sum(n for (_, status), n in traffic.statuses.items() if status >= 500)
     print(
         f"[soak] {running.api_processes} API processes + worker, PostgreSQL, {clients} clients, "
-        f"{elapsed / 60:.1f} min: {total} requests ({total / elapsed:.1f}/s)"
+        f"{elapsed / 60:.1f} min: {total - warmed} requests ({(total - warmed) / elapsed:.1f}/s)"
+        + (f"; answers below include the warm-up's {warmed}" if warmed else "")
     )
     for operation in sorted(traffic.latencies):
         by_status = {s: n for (op, s), n in sorted(traffic.statuses.items()) if op == operation}
@@ -291,6 +317,17 @@ def soak(running: Fleet, minutes: float, clients: int) -> int:
         listed = ", ".join(f"{name} {mib:.1f} MiB" for name, mib in sorted(sizes.items()))
         print(f"  RSS at {label}: {listed}")
     _print_rss(rss_samples)
+    print("  RSS by kind, start -> end (MiB):")
+    for name, parts in parts_start.items():
+        kinds = ", ".join(
+            f"{kind} {mib:.1f} -> {parts_end.get(name, {}).get(kind, 0.0):.1f}"
+            for kind, mib in parts.items()
+        )
+        print(f"    {name}: {kinds}")
+    metrics = Path(running.env["PROMETHEUS_MULTIPROC_DIR"])
+    files = list(metrics.glob("*.db"))
+    size = sum(f.stat().st_size for f in files) / 2**20
+    print(f"  metrics files at the end: {len(files)}, {size:.1f} MiB")
     return server_errors + len(errors)
 
 
@@ -299,10 +336,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=0.0,
+        help="minutes of the same traffic before RSS is first taken (the caches fill)",
+    )
     parser.add_argument("--api", type=int, default=2, help="API processes")
     args = parser.parse_args()
     with fleet(args.api) as running:
-        failures = soak(running, args.minutes, args.clients)
+        failures = soak(running, args.minutes, args.clients, args.warmup)
         deadline = time.monotonic() + 60  # the worker finishes the last batches
         while time.monotonic() < deadline:
             checks = httpx.get(f"{running.base}/readyz", timeout=30).json().get("checks", {})
