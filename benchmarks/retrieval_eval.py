@@ -190,19 +190,19 @@ def evaluate(
     return out
 
 
-def _choose_context(root: Path, embedder: Embedder, limit: int) -> None:
+def _choose_context(
+    loaded: dict[str, tuple[list[IndexedSpan], list[EvalCase]]], embedder: Embedder
+) -> None:
     """Print tune-half RRF recall@5 (no gate) for every :data:`CONTEXTS` entry and the one
     with the best mean over both data sets (the smaller window, then weight, on a tie)."""
     print("\nprose context on the tune half (RRF recall@5, no gate: wice, tatqa, mean)")
-    loaded = {name: load(root) for name, load in (("wice", wice), ("tatqa", tatqa))}
     retriever = HybridRetriever(embedder, LexicalGate(0.0))
     best: tuple[tuple[int, float], float] | None = None
     for context in CONTEXTS:
-        r5 = []
-        for spans, cases in loaded.values():
-            index = build(spans, embedder, context)
-            chosen = cases[:limit] if limit else cases
-            r5.append(evaluate(index, chosen, retriever, "rrf")["tune"].recall5)
+        r5 = [
+            evaluate(build(spans, embedder, context), cases, retriever, "rrf")["tune"].recall5
+            for spans, cases in loaded.values()
+        ]
         mean = float(np.mean(r5))
         window, weight = context
         print(f"  window {window} weight {weight:3.1f}  {r5[0]:5.1f} {r5[1]:5.1f}  {mean:5.1f}")
@@ -227,6 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     embedder = Embedder()
     sets = {}
+    loaded = {}
     for name, load in (("wice", wice), ("tatqa", tatqa)):
         started = time.perf_counter()
         spans, cases = load(root)
@@ -237,8 +238,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         counts = {h: sum(c.half == h for c in cases) for h in HALVES}
         print(f"{name}: {len(spans)} spans, {len(cases)} queries {counts}, built in {took:.1f}s")
         sets[name] = (index, cases)
+        loaded[name] = (spans, cases)
     if args.context:
-        _choose_context(root, embedder, args.limit)
+        _choose_context(loaded, embedder)
     threshold = GATE_THRESHOLD
     if args.tune:
         print("\ngate threshold on the tune half (RRF recall@5: wice, tatqa, mean)")

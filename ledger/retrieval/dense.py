@@ -141,20 +141,6 @@ class Embedder:
         np.divide(out, norms, out=out, where=norms > 0)
         return out, tokens
 
-    def embed_in_context(
-        self,
-        texts: Sequence[str],
-        documents: Sequence[Hashable | None],
-        window: int = CONTEXT_WINDOW,
-        weight: float = CONTEXT_WEIGHT,
-    ) -> tuple[Vectors, list[Tokens]]:
-        """What a span stores: unit vectors of ``texts`` each joined with its context, and
-        each text's own token ids. ``documents[i]`` names the document text ``i`` is prose of
-        (texts of one document are in reading order), or is ``None`` for a text that carries
-        its own context (a table cell's envelope): :func:`in_context`."""
-        vectors, tokens = self.embed_with_tokens(texts)
-        return in_context(vectors, documents, window, weight), tokens
-
     def query(self, text: str) -> DenseQuery:
         """The query's vector and its content tokens' unit vectors (all its tokens when it
         has no content token)."""

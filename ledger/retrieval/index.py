@@ -22,6 +22,7 @@ from ledger.retrieval.dense import (
     Embedder,
     Tokens,
     Vectors,
+    in_context,
 )
 from ledger.retrieval.sparse import SparseRanker
 from ledger.retrieval.terms import terms
@@ -75,8 +76,9 @@ def embed_spans(
     """The vectors and token ids ``spans`` are stored with: a table cell's from its envelope
     alone, a prose span's with its neighbours in its version as context
     (:func:`~ledger.retrieval.dense.in_context`). Spans of one version come in reading order."""
+    vectors, tokens = embedder.embed_with_tokens([s.ranked_text for s in spans])
     documents = [(s.source_id, s.version) if s.envelope is None else None for s in spans]
-    return embedder.embed_in_context([s.ranked_text for s in spans], documents, window, weight)
+    return in_context(vectors, documents, window, weight), tokens
 
 
 def span_terms(span: IndexedSpan) -> list[str]:

@@ -11,7 +11,7 @@ from sqlalchemy import func, select, update
 
 from ledger.errors import ConfigurationError
 from ledger.registry.commands import SourceDraft
-from ledger.retrieval.dense import shared_embedder
+from ledger.retrieval.dense import in_context, shared_embedder
 from ledger.retrieval.retriever import HybridRetriever, RetrievalQuery
 from ledger.retrieval.terms import terms as span_terms_of
 from ledger.runtime import LedgerRuntime
@@ -86,7 +86,8 @@ def test_rows_carry_unit_vectors_of_the_span_text_with_its_neighbours(
         row = rows[at]
         vector = np.frombuffer(row["vector"], dtype=np.float16).astype(np.float32)
         texts = [r["text"] for r in rows]
-        expected = shared_embedder().embed_in_context(texts, ["doc-0"] * len(texts))[0][at]
+        bare = shared_embedder().embed(texts)
+        expected = in_context(bare, ["doc-0"] * len(texts))[at]
         assert np.allclose(vector, expected, atol=2e-3)
         # The neighbours count: the sentence's own vector alone is not what is stored.
         assert not np.allclose(vector, shared_embedder().embed([row["text"]])[0], atol=2e-2)
