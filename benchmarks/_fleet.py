@@ -62,33 +62,31 @@ def cpu_seconds(pid: int) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def _status_mib(pid: int, fields: tuple[str, ...]) -> dict[str, float]:
+    """The named ``kB`` fields of ``/proc/<pid>/status``, MiB (none once the process is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return {}
+    values = {}
+    for line in status.splitlines():
+        name, _, value = line.partition(":")
+        if name in fields:
+            values[name] = int(value.split()[0]) / 1024
+    return values
+
+
 def rss_mib(pid: int) -> dict[int, float]:
     """Resident set of ``pid`` and each descendant, MiB."""
-    sizes: dict[int, float] = {}
-    for member in _tree(pid):
-        try:
-            status = Path(f"/proc/{member}/status").read_text()
-        except OSError:
-            continue
-        for line in status.splitlines():
-            if line.startswith("VmRSS:"):
-                sizes[member] = int(line.split()[1]) / 1024
-    return sizes
+    sizes = {member: _status_mib(member, ("VmRSS",)).get("VmRSS") for member in _tree(pid)}
+    return {member: mib for member, mib in sizes.items() if mib is not None}
 
 
 def rss_parts_mib(pid: int) -> dict[str, float]:
     """The resident set of ``pid`` by kind, MiB: anonymous memory (the heap, native buffers),
     file-backed pages (mapped libraries and files) and shared memory."""
-    parts: dict[str, float] = {}
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return parts
-    for line in status.splitlines():
-        name, _, value = line.partition(":")
-        if name in ("RssAnon", "RssFile", "RssShmem"):
-            parts[name[3:].lower()] = int(value.split()[0]) / 1024
-    return parts
+    parts = _status_mib(pid, ("RssAnon", "RssFile", "RssShmem"))
+    return {name[3:].lower(): mib for name, mib in parts.items()}
 
 
 def _role(pid: int) -> str:
