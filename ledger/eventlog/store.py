@@ -33,6 +33,7 @@ from eventsourcing.utils import resolve_topic
 
 from ledger import tracing
 from ledger.crypto.signing import SigningKey
+from ledger.errors import LedgerIntegrityError
 from ledger.eventlog.clock import format_time, parse_time
 from ledger.eventlog.envelope import SealedEvent, open_state, seal
 from ledger.eventlog.port import ReadChecks
@@ -250,6 +251,8 @@ class SignedEventStore(EventStore[UUID]):
                 )
         except IntegrityError as exc:  # a stale aggregate: its predecessor is not stored
             write.error = exc
+        except LedgerIntegrityError as exc:  # its predecessor fails verification
+            write.error = exc
 
     def _insert_together(self, writes: list[_Write]) -> bool:
         """Insert several writes in one transaction; False if a conflict rolled it back."""
@@ -306,7 +309,12 @@ class SignedEventStore(EventStore[UUID]):
         if not stored:
             # The predecessor is not stored: the aggregate is stale or was never saved.
             raise IntegrityError(f"aggregate {originator_id} has no stored version {version}")
-        return open_state(stored[0].state).event_hash
+        return self.head_of(originator_id, stored[0])
+
+    def head_of(self, originator_id: UUID, row: StoredEvent) -> bytes:
+        """The event hash of ``row``, the aggregate's stored head read back for a new event to
+        link to (a subclass verifies it first)."""
+        return open_state(row.state).event_hash
 
     def _remember(self, originator_id: UUID, head: tuple[int, bytes]) -> None:
         self._heads[originator_id] = head
@@ -338,6 +346,13 @@ class VerifiedEventStore(SignedEventStore):
         stored = self.recorder.select_events(originator_id, gt=gt, lte=lte, desc=desc, limit=limit)
         self.checks.check(self.recorder, originator_id, stored, None if desc else (gt or 0) + 1)
         return map(self.mapper.to_domain_event, stored)
+
+    def head_of(self, originator_id: UUID, row: StoredEvent) -> bytes:
+        """The hash of a head read back from the store, after the read checks verified it and
+        its link to its own predecessor: a new event's signed ``prev`` never endorses a row
+        edited behind the ledger's back (between the aggregate's read and its append, say)."""
+        self.checks.check(self.recorder, originator_id, [row], row.originator_version)
+        return super().head_of(originator_id, row)
 
     def written(
         self, stored: Sequence[StoredEvent], links: Sequence[tuple[bytes, bytes | None]]

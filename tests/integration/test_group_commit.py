@@ -3,6 +3,7 @@ transaction, and one caller's conflict or failure never changes what another get
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -13,11 +14,13 @@ import pytest
 from eventsourcing.persistence import OperationalError
 
 from ledger.audit.log_verify import verify_log
-from ledger.errors import Conflict
+from ledger.crypto.canonical import canonical_json
+from ledger.errors import Conflict, LedgerIntegrityError
 from ledger.eventlog.envelope import open_state
 from ledger.eventlog.store import SignedEventStore
 from ledger.keys.api_keys import ApiKey, key_aggregate_id
 from ledger.runtime import LedgerRuntime
+from tests.tamper import Tamperer
 
 ACTOR = "test:suite"
 
@@ -147,3 +150,26 @@ def test_a_database_failure_reaches_only_the_callers_not_yet_written(
     assert "b" not in names
     runtime.api_keys.issue("b", ["read"], ACTOR)  # the writer recovers
     assert verify_log(runtime.ledger.recorder, runtime.keyring).ok
+
+
+def test_one_callers_edited_predecessor_does_not_fail_the_others(
+    runtime: LedgerRuntime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runtime.api_keys.issue("edited", ["read"], ACTOR)
+    held: ApiKey = runtime.ledger.repository.get(key_aggregate_id("edited"))
+    held.revoke("after the edit", ACTOR)
+    _store(runtime)._heads.clear()
+    tamperer = Tamperer(runtime)
+    document = json.loads(tamperer.state(1))
+    document["body"]["actor"] = "cli:forger"
+    tamperer.set_state(1, canonical_json(document))
+    sizes = _count_inserts(runtime, monkeypatch)
+
+    calls = [_issue(runtime, "a"), lambda: runtime.ledger.commit(held), _issue(runtime, "b")]
+    with _queued(runtime, calls) as outcomes:
+        assert isinstance(outcomes[0], str)
+        assert isinstance(outcomes[1], LedgerIntegrityError)
+        assert isinstance(outcomes[2], str)
+    assert sizes == [2]  # the two others, together; nothing of the refused caller
+
+    assert [e.originator_version for e in runtime.ledger.recorder.select_events(held.id)] == [1]

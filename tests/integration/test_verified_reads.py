@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from api.services import open_ledger
 from api.settings import Settings
+from ledger.crypto.canonical import canonical_json
 from ledger.errors import LedgerIntegrityError
 from ledger.eventlog.envelope import open_state
 from ledger.gate import Binding, ClaimDraft, GateConfig
@@ -192,3 +195,26 @@ def test_a_withdrawal_inserted_with_a_bad_signature_expires_no_receipt(
         assert desk.get(receipt.receipt_id).expiries == []
     finally:
         read_side.close()
+
+
+def test_an_append_after_a_forgotten_head_refuses_a_predecessor_edited_since_it_was_read(
+    populated: LedgerRuntime,
+) -> None:
+    """The chain link a new event signs names its predecessor's hash: when the store has
+    forgotten the aggregate's head and reads it back, that row is verified first, so an edit
+    made between the aggregate's read and its append is never endorsed by our signature."""
+    ledger = populated.ledger
+    alpha = ledger.repository.get(ALPHA)  # verified: alpha v1-v3
+    ledger.events._heads.clear()  # the head cache has moved on (as after 20,000 other writes)
+    tamperer = Tamperer(populated)
+    document = json.loads(tamperer.state(5))  # alpha v3
+    document["body"]["actor"] = "cli:forger"  # a new body under the old signature
+    tamperer.set_state(5, canonical_json(document))
+    alpha.revoke("after the edit", "test:suite")
+
+    with pytest.raises(LedgerIntegrityError) as caught:
+        ledger.commit(alpha)
+
+    assert caught.value.reason == "bad_signature"
+    assert caught.value.position["originator_version"] == 3
+    assert [e.originator_version for e in ledger.recorder.select_events(ALPHA)] == [1, 2, 3]
