@@ -71,7 +71,7 @@ def _version() -> str:
 
     return (
         f"{version('wordllama')}-{DIMENSIONS}d+match{TOKEN_MATCH}"
-        f"+context{CONTEXT_WINDOW}x{CONTEXT_WEIGHT}"
+        f"+context{CONTEXT_WINDOW}x{CONTEXT_WEIGHT}+cell-labels"
     )
 
 

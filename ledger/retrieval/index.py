@@ -26,6 +26,7 @@ from ledger.retrieval.dense import (
 )
 from ledger.retrieval.sparse import SparseRanker
 from ledger.retrieval.terms import terms
+from ledger.text.tables import cell_labels
 
 _FOREVER = "9999-12-31T23:59:59.999999Z"
 
@@ -55,6 +56,16 @@ class IndexedSpan:
         body = self.envelope if self.envelope is not None else self.text
         return " / ".join((*self.heading_path, body)) if self.heading_path else body
 
+    @property
+    def embedded_text(self) -> str:
+        """What the dense ranker embeds: a prose span's ranked text; a cell's row labels and
+        column header alone. The table's heading is every cell's, and in a mean of token
+        vectors it makes the cells of one table near-identical, the labels that tell them apart
+        drowned (measured in docs/retrieval.md); the sparse ranker still reads the heading."""
+        if self.envelope is None:
+            return self.ranked_text
+        return cell_labels(self.envelope, self.text)
+
     def served(self) -> dict[str, Any]:
         """The span as the verified-spans check compares it (``check_served``)."""
         return {
@@ -73,10 +84,11 @@ def embed_spans(
     window: int = CONTEXT_WINDOW,
     weight: float = CONTEXT_WEIGHT,
 ) -> tuple[Vectors, list[Tokens]]:
-    """The vectors and token ids ``spans`` are stored with: a table cell's from its envelope
-    alone, a prose span's with its neighbours in its version as context
-    (:func:`~ledger.retrieval.dense.in_context`). Spans of one version come in reading order."""
-    vectors, tokens = embedder.embed_with_tokens([s.ranked_text for s in spans])
+    """The vectors and token ids ``spans`` are stored with, from their
+    :attr:`~IndexedSpan.embedded_text`: a table cell's from its labels alone, a prose span's
+    with its neighbours in its version as context (:func:`~ledger.retrieval.dense.in_context`).
+    Spans of one version come in reading order."""
+    vectors, tokens = embedder.embed_with_tokens([s.embedded_text for s in spans])
     documents = [(s.source_id, s.version) if s.envelope is None else None for s in spans]
     return in_context(vectors, documents, window, weight), tokens
 

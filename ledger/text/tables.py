@@ -275,6 +275,16 @@ def _distinct(parts: object) -> list[str]:
     return out
 
 
+def cell_labels(envelope: str, value: str) -> str:
+    """A cell envelope's row labels and column header: what lies between the table's heading
+    (up to the last `` — ``) and ``: <value>``. A heading and a value are shared by many
+    cells (every cell of a table, every year's ``12``); the labels say which cell it is. The
+    whole envelope when it does not have that shape."""
+    head, colon, _ = envelope.rpartition(f": {value}")
+    _, dash, where = head.rpartition(" \u2014 ")
+    return where if colon and dash and where.strip() else envelope
+
+
 def _envelope(heading: str, labels: str, header: str, value: str, row: int, col: int) -> str:
     where = ", ".join(part for part in (labels, header) if part)
     if not where:

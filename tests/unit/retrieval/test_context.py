@@ -93,15 +93,37 @@ def test_a_pronoun_sentence_moves_towards_what_its_passage_is_about() -> None:
         _sentence(1, "It opened in 1998 for the world exposition.", "oceanario"),
         _sentence(2, "Heavy rain closed the harbour for two days.", "weather"),
         _sentence(
-            3, "Caption: Tickets / Adults / 25", "oceanario", envelope="Tickets | Adults | 25"
+            3, "25", "oceanario", envelope="Lisbon aquarium prices \u2014 Adults, Tickets: 25"
         ),
     ]
     vectors, tokens = embed_spans(embedder, spans)
-    bare = embedder.embed([s.ranked_text for s in spans])
+    bare = embedder.embed([s.embedded_text for s in spans])
     query = embedder.embed(["When did the Lisbon aquarium open?"])[0]
     assert vectors[1] @ query > bare[1] @ query
-    assert np.allclose(vectors[3], bare[3], atol=1e-6)  # a cell carries its own context
+    assert np.allclose(vectors[3], bare[3], atol=1e-6)  # a cell is its labels alone
     assert np.allclose(vectors[2], bare[2], atol=1e-6)  # alone in its source
     assert [t.tolist() for t in tokens] == [
-        t.tolist() for t in embedder.embed_with_tokens([s.ranked_text for s in spans])[1]
+        t.tolist() for t in embedder.embed_with_tokens([s.embedded_text for s in spans])[1]
     ]
+
+
+def test_a_cell_is_embedded_from_its_labels_so_the_row_a_query_names_comes_first() -> None:
+    """Every cell of a table shares its heading; in a mean of token vectors a long heading
+    makes them near-identical. Embedded from their labels, the row the query names leads."""
+    embedder = shared_embedder()
+    heading = (
+        "The following table summarizes the components of our consolidated statements of "
+        "operations for the fiscal years presented (in thousands of dollars)"
+    )
+    rows = ["Research and development", "Sales and marketing", "General and administrative"]
+    cells = [
+        _sentence(i, "1,204", "report", envelope=f"{heading} \u2014 {row}, 2019: 1,204")
+        for i, row in enumerate(rows)
+    ]
+    assert [c.embedded_text for c in cells] == [f"{row}, 2019" for row in rows]
+    vectors, _ = embed_spans(embedder, cells)
+    whole = embedder.embed([c.ranked_text for c in cells])
+    query = embedder.embed(["How much was spent on sales and marketing in 2019?"])[0]
+    assert int(np.argmax(vectors @ query)) == 1
+    spread = lambda v: float(np.max(v @ query) - np.min(v @ query))  # noqa: E731
+    assert spread(vectors) > 2 * spread(whole)

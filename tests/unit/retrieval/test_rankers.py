@@ -294,9 +294,11 @@ def test_a_query_matches_on_its_content_tokens_not_function_words_or_punctuation
     assert len(only_function_words.tokens) > 0  # falls back to every token
 
 
-def test_the_dense_version_names_the_token_match_and_the_context(embedder: Embedder) -> None:
+def test_the_dense_version_names_the_token_match_the_context_and_the_cell_text(
+    embedder: Embedder,
+) -> None:
     from ledger.retrieval.dense import CONTEXT_WEIGHT, CONTEXT_WINDOW, TOKEN_MATCH
 
     assert embedder.version.endswith(
-        f"-{DIMENSIONS}d+match{TOKEN_MATCH}+context{CONTEXT_WINDOW}x{CONTEXT_WEIGHT}"
+        f"-{DIMENSIONS}d+match{TOKEN_MATCH}+context{CONTEXT_WINDOW}x{CONTEXT_WEIGHT}+cell-labels"
     )

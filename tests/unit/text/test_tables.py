@@ -12,7 +12,7 @@ from ledger.errors import InvalidInput
 from ledger.registry.ingestion import Limits, prepare_version
 from ledger.text.normalize import normalise
 from ledger.text.spans import check_spans
-from ledger.text.tables import MAX_CELLS, Table, parse_tables, render_tables
+from ledger.text.tables import MAX_CELLS, Table, cell_labels, parse_tables, render_tables
 
 
 def _without(key: str) -> dict[str, Any]:
@@ -290,3 +290,24 @@ def test_the_stub_head_of_the_last_header_row_joins_the_heading() -> None:
     )
     assert _envelope_of(table, 0, 2) == "Quarters Ended \u2014 Revenue, April 27, 2019: $12,958"
     assert _envelope_of(table, 0, 0) == "Quarters Ended \u2014 Quarters Ended: Revenue"
+
+
+@pytest.mark.parametrize(
+    ("envelope", "value", "labels"),
+    [
+        (
+            "Costs (in thousands) \u2014 Revenue: Product, 2019: 1,204",
+            "1,204",
+            "Revenue: Product, 2019",
+        ),
+        ("Costs \u2014 A \u2014 B \u2014 Total, 2019: $ 5", "$ 5", "Total, 2019"),
+        ("Costs \u2014 Total, 2019: 12 [1]", "12", "Total, 2019"),  # a footnote after the value
+        ("Costs \u2014 Total, Note: 12: 12", "12", "Total, Note: 12"),
+        ("Tickets | Adults | 25", "25", "Tickets | Adults | 25"),  # not an envelope: all of it
+        ("Costs \u2014 : 25", "25", "Costs \u2014 : 25"),  # no labels: all of it
+    ],
+)
+def test_cell_labels_are_what_lies_between_the_heading_and_the_value(
+    envelope: str, value: str, labels: str
+) -> None:
+    assert cell_labels(envelope, value) == labels
