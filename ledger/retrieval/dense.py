@@ -56,7 +56,11 @@ FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_TEXT.split())
 
 Vectors = npt.NDArray[np.float32]
 _CHUNK = 256
-"""Texts embedded at a time: the gathered token vectors of a chunk stay in cache."""
+"""Texts tokenized at a time (one call into the tokenizer)."""
+_POOL = 32
+"""Texts pooled at a time: their gathered token vectors (about 1 MB for sentences) stay in the
+processor's cache; pooling 256 at a time was 5 times slower (4.8 s against 0.9 s for 100,000
+sentences)."""
 
 
 def _package_dir() -> Path:
@@ -157,11 +161,17 @@ class Embedder:
             (i for e in encodings for i in e.ids), dtype=np.int64, count=int(lengths.sum())
         )
         np.clip(ids, 0, self.table.shape[0] - 1, out=ids)
-        filled = lengths > 0
-        if filled.any():
-            starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[filled]
-            out[filled] = np.add.reduceat(self.table[ids], starts, axis=0)
-        return np.split(ids.astype(np.uint16), np.cumsum(lengths)[:-1])
+        ends = np.cumsum(lengths)
+        for begin in range(0, len(texts), _POOL):
+            stop = min(begin + _POOL, len(texts))
+            low = int(ends[begin - 1]) if begin else 0
+            part = lengths[begin:stop]
+            filled = part > 0
+            if filled.any():
+                starts = (np.cumsum(part) - part)[filled]
+                pooled = np.add.reduceat(self.table[ids[low : int(ends[stop - 1])]], starts, axis=0)
+                out[begin:stop][filled] = pooled
+        return np.split(ids.astype(np.uint16), ends[:-1])
 
 
 def in_context(

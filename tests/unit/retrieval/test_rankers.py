@@ -65,6 +65,22 @@ def test_embedding_is_the_same_alone_or_in_a_batch(embedder: Embedder) -> None:
     np.testing.assert_allclose(batch[302], alone[0], rtol=1e-5, atol=1e-6)
 
 
+def test_every_text_of_a_long_batch_with_empty_texts_gets_its_own_mean(
+    embedder: Embedder,
+) -> None:
+    """Texts are pooled a few dozen at a time: across those groups (and the tokenizer's
+    chunks), with empty texts anywhere, each vector is still the mean of its own tokens."""
+    texts = [TEXTS[i % len(TEXTS)] if i % 7 else "" for i in range(600)]
+    vectors, tokens = embedder.embed_with_tokens(texts)
+    for i in (0, 1, 31, 32, 33, 63, 64, 255, 256, 257, 599):
+        expected = embedder.table[tokens[i].astype(np.int64)].sum(axis=0)
+        norm = np.linalg.norm(expected)
+        np.testing.assert_allclose(
+            vectors[i], expected / norm if norm else expected, rtol=1e-5, atol=1e-6
+        )
+        assert (len(tokens[i]) == 0) == (texts[i] == "")
+
+
 def test_sparse_ranker_puts_the_span_sharing_rare_terms_first() -> None:
     ranker = SparseRanker([span_terms(_span(i, t)) for i, t in enumerate(TEXTS)])
     eligible = np.ones(len(TEXTS), dtype=bool)
