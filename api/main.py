@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 import structlog
 from fastapi import FastAPI
 
+from api.allocator import trim_periodically
 from api.body_guard import RequestBodyGuard
 from api.consistency import PositionHeader
 from api.console import console_app
@@ -101,6 +102,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
             services.read_side.start_polling()
         app.state.key_rows = await open_key_rows(services)
         key_watch = await start_key_watch(app, services)
+        trimmer = asyncio.create_task(trim_periodically())
         services.receipts  # noqa: B018 - built now, not on the first request
         services.repairs  # noqa: B018
         # The gate's word tables (WordNet, about a second) and the embedding table load now,
@@ -119,6 +121,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         finally:
             if metrics_server is not None:
                 metrics_server.close()
+            await cancelled(trimmer)
             if key_watch is not None:
                 await cancelled(key_watch)
             if app.state.key_rows is not None:
