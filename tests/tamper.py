@@ -105,6 +105,13 @@ class Tamperer:
         """Run ``query`` against the read-model tables (``%s`` placeholders)."""
         return self._run(query, params, read_model=True)
 
+    def edit_body(self, notification_id: int, **fields: object) -> None:
+        """Change fields of an event's body under its old signature: a well-formed state whose
+        signature no longer matches and whose event hash has changed."""
+        document = json.loads(self.state(notification_id))
+        document["body"].update(fields)
+        self.set_state(notification_id, canonical_json(document))
+
     def forge_signature(self, notification_id: int, donor: int = 1) -> None:
         """Give an event the signature of event ``donor``: a well-formed state, under the
         ledger's own key id, whose signature does not match its body."""

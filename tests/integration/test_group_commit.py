@@ -3,7 +3,6 @@ transaction, and one caller's conflict or failure never changes what another get
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -14,7 +13,6 @@ import pytest
 from eventsourcing.persistence import OperationalError
 
 from ledger.audit.log_verify import verify_log
-from ledger.crypto.canonical import canonical_json
 from ledger.errors import Conflict, LedgerIntegrityError
 from ledger.eventlog.envelope import open_state
 from ledger.eventlog.store import SignedEventStore
@@ -81,6 +79,22 @@ def _issue(runtime: LedgerRuntime, name: str) -> Callable[[], object]:
     return lambda: runtime.api_keys.issue(name, ["read"], ACTOR)
 
 
+def _between_two_others(
+    runtime: LedgerRuntime,
+    monkeypatch: pytest.MonkeyPatch,
+    call: Callable[[], object],
+    refused: type[Exception],
+) -> list[int]:
+    """Queue ``call`` between two other callers' writes; check that it alone is refused, with
+    ``refused``, and the others written; return the sizes of the inserts made."""
+    sizes = _count_inserts(runtime, monkeypatch)
+    with _queued(runtime, [_issue(runtime, "a"), call, _issue(runtime, "b")]) as outcomes:
+        assert isinstance(outcomes[0], str)
+        assert isinstance(outcomes[1], refused)
+        assert isinstance(outcomes[2], str)
+    return sizes
+
+
 def test_queued_callers_share_one_transaction_in_queue_order(
     runtime: LedgerRuntime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -107,13 +121,9 @@ def test_one_callers_conflict_does_not_fail_the_others(
     stale: ApiKey = runtime.ledger.repository.get(key_aggregate_id("shared"))
     runtime.api_keys.revoke("shared", "first", ACTOR)  # version 2 is taken
     stale.revoke("second", ACTOR)
-    sizes = _count_inserts(runtime, monkeypatch)
-
-    calls = [_issue(runtime, "a"), lambda: runtime.ledger.commit(stale), _issue(runtime, "b")]
-    with _queued(runtime, calls) as outcomes:
-        assert isinstance(outcomes[0], str)
-        assert isinstance(outcomes[1], Conflict)
-        assert isinstance(outcomes[2], str)
+    sizes = _between_two_others(
+        runtime, monkeypatch, lambda: runtime.ledger.commit(stale), Conflict
+    )
     assert sizes == [3, 1, 1, 1]  # together, refused; then one transaction each
 
     names = [
@@ -159,17 +169,10 @@ def test_one_callers_edited_predecessor_does_not_fail_the_others(
     held: ApiKey = runtime.ledger.repository.get(key_aggregate_id("edited"))
     held.revoke("after the edit", ACTOR)
     _store(runtime)._heads.clear()
-    tamperer = Tamperer(runtime)
-    document = json.loads(tamperer.state(1))
-    document["body"]["actor"] = "cli:forger"
-    tamperer.set_state(1, canonical_json(document))
-    sizes = _count_inserts(runtime, monkeypatch)
+    Tamperer(runtime).edit_body(1, actor="cli:forger")
 
-    calls = [_issue(runtime, "a"), lambda: runtime.ledger.commit(held), _issue(runtime, "b")]
-    with _queued(runtime, calls) as outcomes:
-        assert isinstance(outcomes[0], str)
-        assert isinstance(outcomes[1], LedgerIntegrityError)
-        assert isinstance(outcomes[2], str)
+    commit = lambda: runtime.ledger.commit(held)  # noqa: E731
+    sizes = _between_two_others(runtime, monkeypatch, commit, LedgerIntegrityError)
     assert sizes == [2]  # the two others, together; nothing of the refused caller
 
     assert [e.originator_version for e in runtime.ledger.recorder.select_events(held.id)] == [1]

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from api.services import open_ledger
 from api.settings import Settings
-from ledger.crypto.canonical import canonical_json
 from ledger.errors import LedgerIntegrityError
 from ledger.eventlog.envelope import open_state
 from ledger.gate import Binding, ClaimDraft, GateConfig
@@ -206,10 +203,7 @@ def test_an_append_after_a_forgotten_head_refuses_a_predecessor_edited_since_it_
     ledger = populated.ledger
     alpha = ledger.repository.get(ALPHA)  # verified: alpha v1-v3
     ledger.events._heads.clear()  # the head cache has moved on (as after 20,000 other writes)
-    tamperer = Tamperer(populated)
-    document = json.loads(tamperer.state(5))  # alpha v3
-    document["body"]["actor"] = "cli:forger"  # a new body under the old signature
-    tamperer.set_state(5, canonical_json(document))
+    Tamperer(populated).edit_body(5, actor="cli:forger")  # alpha v3
     alpha.revoke("after the edit", "test:suite")
 
     with pytest.raises(LedgerIntegrityError) as caught:
