@@ -249,9 +249,9 @@ class SignedEventStore(EventStore[UUID]):
                         state=sealed.to_state(),
                     )
                 )
-        except IntegrityError as exc:  # a stale aggregate: its predecessor is not stored
-            write.error = exc
-        except LedgerIntegrityError as exc:  # its predecessor fails verification
+        except (IntegrityError, LedgerIntegrityError) as exc:
+            # A stale aggregate (its predecessor is not stored), or a predecessor that fails
+            # verification: this write fails, the others of its group go on.
             write.error = exc
 
     def _insert_together(self, writes: list[_Write]) -> bool:
