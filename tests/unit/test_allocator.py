@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 import textwrap
@@ -74,3 +75,69 @@ def test_without_malloc_trim_nothing_is_trimmed(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(allocator, "_malloc_trim", lambda: None)
     assert allocator.trim() is False
     asyncio.run(asyncio.wait_for(allocator.trim_periodically(every=3600), timeout=5))
+
+
+needs_mallopt = pytest.mark.skipif(allocator._mallopt() is None, reason="no mallopt in this libc")
+
+# In a fresh interpreter: six threads each hold a 100 KB block from the C heap (under the mmap
+# threshold) at the same moment; then the count of arenas glibc's malloc_info reports.
+_THREADS = textwrap.dedent(
+    """
+    import ctypes, os, sys, tempfile, threading
+    from api import allocator
+
+    if sys.argv[1] == "limit":
+        assert allocator.limit_arenas()
+    all_hold = threading.Barrier(6)
+
+    def hold():
+        block = bytearray(100_000)
+        all_hold.wait()
+        del block
+
+    threads = [threading.Thread(target=hold) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    libc = ctypes.CDLL(None)
+    libc.fopen.restype = ctypes.c_void_p
+    libc.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+    libc.fclose.argtypes = [ctypes.c_void_p]
+    path = os.path.join(tempfile.mkdtemp(), "info.xml")
+    stream = libc.fopen(path.encode(), b"w")
+    libc.malloc_info(0, stream)
+    libc.fclose(stream)
+    print(open(path).read().count("<heap nr="))
+    """
+)
+
+
+def _arenas(mode: str, **environment: str) -> int:
+    env = {key: value for key, value in os.environ.items() if key != "MALLOC_ARENA_MAX"}
+    env.pop("GLIBC_TUNABLES", None)
+    env.update(environment)
+    return int(
+        subprocess.run(
+            [sys.executable, "-c", _THREADS, mode],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=env,
+        ).stdout
+    )
+
+
+@needs_mallopt
+def test_capped_arenas_stay_at_the_cap_however_many_threads_allocate() -> None:
+    assert _arenas("free") > allocator.ARENAS  # each thread took an arena of its own
+    assert _arenas("limit") <= allocator.ARENAS
+
+
+def test_a_cap_the_operator_chose_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    assert allocator.limit_arenas() is False
+    monkeypatch.delenv("MALLOC_ARENA_MAX")
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=4")
+    assert allocator.limit_arenas() is False
