@@ -213,10 +213,24 @@ def _print_rss(samples: list[tuple[float, dict[str, float]]]) -> None:
     for name in names:
         early = (middle[1].get(name, 0.0) - first[1].get(name, 0.0)) / max(middle[0] - first[0], 1)
         late = (last[1].get(name, 0.0) - middle[1].get(name, 0.0)) / max(last[0] - middle[0], 1)
+        points = [(at / 60, sizes.get(name, 0.0)) for at, sizes in samples]
         print(
             f"  {name}: grew {early * 60:5.2f} MiB/min in the first half,"
-            f" {late * 60:5.2f} MiB/min in the second"
+            f" {late * 60:5.2f} MiB/min in the second; least-squares slope over every sample"
+            f" {slope(points):5.2f} MiB/min"
         )
+
+
+def slope(points: list[tuple[float, float]]) -> float:
+    """The least-squares slope of ``points`` (x, y): a trend that one sample taken during a
+    burst of large requests does not move as it moves a difference of two samples."""
+    n = len(points)
+    mean_x = sum(x for x, _ in points) / n
+    mean_y = sum(y for _, y in points) / n
+    spread = sum((x - mean_x) ** 2 for x, _ in points)
+    if not spread:
+        return 0.0
+    return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
 
 
 def _drive(
@@ -272,7 +286,7 @@ def soak(running: Fleet, minutes: float, clients: int, warmup: float = 0.0) -> i
     sampler = threading.Thread(target=_lag_sampler, args=(running, stop, lags), daemon=True)
     sampler.start()
     rss_samples: list[tuple[float, dict[str, float]]] = [(0.0, rss_start)]
-    rss_every = minutes * 60 / 10
+    rss_every = minutes * 60 / 20
     threading.Thread(
         target=_rss_sampler, args=(running, stop, rss_every, rss_samples), daemon=True
     ).start()
