@@ -10,7 +10,8 @@ from contextlib import asynccontextmanager
 import structlog
 from fastapi import FastAPI
 
-from api.allocator import limit_arenas, trim_periodically
+from api.allocator import configure as configure_allocator
+from api.allocator import trim_periodically
 from api.body_guard import RequestBodyGuard
 from api.consistency import PositionHeader
 from api.console import console_app
@@ -84,7 +85,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     """Build the API. ``runtime`` lets tests share an open ledger; otherwise the lifespan
     opens one from ``settings`` (the environment by default) and closes it on shutdown."""
     settings = settings or Settings()
-    limit_arenas()  # before the thread pool's threads each take an arena of their own
+    configure_allocator()  # before the thread pool's threads each take an arena of their own
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

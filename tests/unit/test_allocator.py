@@ -141,3 +141,63 @@ def test_a_cap_the_operator_chose_is_left_alone(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv("MALLOC_ARENA_MAX")
     monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=4")
     assert allocator.limit_arenas() is False
+
+
+# In a fresh interpreter: a 16 MB block mapped and freed (glibc then raises its mmap threshold
+# to 16 MB unless it is fixed), then whether a 1 MB block is mapped on its own: the count of
+# mapped blocks mallinfo2 reports, before and after.
+_THRESHOLD = textwrap.dedent(
+    """
+    import ctypes, sys
+    from api import allocator
+
+    class Info(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_size_t) for name in (
+            "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks",
+            "uordblks", "fordblks", "keepcost")]
+
+    libc = ctypes.CDLL(None)
+    libc.mallinfo2.restype = Info
+    libc.malloc.restype = ctypes.c_void_p
+    libc.malloc.argtypes = [ctypes.c_size_t]
+    libc.free.argtypes = [ctypes.c_void_p]
+    if sys.argv[1] == "fixed":
+        assert allocator.fix_thresholds()
+    libc.free(libc.malloc(16 * 1024 * 1024))
+    before = libc.mallinfo2().hblks
+    block = libc.malloc(1024 * 1024)
+    print(libc.mallinfo2().hblks - before)
+    libc.free(block)
+    """
+)
+
+
+def _mapped(mode: str) -> int:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("MALLOC_", "GLIBC_TUNABLES"))
+    }
+    return int(
+        subprocess.run(
+            [sys.executable, "-c", _THRESHOLD, mode],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=env,
+        ).stdout
+    )
+
+
+@needs_mallopt
+def test_a_fixed_threshold_maps_large_blocks_after_a_larger_one_was_freed() -> None:
+    assert _mapped("moving") == 0  # glibc raised its threshold: the 1 MB block is in a heap
+    assert _mapped("fixed") == 1  # mapped on its own, so freeing it hands it back
+
+
+def test_thresholds_the_operator_chose_are_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "65536")
+    assert allocator.fix_thresholds() is False
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_")
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=65536")
+    assert allocator.fix_thresholds() is False
