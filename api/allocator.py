@@ -59,31 +59,27 @@ _M_MMAP_THRESHOLD = -3
 
 
 @cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    name = ctypes.util.find_library("c")
-    if name is None:
+def _libc(name: str, *argtypes: type) -> Callable[..., int] | None:
+    """The C library's function ``name`` taking ``argtypes`` and returning an int, or None
+    where this C library has no such function."""
+    library = ctypes.util.find_library("c")
+    if library is None:
         return None
     try:
-        function = ctypes.CDLL(name).malloc_trim
+        function = ctypes.CDLL(library)[name]
     except (OSError, AttributeError):
         return None
-    function.argtypes = [ctypes.c_size_t]
+    function.argtypes = list(argtypes)
     function.restype = ctypes.c_int
     return function
 
 
-@cache
-def _mallopt() -> Callable[[int, int], int] | None:
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return None
-    try:
-        function = ctypes.CDLL(name).mallopt
-    except (OSError, AttributeError):
-        return None
-    function.argtypes = [ctypes.c_int, ctypes.c_int]
-    function.restype = ctypes.c_int
-    return function
+def _malloc_trim() -> Callable[..., int] | None:
+    return _libc("malloc_trim", ctypes.c_size_t)
+
+
+def _mallopt() -> Callable[..., int] | None:
+    return _libc("mallopt", ctypes.c_int, ctypes.c_int)
 
 
 def operator_chose_arenas() -> bool:

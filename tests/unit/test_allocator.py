@@ -114,13 +114,17 @@ _THREADS = textwrap.dedent(
 )
 
 
-def _arenas(mode: str, **environment: str) -> int:
-    env = {key: value for key, value in os.environ.items() if key != "MALLOC_ARENA_MAX"}
-    env.pop("GLIBC_TUNABLES", None)
-    env.update(environment)
+def _fresh(script: str, mode: str) -> int:
+    """The number ``script`` prints in a fresh interpreter with none of glibc's allocator
+    settings in its environment."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("MALLOC_", "GLIBC_TUNABLES"))
+    }
     return int(
         subprocess.run(
-            [sys.executable, "-c", _THREADS, mode],
+            [sys.executable, "-c", script, mode],
             check=True,
             capture_output=True,
             text=True,
@@ -131,16 +135,8 @@ def _arenas(mode: str, **environment: str) -> int:
 
 @needs_mallopt
 def test_capped_arenas_stay_at_the_cap_however_many_threads_allocate() -> None:
-    assert _arenas("free") > allocator.ARENAS  # each thread took an arena of its own
-    assert _arenas("limit") <= allocator.ARENAS
-
-
-def test_a_cap_the_operator_chose_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
-    assert allocator.limit_arenas() is False
-    monkeypatch.delenv("MALLOC_ARENA_MAX")
-    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=4")
-    assert allocator.limit_arenas() is False
+    assert _fresh(_THREADS, "free") > allocator.ARENAS  # each thread took an arena of its own
+    assert _fresh(_THREADS, "limit") <= allocator.ARENAS
 
 
 # In a fresh interpreter: a 16 MB block mapped and freed (glibc then raises its mmap threshold
@@ -172,32 +168,29 @@ _THRESHOLD = textwrap.dedent(
 )
 
 
-def _mapped(mode: str) -> int:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("MALLOC_", "GLIBC_TUNABLES"))
-    }
-    return int(
-        subprocess.run(
-            [sys.executable, "-c", _THRESHOLD, mode],
-            check=True,
-            capture_output=True,
-            text=True,
-            env=env,
-        ).stdout
-    )
-
-
 @needs_mallopt
 def test_a_fixed_threshold_maps_large_blocks_after_a_larger_one_was_freed() -> None:
-    assert _mapped("moving") == 0  # glibc raised its threshold: the 1 MB block is in a heap
-    assert _mapped("fixed") == 1  # mapped on its own, so freeing it hands it back
+    assert (
+        _fresh(_THRESHOLD, "moving") == 0
+    )  # glibc raised its threshold: the 1 MB block is in a heap
+    assert _fresh(_THRESHOLD, "fixed") == 1  # mapped on its own, so freeing it hands it back
 
 
-def test_thresholds_the_operator_chose_are_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "65536")
-    assert allocator.fix_thresholds() is False
-    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_")
-    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=65536")
-    assert allocator.fix_thresholds() is False
+@pytest.mark.parametrize(
+    ("setting", "variable", "value"),
+    [
+        ("limit_arenas", "MALLOC_ARENA_MAX", "4"),
+        ("limit_arenas", "GLIBC_TUNABLES", "glibc.malloc.arena_max=4"),
+        ("fix_thresholds", "MALLOC_MMAP_THRESHOLD_", "65536"),
+        ("fix_thresholds", "MALLOC_TRIM_THRESHOLD_", "65536"),
+        ("fix_thresholds", "GLIBC_TUNABLES", "glibc.malloc.trim_threshold=65536"),
+        ("fix_thresholds", "GLIBC_TUNABLES", "glibc.malloc.mmap_threshold=65536"),
+    ],
+)
+def test_a_setting_the_operator_chose_is_left_alone(
+    monkeypatch: pytest.MonkeyPatch, setting: str, variable: str, value: str
+) -> None:
+    for name in ("MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, value)
+    assert getattr(allocator, setting)() is False
