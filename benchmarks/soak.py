@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import threading
 import time
 from collections import Counter
@@ -213,24 +214,16 @@ def _print_rss(samples: list[tuple[float, dict[str, float]]]) -> None:
     for name in names:
         early = (middle[1].get(name, 0.0) - first[1].get(name, 0.0)) / max(middle[0] - first[0], 1)
         late = (last[1].get(name, 0.0) - middle[1].get(name, 0.0)) / max(last[0] - middle[0], 1)
-        points = [(at / 60, sizes.get(name, 0.0)) for at, sizes in samples]
+        # A trend that one sample taken during a burst of large requests does not move as it
+        # moves a difference of two samples.
+        trend = statistics.linear_regression(
+            [at / 60 for at, _ in samples], [sizes.get(name, 0.0) for _, sizes in samples]
+        ).slope
         print(
             f"  {name}: grew {early * 60:5.2f} MiB/min in the first half,"
             f" {late * 60:5.2f} MiB/min in the second; least-squares slope over every sample"
-            f" {slope(points):5.2f} MiB/min"
+            f" {trend:5.2f} MiB/min"
         )
-
-
-def slope(points: list[tuple[float, float]]) -> float:
-    """The least-squares slope of ``points`` (x, y): a trend that one sample taken during a
-    burst of large requests does not move as it moves a difference of two samples."""
-    n = len(points)
-    mean_x = sum(x for x, _ in points) / n
-    mean_y = sum(y for _, y in points) / n
-    spread = sum((x - mean_x) ** 2 for x, _ in points)
-    if not spread:
-        return 0.0
-    return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
 
 
 def _drive(

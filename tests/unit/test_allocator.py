@@ -170,9 +170,8 @@ _THRESHOLD = textwrap.dedent(
 
 @needs_mallopt
 def test_a_fixed_threshold_maps_large_blocks_after_a_larger_one_was_freed() -> None:
-    assert (
-        _fresh(_THRESHOLD, "moving") == 0
-    )  # glibc raised its threshold: the 1 MB block is in a heap
+    # glibc raised its threshold: the 1 MB block is in a heap
+    assert _fresh(_THRESHOLD, "moving") == 0
     assert _fresh(_THRESHOLD, "fixed") == 1  # mapped on its own, so freeing it hands it back
 
 
