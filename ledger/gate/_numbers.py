@@ -230,7 +230,8 @@ besides spaces and the letters of a currency code."""
 def _prefix_start(text: str, at: int, floor: int) -> int:
     """The earliest position, from ``floor`` on, at which the prefix of a number whose digits
     begin at ``at`` can begin: back over spaces and prefix symbols, then over up to three
-    letters when they may begin a currency (:func:`_may_open_currency`)."""
+    letters when they may begin a currency (:func:`_may_open_currency`), and over a bracket
+    that opens before them."""
     start = at
     while start > floor and (text[start - 1].isspace() or text[start - 1] in _PREFIX_SYMBOLS):
         start -= 1
@@ -238,7 +239,8 @@ def _prefix_start(text: str, at: int, floor: int) -> int:
     while letters > floor and start - letters < 3 and text[letters - 1].isalpha():
         letters -= 1
     if letters < start and _may_open_currency(text[letters:start]):
-        return letters
+        # A bracket may open before the currency code: ``(USD 1,102)``.
+        return letters - 1 if letters > floor and text[letters - 1] == "(" else letters
     return start
 
 

@@ -34,6 +34,8 @@ def _reference(text: str) -> list[tuple[int, int]]:
         "a .81 mm mortar and .925 save percentage",
         "$(7,125) in 2019; 3-1-0 record",
         "revenue declined 2.2% in Q3 2023, eur 4 and U\u017fd 5, \u0130nr 6",
+        "a loss of (USD 1,102) and (US$ 5.2 million), (usd7)",
+        "US$b,enQ\u2013(USD 9",
     ],
 )
 def test_finds_the_numbers_a_full_scan_finds(text: str) -> None:
@@ -124,3 +126,13 @@ def test_reads_a_letter_spaced_year_as_that_year() -> None:
 )
 def test_does_not_read_other_spaced_digits_as_a_year(text: str) -> None:
     assert dates(text) == []
+
+
+def test_reads_a_bracket_before_a_currency_code_as_the_figures_own() -> None:
+    (loss,) = numbers("a loss of (USD 1,102) in the year")
+    assert (loss.text, loss.bracketed, loss.mantissa, loss.currency) == (
+        "(USD 1,102)",
+        True,
+        -1102.0,
+        "USD",
+    )
