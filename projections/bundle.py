@@ -45,6 +45,13 @@ FORMAT = "provledger.bundle/v1"
 
 # Over 60 lines on purpose: it assembles the bundle in the order of its format, all from one
 # read-model connection, so every part is read against the same checkpoint size.
+LATEST_CHECKPOINT = (
+    select(checkpoints.c.size, checkpoints.c.note).order_by(checkpoints.c.size.desc()).limit(1)
+)
+"""The newest checkpoint's size and note: one row read from the end of the primary key (without
+the limit PostgreSQL sorts every checkpoint and sends them all)."""
+
+
 def build_bundle(
     claim_id: str,
     read_side: ReadSide,
@@ -65,9 +72,7 @@ def build_bundle(
         ).scalar()
         if receipt_id is None:
             raise NotFound(f"no claim {claim_id!r}")
-        latest = conn.execute(
-            select(checkpoints.c.size, checkpoints.c.note).order_by(checkpoints.c.size.desc())
-        ).first()
+        latest = conn.execute(LATEST_CHECKPOINT).first()
         if latest is None:
             raise NotFound("the transparency log has no checkpoint yet")
         size, note = int(latest[0]), str(latest[1])
