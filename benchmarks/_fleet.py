@@ -29,6 +29,21 @@ SENTENCES = [
 ]
 
 
+def autovacuum_note() -> str | None:
+    """A warning when the PostgreSQL server runs without autovacuum: its read-model tables are
+    then never analysed, and plans made without statistics read whole tables, so a long run
+    slows as they grow (docs/deployment.md, "PostgreSQL"). ``None`` when autovacuum is on."""
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        row = conn.execute("SHOW autovacuum").fetchone()
+    if row is None or row[0] == "on":
+        return None
+    return (
+        "note: this PostgreSQL runs with autovacuum off, so no table is analysed while the "
+        "run lasts; plans made without statistics read whole tables and the run slows as "
+        "they grow (docs/deployment.md)"
+    )
+
+
 def free_port() -> int:
     """A TCP port nobody listens on now."""
     with socket.socket() as sock:

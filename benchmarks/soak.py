@@ -26,7 +26,15 @@ from typing import Any
 
 import httpx
 
-from benchmarks._fleet import SENTENCES, Fleet, fleet, pct, receipt_body, verbatim
+from benchmarks._fleet import (
+    SENTENCES,
+    Fleet,
+    autovacuum_note,
+    fleet,
+    pct,
+    receipt_body,
+    verbatim,
+)
 
 SAMPLE_SECONDS = 5.0
 
@@ -351,6 +359,9 @@ def main() -> None:
     )
     parser.add_argument("--api", type=int, default=2, help="API processes")
     args = parser.parse_args()
+    note = autovacuum_note()
+    if note:
+        print(note)
     with fleet(args.api) as running:
         failures = soak(running, args.minutes, args.clients, args.warmup)
         deadline = time.monotonic() + 60  # the worker finishes the last batches
