@@ -43,8 +43,6 @@ from projections.transparency_queries import b64, read_nodes
 FORMAT = "provledger.bundle/v1"
 
 
-# Over 60 lines on purpose: it assembles the bundle in the order of its format, all from one
-# read-model connection, so every part is read against the same checkpoint size.
 LATEST_CHECKPOINT = (
     select(checkpoints.c.size, checkpoints.c.note).order_by(checkpoints.c.size.desc()).limit(1)
 )
@@ -52,6 +50,8 @@ LATEST_CHECKPOINT = (
 the limit PostgreSQL sorts every checkpoint and sends them all)."""
 
 
+# Over 60 lines on purpose: it assembles the bundle in the order of its format, all from one
+# read-model connection, so every part is read against the same checkpoint size.
 def build_bundle(
     claim_id: str,
     read_side: ReadSide,

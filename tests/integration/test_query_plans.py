@@ -1,12 +1,11 @@
 """Statements the service runs on every request or every projection batch read a bounded number
 of rows on PostgreSQL, however long the log is.
 
-A soak of two API processes and a worker slowed from 8,800 to 6,700 requests a minute within
-15 minutes while every route's latency rose together: PostgreSQL counted 555 million rows read
-by 15,646 sequential scans of ``merkle_leaves`` and 72 million by 6,592 of ``checkpoints``.
-Each test below fills the tables the statement reads with enough rows that a scan of them is
-visible, has PostgreSQL plan the statement against fresh statistics, runs it under ``EXPLAIN
-ANALYZE`` and counts the rows its scans returned.
+In a 20-minute soak of two API processes and a worker, PostgreSQL counted 555 million rows read
+by 15,646 sequential scans of ``merkle_leaves`` and 72 million by 6,592 of ``checkpoints``
+(docs/deployment.md, "PostgreSQL"). Each test below fills the tables the statement reads with
+enough rows that a scan of them is visible, has PostgreSQL plan the statement against fresh
+statistics, runs it under ``EXPLAIN ANALYZE`` and counts the rows its scans returned.
 """
 
 from __future__ import annotations
