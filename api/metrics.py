@@ -33,12 +33,12 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
-from sqlalchemy import select
 
 from ledger.errors import ConfigurationError
 from ledger.receipts.commands import CommitRequest, CommitResult, ReceiptDesk
 from projections.lag import projection_lag
 from projections.schema import checkpoints
+from projections.transparency_queries import NEWEST_CHECKPOINT
 
 if TYPE_CHECKING:
     from ledger.eventlog.application import Ledger
@@ -216,9 +216,9 @@ class LedgerCollector(Collector):
                 )
 
     def _checkpoint(self) -> Iterator[Metric]:
-        query = select(checkpoints.c.size, checkpoints.c.created_at)
+        query = NEWEST_CHECKPOINT.with_only_columns(checkpoints.c.size, checkpoints.c.created_at)
         with self.services.read_side.db.sync.connect() as conn:
-            row = conn.execute(query.order_by(checkpoints.c.size.desc()).limit(1)).first()
+            row = conn.execute(query).first()
         if row is None:
             return
         yield GaugeMetricFamily(

@@ -38,16 +38,9 @@ from projections.schema import (
     versions,
 )
 from projections.service import ReadSide
-from projections.transparency_queries import b64, read_nodes
+from projections.transparency_queries import NEWEST_CHECKPOINT, b64, read_nodes
 
 FORMAT = "provledger.bundle/v1"
-
-
-LATEST_CHECKPOINT = (
-    select(checkpoints.c.size, checkpoints.c.note).order_by(checkpoints.c.size.desc()).limit(1)
-)
-"""The newest checkpoint's size and note: one row read from the end of the primary key (without
-the limit PostgreSQL sorts every checkpoint and sends them all)."""
 
 
 # Over 60 lines on purpose: it assembles the bundle in the order of its format, all from one
@@ -72,7 +65,9 @@ def build_bundle(
         ).scalar()
         if receipt_id is None:
             raise NotFound(f"no claim {claim_id!r}")
-        latest = conn.execute(LATEST_CHECKPOINT).first()
+        latest = conn.execute(
+            NEWEST_CHECKPOINT.with_only_columns(checkpoints.c.size, checkpoints.c.note)
+        ).first()
         if latest is None:
             raise NotFound("the transparency log has no checkpoint yet")
         size, note = int(latest[0]), str(latest[1])

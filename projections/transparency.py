@@ -33,6 +33,7 @@ from projections.database import bulk_insert
 from projections.log_rows import read_rows
 from projections.runner import Projection
 from projections.schema import TRANSPARENCY_TABLES, checkpoints, merkle_leaves, merkle_nodes
+from projections.transparency_queries import NEWEST_CHECKPOINT
 
 _INSERT_CHECKPOINT = insert(checkpoints)
 # The leaf count and the newest checkpoint's note in one statement: one snapshot on both
@@ -43,7 +44,7 @@ _INSERT_CHECKPOINT = insert(checkpoints)
 # leaf row missing inside the log is named by `provledger verify --read-models`.
 _SIZE_AND_NOTE = select(
     func.coalesce(select(func.max(merkle_leaves.c.leaf_index)).scalar_subquery() + 1, 0),
-    select(checkpoints.c.note).order_by(checkpoints.c.size.desc()).limit(1).scalar_subquery(),
+    NEWEST_CHECKPOINT.with_only_columns(checkpoints.c.note).scalar_subquery(),
 )
 
 

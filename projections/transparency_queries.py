@@ -44,9 +44,15 @@ def b64(value: bytes) -> str:
     return base64.b64encode(value).decode("ascii")
 
 
+NEWEST_CHECKPOINT = select(checkpoints).order_by(checkpoints.c.size.desc()).limit(1)
+"""The newest checkpoint: one row read from the end of the primary key. Its readers narrow it
+(``with_only_columns``, ``where``) rather than write it again: without the limit PostgreSQL
+sorts every checkpoint and sends them all."""
+
+
 async def latest_checkpoint(conn: AsyncConnection, at: str | None = None) -> dict[str, Any]:
     """The newest checkpoint (or the newest created at or before ``at``)."""
-    query = select(checkpoints).order_by(checkpoints.c.size.desc()).limit(1)
+    query = NEWEST_CHECKPOINT
     if at is not None:
         query = query.where(checkpoints.c.created_at <= at)
     row = (await conn.execute(query)).mappings().first()

@@ -22,7 +22,7 @@ from ledger.eventlog.clock import format_time, parse_time
 from projections import registry_queries as rq
 from projections import transparency_queries as tq
 from projections.receipt_queries import ReceiptFilter, receipts_as_at
-from projections.schema import checkpoints, sources
+from projections.schema import sources
 
 router = APIRouter()
 REPLAY_SOURCES = 200
@@ -44,11 +44,7 @@ def _latest(services: Services) -> dict[str, Any]:
     """The newest checkpoint with the witness's cosignature line, when it has one."""
     services.read_side.transparency.catch_up()
     with services.read_side.db.reads.connect() as conn:
-        row = (
-            conn.execute(select(checkpoints).order_by(checkpoints.c.size.desc()).limit(1))
-            .mappings()
-            .first()
-        )
+        row = conn.execute(tq.NEWEST_CHECKPOINT).mappings().first()
     if row is None:
         raise NotFound("the transparency log has no checkpoint yet")
     note = str(row["note"])
