@@ -1,22 +1,24 @@
 """A Merkle node edited in the read-model database is never signed into a checkpoint: new
 roots come from the in-memory edge and the stored events, and an edge read back from the
-database must give the root of the newest signed checkpoint."""
+database must give the root of the newest signed checkpoint, for a tree whose size (read from
+the stored leaves) is the size that checkpoint signed."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import delete, insert, select, update
 
 from ledger.crypto.checkpoint import Checkpoint, sign_note
 from ledger.crypto.merkle import leaf_hash, root_hash
 from ledger.crypto.merkle_log import root_node_ids
 from ledger.crypto.signing import SigningKey
 from ledger.runtime import LedgerRuntime
-from projections.schema import checkpoints, merkle_nodes
+from projections.schema import checkpoints, merkle_leaves, merkle_nodes
 from projections.service import ReadSide
 from projections.transparency import TransparencyLogTampered
+from projections.transparency_queries import NEWEST_CHECKPOINT
 
 
 def _events(runtime: LedgerRuntime, count: int, prefix: str = "k") -> None:
@@ -48,7 +50,7 @@ def _flip(read_side: ReadSide, level: int, index: int) -> None:
 def _newest_checkpoint(read_side: ReadSide) -> tuple[int, bytes]:
     with read_side.db.sync.connect() as conn:
         size, root = conn.execute(
-            select(checkpoints.c.size, checkpoints.c.root).order_by(checkpoints.c.size.desc())
+            NEWEST_CHECKPOINT.with_only_columns(checkpoints.c.size, checkpoints.c.root)
         ).first() or (0, b"")
     return int(size), bytes(root)
 
@@ -180,3 +182,34 @@ def test_projections_rebuild_replaces_a_tree_whose_edge_was_flipped(
         second.close()
     assert size == 7
     assert root == _true_root(runtime)
+
+
+def _append_leaf(read_side: ReadSide) -> None:
+    """A leaf row past the last, as an attacker with database access could add."""
+    with read_side.db.sync.begin() as conn:
+        conn.execute(
+            insert(merkle_leaves).values(
+                leaf_index=6, notification_id=10**9, originator_id="x", originator_version=1
+            )
+        )
+
+
+def _drop_last_leaf(read_side: ReadSide) -> None:
+    with read_side.db.sync.begin() as conn:
+        conn.execute(delete(merkle_leaves).where(merkle_leaves.c.leaf_index == 5))
+
+
+@pytest.mark.parametrize(
+    ("tamper", "size"), [(_append_leaf, 7), (_drop_last_leaf, 5)], ids=["appended", "dropped"]
+)
+def test_a_leaf_row_added_or_dropped_at_the_end_is_refused_at_start(
+    runtime: LedgerRuntime, tamper: Callable[[ReadSide], None], size: int
+) -> None:
+    second = _reopened_after(runtime, 6, tamper)
+    try:
+        with pytest.raises(TransparencyLogTampered) as caught:
+            second.transparency.catch_up()
+        assert _newest_checkpoint(second)[0] == 6
+    finally:
+        second.close()
+    assert f"holds {size} leaves but its newest checkpoint is for 6" in str(caught.value)
