@@ -14,6 +14,7 @@ from api.settings import Settings
 from ledger.crypto.canonical import canonical_json
 from projections.schema import checkpoints
 from projections.service import ReadSide
+from projections.transparency_queries import NEWEST_CHECKPOINT
 from tests.tamper import Tamperer
 
 
@@ -28,13 +29,7 @@ def checkpoint_file(settings_env: Settings, tmp_path: Path) -> Path:
     read_side.catch_up()
     with read_side.db.sync.connect() as conn:
         note = (
-            conn.execute(
-                checkpoints.select()
-                .with_only_columns(checkpoints.c.note)
-                .order_by(checkpoints.c.size.desc())
-            )
-            .scalars()
-            .first()
+            conn.execute(NEWEST_CHECKPOINT.with_only_columns(checkpoints.c.note)).scalars().first()
         )
     read_side.close()
     runtime.close()

@@ -13,6 +13,7 @@ from projections import tracking
 from projections.log_anchor import ReadModelsAhead
 from projections.schema import checkpoints, sources
 from projections.service import ReadSide
+from projections.transparency_queries import NEWEST_CHECKPOINT
 from tests.tamper import Tamperer
 
 TEXT = "Revenue rose 2.2% to $4.5 million. No dividend was declared."
@@ -119,7 +120,7 @@ def test_projections_rebuild_recovers_from_a_rolled_back_store(
         assert _source_ids(read_side) == ["kept", "new-one"]
         with read_side.db.sync.connect() as conn:
             size, root = conn.execute(
-                select(checkpoints.c.size, checkpoints.c.root).order_by(checkpoints.c.size.desc())
+                NEWEST_CHECKPOINT.with_only_columns(checkpoints.c.size, checkpoints.c.root)
             ).first() or (0, b"")
     finally:
         read_side.close()
