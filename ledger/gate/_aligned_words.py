@@ -36,6 +36,7 @@ class Kind(StrEnum):
     YEAR = "year"
     SCALE = "scale"
     UNIT = "unit"
+    PERSON = "person"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +44,8 @@ class Word:
     """One word of a claim or span: its text, key, role, cues, and whether it must align.
 
     ``must``: a claim word that has to find its place in the span (every word but grammar and
-    hedges); ``negation``/``hedge``: the word negates or hedges what it stands in;
+    hedges; a gendered pronoun, grammar otherwise, must); ``negation``/``hedge``: the word
+    negates or hedges what it stands in;
     ``sentence``: the number of the clause of its text it is in.
     """
 
@@ -55,7 +57,8 @@ class Word:
     hedge: bool
     sentence: int
     item: bool = True
-    """Whether the word takes part in the alignment: not grammar, or a hedge."""
+    """Whether the word takes part in the alignment: not grammar, a hedge, or a gendered
+    pronoun."""
 
 
 _NUMBER_WORDS = {
@@ -111,6 +114,14 @@ _UNITS = {"%": "percent", "percent": "percent", "pct": "percent", "percentage": 
 _UNITS |= {"point": "point", "points": "point", "bps": "bps", "basis": "basis"}
 _UNITS |= dict.fromkeys(("usd", "dollar", "dollars", "us$"), "usd")
 _UNITS |= {"eur": "eur", "euro": "eur", "euros": "eur", "gbp": "gbp", "pounds": "gbp"}
+_PERSONS = dict.fromkeys(("he", "him", "his", "himself"), "he") | dict.fromkeys(
+    ("she", "her", "hers", "herself"), "she"
+)
+"""Gendered third-person pronouns, keyed by gender. They are grammar for the stretches'
+counts, but a claim's must align (who ``she`` is, a span that names nobody so does not say),
+and one is never a paraphrase of the other gender (``she approved`` over ``he approved``).
+Other pronouns have no role: a summary writes ``they`` or ``the company`` for a transcript's
+``we``."""
 _YEAR = re.compile(r"^(?:1[89]|20)\d\d$")
 _NUMERIC = re.compile(r"^\d[\d.,]*$")
 
@@ -135,6 +146,16 @@ NEGATION_CUES = NEGATIONS | {"non"}
 """Negation cues of the alignment: the polarity cues and the prefix ``non-`` (a hyphenated
 ``non-binding`` reads ``non binding``)."""
 
+MODALS = word_set("will would")
+"""Future and conditional modals: a hedge to the alignment (``The board approved the plan.``
+over ``The board will approve the plan.`` turns a plan into a fact). Not to the window of a
+computational claim's polarity check (:mod:`ledger.gate.polarity`)."""
+
+CONDITIONS = word_set("if unless")
+"""Words that make a statement conditional: a hedge to the alignment, and read after the
+claim's last aligned word too (``The company pays a dividend.`` over ``The company pays a
+dividend if profits rise.``; see :func:`ledger.gate.alignment._covered`)."""
+
 STRICT_HEDGES = word_set("unlikely uncertain unclear")
 """Hedges that negate: a claim must say them where its span does, not merely be hedged."""
 
@@ -148,10 +169,13 @@ _MASKS = re.compile(
     r"|(?P<unit>(?i:\bin\s+(?:[$€£]\s*|u\.?s\.?\s+)?(?:thousands|millions|billions)\b"
     r"[^;:()\n]{0,40}?\b)except)\b"
     r"|\b(?P<notonly>[Nn]ot)(?=\s+only\b)"
+    r"|\b(?P<abbrev>Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.(?=\s*\d)"
 )
 """Words that look like cues and are not: ``No. 5`` (number sign), ``May 31`` and a capitalised
 ``May`` inside a sentence (month), the ``except`` of a unit note (``in millions, except per
-share amounts``), and the ``not`` of ``not only ... (but)``."""
+share amounts``), the ``not`` of ``not only ... (but)``, and the stop of a month's abbreviation
+before a day (``Sept. 15``: no sentence end)."""
+_ABBREVIATED_DAY = re.compile(r"\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.\s*\d")
 _REPLACEMENTS = {
     "numero": " numero ",
     "month": " maymonth ",
@@ -164,13 +188,22 @@ def _unmask(match: re.Match[str]) -> str:
     name = match.lastgroup or ""
     if name == "unit":
         return match.group(0)[: -len("except")] + " exceptunit "
+    if name == "abbrev":
+        return match.group(name) + " "
     return _REPLACEMENTS[name]
 
 
 def mask_cues(text: str) -> str:
     """``text`` with the words of :data:`_MASKS` replaced by neutral tokens, before it is cut
     into sentences (so that ``No. 1`` is not a sentence end either)."""
-    if "May" in text or "No" in text or "NO" in text or "xcept" in text or "ot only" in text:
+    if (
+        "May" in text
+        or "No" in text
+        or "NO" in text
+        or "xcept" in text
+        or "ot only" in text
+        or (". " in text and _ABBREVIATED_DAY.search(text))
+    ):
         return _MASKS.sub(_unmask, text)
     return text
 
@@ -212,6 +245,8 @@ def _key(token: str) -> tuple[str, Kind]:
         return _SCALES[token], Kind.SCALE
     if token in _UNITS:
         return _UNITS[token], Kind.UNIT
+    if token in _PERSONS:
+        return _PERSONS[token], Kind.PERSON
     if _PERIOD.match(token):
         return token, Kind.PERIOD
     return stem(token), Kind.WORD
@@ -221,16 +256,17 @@ def _key(token: str) -> tuple[str, Kind]:
 def _word(token: str, sentence: int = 0) -> Word:
     """One token as a :class:`Word` (tokens recur: each is worked out once)."""
     key, kind = _key(token)
-    hedge = token in HEDGES
+    hedge = token in HEDGES or token in MODALS or token in CONDITIONS
+    person = kind is Kind.PERSON
     return Word(
         text=token,
         key=key,
         kind=kind,
-        must=token not in GRAMMAR and (not hedge or token in STRICT_HEDGES),
+        must=(token not in GRAMMAR and (not hedge or token in STRICT_HEDGES)) or person,
         negation=token in NEGATION_CUES,
         hedge=hedge,
         sentence=sentence,
-        item=token not in GRAMMAR or hedge,
+        item=token not in GRAMMAR or hedge or person,
     )
 
 

@@ -25,7 +25,7 @@ LEAD_MARGIN = 3
 MAX_INSERTED = 1
 """Words (not grammar) the span may insert between two words adjacent in the claim: one
 modifier (``net revenue`` over ``net product revenue``)."""
-_CONJUNCTIONS = frozenset(["and", "or", "but", "while", "whereas", "although", "though"])
+CONJUNCTIONS = frozenset(["and", "or", "but", "while", "whereas", "although", "though"])
 TIME = frozenset({Kind.YEAR, Kind.PERIOD, Kind.MONTH})
 
 
@@ -46,7 +46,7 @@ def span_clauses(text: str) -> tuple[SpanClause, ...]:
     """The clauses of a span text (sentences cut as a claim's are), each as its words."""
     out: list[SpanClause] = []
     for sentence in sentences(mask_cues(text)):
-        for found in cut_clauses(words(sentence), claim=False):
+        for found in _merged(cut_clauses(words(sentence), claim=False)):
             positions: dict[str, list[int]] = {}
             for i, word in enumerate(found):
                 positions.setdefault(word.key, []).append(i)
@@ -65,7 +65,36 @@ def claim_clauses(text: str) -> list[list[Word]]:
     """The clauses of a claim, each as its words (``sentence``: the claim sentence)."""
     out: list[list[Word]] = []
     for n, sentence in enumerate(sentences(mask_cues(text))):
-        out += cut_clauses(words(sentence, n), claim=True)
+        found = cut_clauses(words(sentence, n), claim=True)
+        out += _merged(found) if len(found) > 1 else found
+    return out
+
+
+def _merged(found: list[list[Word]]) -> list[list[Word]]:
+    """The clauses of one sentence, each that has no word taking part in the alignment joined
+    to the clause before it (the first to the one after): ``and so did they`` matches nothing
+    by itself, but as the end of ``Prices rose`` its words are compared with the span's
+    (``and so did they not``)."""
+    for clause in found:
+        for word in clause:
+            if word.item:
+                break
+        else:
+            break
+    else:
+        return found
+    out: list[list[Word]] = []
+    held: list[Word] = []
+    for clause in found:
+        if any(w.item for w in clause):
+            out.append(held + clause)
+            held = []
+        elif out:
+            out[-1] = out[-1] + clause
+        else:
+            held += clause
+    if held:
+        out.append(held)
     return out
 
 
@@ -220,7 +249,7 @@ def lead_start(span: SpanClause, first: int) -> int:
     :data:`LEAD_MARGIN` words that are not grammar back (``she's not here`` keeps ``not``),
     never past a conjunction (a claim clause may begin at a span's ``and``)."""
     at, seen = first, 0
-    while at > 0 and seen < LEAD_MARGIN and span.words[at - 1].text not in _CONJUNCTIONS:
+    while at > 0 and seen < LEAD_MARGIN and span.words[at - 1].text not in CONJUNCTIONS:
         at -= 1
         if span.words[at].text not in GRAMMAR:
             seen += 1

@@ -6,19 +6,25 @@ A claim is cut into clauses (sentences, then at ``;`` and at ``, and``/``, but``
 same key by the longest common subsequence, so the match is monotone, as an extractive claim
 is, and a word whose only match is out of order (``the buyer pays the seller`` over ``the seller
 pays the buyer``) stays unmatched. What lies between two matched words is compared on both
-sides, and only there (a ``not`` elsewhere in the span does not count):
+sides, and only there (a ``not`` elsewhere in the span does not count). The first stretch is
+the claim's words before its first match over up to three span words that are not grammar
+before it (never past a conjunction, ``No down payment is ...``) or as far back as the
+claim's own first words reach; the last is the claim's words after its last match over the
+span words they reach (``warned him to do`` over ``warned him not to do``), and a negation
+that ends the span clause there (``but apparently`` over ``but apparently not``):
 
 - a negation on one side of a stretch and not on the other, or a matched pair of which one
-  word negates (``not``) and the other does not -> ``negation_mismatch``; up to three span
-  words that are not grammar before the first matched word (never past a conjunction) count
-  as the first stretch (``No down payment is ...``);
+  word negates (``not``) and the other does not -> ``negation_mismatch``;
 - a hedge in the span's stretch of an unhedged claim -> ``hedge_mismatch``;
 - a claim word whose opposite stands in the span's stretch -> ``direction_mismatch`` (a
   direction axis of the polarity cues) or ``antonym_mismatch`` (WordNet, the curated list);
 - a claim anchor (number, number word, ordinal, quarter or half, month, year, scale word,
-  unit) where the span's stretch has another anchor of the same role -> ``anchor_misaligned``;
-- a claim word (not grammar, not a hedge) left unmatched -> ``support_unaligned``: the claim is
-  not verified, whatever else holds.
+  unit) where the span's stretch has another anchor of the same role, or a gendered pronoun
+  where it has the other gender (``she approved`` over ``he approved``) ->
+  ``anchor_misaligned``;
+- a claim word (not grammar, not a hedge; a gendered pronoun too: who ``she`` is, a span
+  without one does not say) left unmatched -> ``support_unaligned``: the claim is not
+  verified, whatever else holds.
 
 A clause that no text span takes whole may instead be found in one cited table cell, as a set
 of words (an envelope is a layout, not a sentence); its figures are then the anchors check's.
@@ -32,9 +38,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ledger.gate._aligned_words import Kind, Word
+from ledger.gate._aligned_words import CONDITIONS, MODALS, Kind, Word
 from ledger.gate._lexicon import are_opposites, opposable
 from ledger.gate._matching import (
+    CONJUNCTIONS,
     TIME,
     SpanClause,
     claim_clauses,
@@ -103,7 +110,12 @@ def _skips_anchor(claim_part: list[Word], span_part: Sequence[Word], word: Word)
 
 
 def _conflict(
-    clause: list[Word], span: SpanClause, pairs: list[tuple[int, int]], moved: set[int]
+    clause: list[Word],
+    span: SpanClause,
+    pairs: list[tuple[int, int]],
+    moved: set[int],
+    *,
+    opens: bool = True,
 ) -> CheckResult | None:
     """The first disagreement at the aligned positions, or ``None``: at each matched pair,
     then in each stretch between two (see :func:`_stretch_conflict`). The leading stretch is
@@ -114,12 +126,15 @@ def _conflict(
     found = span.words
     # The stretches between two matches are noted in the same pass (few pairs have one).
     gaps: list[tuple[int, int, int, int]] = []
+    shared: set[int] = set()
     c1, s1 = pairs[0]
     for c, s in pairs:
         if c > c1 + 1 or s > s1 + 1:
             gaps.append((c1, s1, c, s))
         c1, s1 = c, s
         mine, theirs = clause[c], found[s]
+        if mine.hedge:
+            shared.add(c)
         if mine.negation != theirs.negation or (
             mine.key == "only"
             and s > 0
@@ -133,19 +148,40 @@ def _conflict(
                 f"the {has} is negated where the {lacks} is not: {mine.text!r} over "
                 f"{'not ' if not_only else ''}{theirs.text!r}; span text: {shown!r}",
             )
-    hedged = False
-    for w in clause:
-        if w.hedge:
-            hedged = True
-            break
+    # The claim is hedged by a hedge of its own, not one it shares with the span at a matched
+    # pair (``will rise`` does not cover the ``probably`` of ``will probably rise``); a modal
+    # of its own covers only the span's modals (``would sell`` over ``will sell``, but not
+    # ``will increase`` over ``may increase``): see _HEDGED.
+    hedged = _PLAIN
+    for i, w in enumerate(clause):
+        if w.hedge and i not in shared:
+            if w.text not in MODALS:
+                hedged = _HEDGED
+                break
+            hedged = _PLANNED
     first_c, first_s = pairs[0]
     lead: Sequence[Word]
+    head = (
+        [w for i, w in enumerate(clause[:first_c]) if i not in moved] if moved else clause[:first_c]
+    )
+    start = lead_start(span, first_s)
+    # The head reaches at most its length and the words it may pass over back.
+    if head and 0 < start > first_s - len(head) - _MAX_PASSED:
+        start = min(start, _head_start(head, found, first_s, moved))
     if moved:
-        lead = [found[j] for j in range(lead_start(span, first_s), first_s) if -j - 1 not in moved]
-        head = [w for i, w in enumerate(clause[:first_c]) if i not in moved]
+        lead = [found[j] for j in range(start, first_s) if -j - 1 not in moved]
     else:
-        lead = found[lead_start(span, first_s) : first_s]
-        head = clause[:first_c]
+        lead = found[start:first_s]
+    # A condition that opens the span clause holds for all of it (``If A, B`` cited for ``B``),
+    # unless an earlier clause of the claim sentence took the span clause's opening.
+    positions = span.positions
+    condition = (
+        _condition(span, 0, start, trailing=False)
+        if start and opens and ("if" in positions or "unless" in positions)
+        else None
+    )
+    if condition is not None:
+        lead = [condition, *lead]
     result = _stretch_conflict(head, lead, clause[first_c], hedged, shown)
     for c1, s1, c2, s2 in gaps:
         if result is not None:
@@ -155,20 +191,144 @@ def _conflict(
         )
     if result is not None:
         return result
-    last_c = pairs[-1][0] + 1
+    last_c, last_s = pairs[-1]
     tail = (
-        [w for i, w in enumerate(clause[last_c:], last_c) if i not in moved]
+        [w for i, w in enumerate(clause[last_c + 1 :], last_c + 1) if i not in moved]
         if moved
-        else clause[last_c:]
+        else clause[last_c + 1 :]
     )
-    return _stretch_conflict(tail, (), None, hedged, shown)
+    if not tail and last_s + 1 == len(found):
+        return None
+    return _stretch_conflict(tail, _covered(tail, span, last_s, moved), None, hedged, shown)
+
+
+_MAX_PASSED = 2
+"""Span words the claim's tail may pass over (:func:`_covered`): a dropped cue, one or two
+words long (``not``, ``no longer``)."""
+
+
+_BE = frozenset(["am", "is", "are", "was", "were", "be", "been", "being"])
+
+
+def _stands_for(theirs: Word, mine: Word) -> bool:
+    """Whether span word ``theirs``, of another key, stands where the claim has ``mine`` as a
+    walk over a head or tail sees it: a gendered pronoun for one, a form of ``be`` for one (the
+    stretch then compares them: ``he was`` over ``he would be``). Callers test the key first."""
+    return theirs.kind is mine.kind is Kind.PERSON or (theirs.text in _BE and mine.text in _BE)
+
+
+def _head_start(head: list[Word], found: Sequence[Word], first: int, moved: set[int]) -> int:
+    """Where the span words the claim's ``head`` (its words before the first match, at
+    ``first``) cover begin: the head walked back from the first match as :func:`_covered`
+    walks a tail forward (``but "he" or`` over ``but not "he" or`` covers the ``not``, past
+    the conjunction that ends :func:`lead_start`); ``first`` when no head word is found."""
+    start = first
+    at = len(head) - 1
+    passed = 0
+    for j in range(first - 1, -1, -1):
+        if at < 0:
+            break
+        if -j - 1 in moved:
+            continue
+        word = found[j]
+        mine = head[at]
+        if word.key == mine.key or _stands_for(word, mine):
+            at -= 1
+            start = j
+        else:
+            passed += 1
+            if passed > _MAX_PASSED:
+                break
+    return start
+
+
+def _covered(tail: list[Word], span: SpanClause, last: int, moved: set[int]) -> list[Word]:
+    """The span words after the last match (at ``last``) that the claim's ``tail`` covers.
+
+    The tail is walked in step with the span (:func:`_stands_for`): a span word that is not
+    the tail's next word is passed over and kept (what the claim dropped: ``warned him to do``
+    over ``warned him not to do``), at most :data:`_MAX_PASSED` of them, up to the last tail
+    word found; once the whole tail is found, negations right after it are kept too (an
+    elided predicate: ``... is.`` over ``... is not.``). With no tail, only negations that end
+    the span clause are covered (``but apparently`` over ``but apparently not``; ``approved``
+    over ``approved, not rejected`` covers nothing). What follows is not what the claim says,
+    nor are span words passed over for a tail word that never comes, except a condition on
+    what it says (:func:`_condition`). Span words of a moved time phrase are left out.
+    """
+    found = span.words
+    if not tail:
+        if last + 1 == len(found):
+            return []
+        rest = found[last + 1 :]
+        if all(w.negation for w in rest):
+            return list(rest)
+        if "if" not in span.positions and "unless" not in span.positions:
+            return []
+        condition = _condition(span, last + 1, len(found), trailing=True)
+        return [condition] if condition is not None else []
+    out: list[Word] = []
+    at = passed = end = 0
+    j = last + 1
+    while j < len(found):
+        word = found[j]
+        if at == len(tail):
+            if not word.negation:
+                break
+            end += 1
+        elif -j - 1 in moved:
+            j += 1
+            continue
+        elif word.key == tail[at].key or _stands_for(word, tail[at]):
+            at += 1
+            end = len(out) + 1
+        else:
+            passed += 1
+            if passed > _MAX_PASSED:
+                break
+        out.append(word)
+        j += 1
+    if at < len(tail):
+        return out[:end]
+    if "if" not in span.positions and "unless" not in span.positions:
+        return out
+    condition = _condition(span, j, len(found), trailing=True)
+    return out if condition is None else [*out, condition]
+
+
+_NOT_CONDITIONAL = {"even", "as"}
+"""Words before ``if`` that make it no condition: ``even if`` concedes, ``as if`` compares."""
+
+
+def _condition(span: SpanClause, start: int, end: int, *, trailing: bool) -> Word | None:
+    """The first word of the span clause between ``start`` and ``end`` that makes it
+    conditional (``if``, ``unless``), unless it is ``even if``, ``as if`` or ``if any``
+    (which only allows for none); after a claim's last match (``trailing``), only up to a
+    conjunction: what follows one is another clause's."""
+    found = span.words
+    places = sorted(
+        p for key in CONDITIONS for p in span.positions.get(key, ()) if start <= p < end
+    )
+    for p in places:
+        if p and found[p - 1].text in _NOT_CONDITIONAL:
+            continue
+        if p + 1 < len(found) and found[p + 1].text == "any":
+            continue
+        if trailing and any(w.text in CONJUNCTIONS for w in found[start:p]):
+            return None
+        return found[p]
+    return None
+
+
+_PLAIN, _PLANNED, _HEDGED = 0, 1, 2
+"""How far a claim clause is hedged: not at all, by a modal of its own (which covers the span's
+modals), or by another hedge of its own (which covers every hedge of the span)."""
 
 
 def _stretch_conflict(
     claim_part: list[Word],
     span_part: Sequence[Word],
     next_word: Word | None,
-    hedged: bool,
+    hedged: int,
     shown: _Shown,
 ) -> CheckResult | None:
     """The first disagreement between the claim's and the span's words of one stretch, as
@@ -189,7 +349,7 @@ def _stretch_conflict(
     for w in span_part:
         if w.negation and s_neg is None:
             s_neg = w.text
-        if w.hedge and s_hedge is None:
+        if w.hedge and s_hedge is None and (hedged == _PLAIN or w.text not in MODALS):
             s_hedge = w.text
     if (c_neg is None) != (s_neg is None):
         has, lacks, cue = ("claim", "span", c_neg) if c_neg else ("span", "claim", s_neg)
@@ -197,7 +357,7 @@ def _stretch_conflict(
             "negation_mismatch",
             f"the {has} is negated ({cue!r}) where the {lacks} is not; span text: {shown!r}",
         )
-    if not hedged and s_hedge is not None:
+    if hedged != _HEDGED and s_hedge is not None:
         return _fail(
             "hedge_mismatch",
             f"the span is hedged ({s_hedge!r}) where the claim states it as fact; "
@@ -211,7 +371,10 @@ def _stretch_conflict(
             if mine.key not in has_opposite:
                 continue
             for theirs in span_part:
-                if are_opposites(mine.key, theirs.key):
+                # The claim saying both (``here, there's``) takes neither's side.
+                if are_opposites(mine.key, theirs.key) and not any(
+                    w.key == theirs.key for w in claim_part
+                ):
                     reason = (
                         "direction_mismatch"
                         if mine.key in _DIRECTION_STEMS or mine.text in DIRECTIONS
@@ -222,10 +385,42 @@ def _stretch_conflict(
                         f"the claim says {mine.text!r} where the span says {theirs.text!r}; "
                         f"span text: {shown!r}",
                     )
+        elif mine.kind is Kind.PERSON:
+            swapped = _persons_swapped(claim_part, span_part)
+            if swapped is not None:
+                return _misaligned(*swapped, shown)
         else:
             for theirs in span_part:
-                if theirs.kind is mine.kind and theirs.key != mine.key:
+                if (
+                    theirs.kind is mine.kind
+                    and theirs.key != mine.key
+                    and not any(w.key == theirs.key for w in claim_part)
+                ):
                     return _misaligned(mine, theirs, shown)
+    return None
+
+
+def _persons_swapped(claim_part: list[Word], span_part: Sequence[Word]) -> tuple[Word, Word] | None:
+    """Gendered pronouns that differ between the claim's and the span's stretch, or ``None``.
+
+    When both hold as many, they are compared in order (``she is her boyfriend`` over ``he is
+    her boyfriend``); otherwise a claim pronoun of a gender the span's stretch has none of
+    differs (``she ... his`` over ``he``). Counts may differ (``she ... she`` over ``she``): a
+    paraphrase repeats or drops a pronoun, it does not change one's gender. A span stretch
+    without any has nothing to differ from."""
+    theirs = [w for w in span_part if w.kind is Kind.PERSON]
+    if not theirs:
+        return None
+    mine = [w for w in claim_part if w.kind is Kind.PERSON]
+    if len(mine) == len(theirs):
+        for a, b in zip(mine, theirs, strict=True):
+            if a.key != b.key:
+                return a, b
+        return None
+    keys = {w.key for w in theirs}
+    for w in mine:
+        if w.key not in keys:
+            return w, theirs[0]
     return None
 
 
@@ -285,7 +480,14 @@ def _best_match(
         if shifted:
             score += sum([clause[c].must for c, _ in shifted])
         spread = pairs[-1][1] - pairs[0][1]
-        if best is None or (score, -spread) > (best.score, -best.spread):
+        # Of equal scores, the match that also aligns more of the other words (hedges) wins,
+        # then the tighter one: ``and may be changed`` follows ``... may be mutable and may be
+        # changed``, not ``... cannot change``.
+        if best is None or (score, len(pairs), -spread) > (
+            best.score,
+            len(best.pairs),
+            -best.spread,
+        ):
             best = _Match(score, spread, pairs, shifted, piece)
     return best
 
@@ -359,7 +561,11 @@ def align_claim(
                 worst = 0.0
                 missing += [w.text for w in clause if w.must]
             continue
-        floors[id(best.piece)] = best.pairs[-1][1]
+        # A span clause an earlier clause of this claim sentence took: what opens it is that
+        # clause's.
+        piece_id = id(best.piece)
+        opens = piece_id not in floors
+        floors[piece_id] = best.pairs[-1][1]
         aligned += best.score
         if must:
             worst = min(worst, best.score / must)
@@ -370,7 +576,7 @@ def align_claim(
             matched = {c for c, _ in best.pairs} | {c for c, _ in best.moved}
             missing += [w.text for i, w in enumerate(clause) if w.must and i not in matched]
         shown = shown or _Shown(best.piece, best.pairs)
-        conflict = _conflict(clause, best.piece, best.pairs, moved_keys)
+        conflict = _conflict(clause, best.piece, best.pairs, moved_keys, opens=opens)
         if conflict is not None and conflict.check == "anchors":
             anchor = anchor or conflict
         elif conflict is not None:

@@ -39,6 +39,12 @@ VERBATIM = (
     "enough yet to be diagnosed as type 2 diabetes, a figure that has not changed since the "
     "last survey, which was carried out in March 2019 across every state.",
     "Actuarial gains and losses are taken to the statement of comprehensive income.",
+    "Don't drill here, there's a gas pipe.",
+    "If the object contains references to other objects, these other objects may be mutable "
+    "and may be changed; however, the collection of objects directly referenced by an "
+    "immutable object cannot change.",
+    "She told him that his offer was not binding.",
+    "He warned her not to sign the lease.",
 )
 
 
@@ -120,6 +126,153 @@ def test_rejects_an_unhedged_claim_whose_aligned_stretch_is_hedged() -> None:
     verdict = _judge("Revenue will rise next year.", "Revenue will probably rise next year.")
     assert verdict.status is Status.REJECTED
     assert _result(verdict, "polarity")[:2] == (Outcome.FAIL, "hedge_mismatch")
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited", "found"),
+    [
+        # A plan or forecast cited as done.
+        ("The board approved the plan.", "The board will approve the plan.", "hedged ('will')"),
+        ("The firm paid the fee.", "The firm said it would pay the fee.", "hedged ('would')"),
+        # A condition the claim drops, wherever it stands in the span's clause (``unless`` is
+        # a negation cue as well).
+        (
+            "The company pays a dividend.",
+            "The company pays a dividend if profits rise.",
+            "hedged ('if')",
+        ),
+        (
+            "The fee is waived each year.",
+            "The fee is waived each year unless the order is cancelled.",
+            "negated ('unless')",
+        ),
+        # A condition that opens the span's clause holds for all of it.
+        ("The fee is waived.", "If the order ships late, the fee is waived.", "hedged ('if')"),
+        # ``Sept. 15`` ends no sentence: the condition before it opens the same clause.
+        (
+            "The authority would reactivate its request.",
+            "If the deal is not completed by Sept. 15, the authority would reactivate its request.",
+            "hedged ('if')",
+        ),
+        # A form of ``be`` stands for another as the claim's closing words are walked.
+        ("I bet she is there.", "I bet she will be there.", "hedged ('will')"),
+    ],
+)
+def test_rejects_a_claim_that_states_as_fact_what_its_span_plans_or_conditions(
+    claimed: str, cited: str, found: str
+) -> None:
+    verdict = _judge(claimed, cited)
+    assert verdict.status is Status.REJECTED, verdict.checks
+    outcome, reason, detail = _result(verdict, "polarity")
+    assert outcome is Outcome.FAIL
+    assert reason == ("hedge_mismatch" if "hedged" in found else "negation_mismatch")
+    assert f"the span is {found}" in detail
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        # The claim's own ``will`` is surer than the span's ``may``, and one it shares with
+        # the span does not cover the span's ``probably``.
+        ("Automotive revenue will increase next year.", "Automotive revenue may increase."),
+        ("Revenue will rise next year.", "Revenue will probably rise next year."),
+    ],
+)
+def test_a_modal_of_the_claim_does_not_cover_a_hedge_of_the_span(claimed: str, cited: str) -> None:
+    assert _result(_judge(claimed, cited), "polarity")[:2] == (Outcome.FAIL, "hedge_mismatch")
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        (
+            "The company pays a dividend if profits rise.",
+            "The company pays a dividend if profits rise.",
+        ),
+        ("Revenue rose 5%.", "Revenue rose 5%, even if costs rose."),
+        ("Losses are recognised in profit.", "Losses are recognised in profit, if any."),
+        # A condition of the next clause is that clause's.
+        (
+            "The team agreed to stay through next season.",
+            "The team agreed to stay through next season and for two more if the lease "
+            "is approved.",
+        ),
+        # A weaker claim may cite a firmer span.
+        ("The board will approve the plan.", "The board approved the plan."),
+        # The claim's first clause took the span clause's opening condition.
+        (
+            "If the order ships late and the buyer asks, the fee is waived.",
+            "If the order ships late and the buyer asks, the fee is waived.",
+        ),
+    ],
+)
+def test_verifies_a_condition_or_plan_the_claim_keeps_or_never_had(
+    claimed: str, cited: str
+) -> None:
+    assert _judge(claimed, cited).status is Status.VERIFIED
+
+
+# A negation after the claim's last aligned word: covered by the claim's own closing words
+# (``him to do``), or ending the span's clause (an elided predicate).
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        (
+            "He did what his supervisor had warned him to do.",
+            "He did what his supervisor had warned him not to do.",
+        ),
+        ("Check after generation, during.", "Check after generation, not during."),
+        (
+            "Falling engagement is healthy; near zero within two weeks is.",
+            "Falling engagement is healthy; near zero within two weeks is not.",
+        ),
+        (
+            "I thought he owned the property, but apparently.",
+            "I thought he owned the property, but apparently not.",
+        ),
+        ("A poet could but be gay.", "A poet could not but be gay."),
+        # ``but`` and ``or`` end the span's leading margin; the claim's own first words reach
+        # past them.
+        (
+            'The help command (but "he" or "hel", nor "H").',
+            'The help command (but not "he" or "hel", nor "H").',
+        ),
+    ],
+)
+def test_rejects_a_claim_that_drops_a_not_after_its_last_aligned_word(
+    claimed: str, cited: str
+) -> None:
+    verdict = _judge(claimed, cited)
+    assert verdict.status is Status.REJECTED, verdict.checks
+    outcome, reason, detail = _result(verdict, "polarity")
+    assert (outcome, reason) == (Outcome.FAIL, "negation_mismatch")
+    assert "the span is negated" in detail
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("The plan was approved.", "The plan was approved, not rejected."),
+        # The claim's closing words are not in the span: what they might cover is unknown.
+        (
+            "Cassie suggests contacting IT if the website malfunctions.",
+            "Cassie suggests contacting IT if the website is not working.",
+        ),
+    ],
+)
+def test_does_not_reject_for_a_not_the_claims_words_do_not_reach(claimed: str, cited: str) -> None:
+    verdict = _judge(claimed, cited)
+    assert _result(verdict, "polarity")[:2] == (Outcome.PASS, "polarity_agrees"), verdict.checks
+
+
+def test_follows_a_clause_with_the_span_clause_its_hedge_also_matches() -> None:
+    verdict = _judge(
+        "Other objects may be mutable and may be changed; however, an immutable object cannot "
+        "change.",
+        "Other objects may be mutable and may be changed; however, an immutable object cannot "
+        "change.",
+    )
+    assert verdict.status is Status.VERIFIED, verdict.checks
 
 
 # -- 3. direction, role and anchor words -------------------------------------------------------
@@ -242,6 +395,57 @@ def test_does_not_verify_words_taken_from_a_far_apart_stretch() -> None:
         "The agent discusses the difference between term and whole life insurance.",
     )
     assert verdict.status is not Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited", "shown"),
+    [
+        ("She approved the budget.", "He approved the budget.", "'she' where the span has 'he'"),
+        (
+            "The budget was approved by her.",
+            "The budget was approved by him.",
+            "'her' where the span has 'him'",
+        ),
+        (
+            "She had his flaws, but he was great nonetheless.",
+            "He had his flaws, but he was great nonetheless.",
+            "'she' where the span has 'he'",
+        ),
+        ("I think that she is her boyfriend.", "I think that he is her boyfriend.", "'she'"),
+    ],
+)
+def test_rejects_a_gendered_pronoun_swapped_at_its_place(
+    claimed: str, cited: str, shown: str
+) -> None:
+    verdict = _judge(claimed, cited)
+    assert verdict.status is Status.REJECTED, verdict.checks
+    outcome, reason, detail = _result(verdict, "anchors")
+    assert (outcome, reason) == (Outcome.FAIL, "anchor_misaligned")
+    assert shown in detail
+    assert "(person)" in detail
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        # Who ``she`` is, the span does not say.
+        ("She said she approved the budget.", "She said the board approved the budget."),
+        ("She returned to the gallery in 2014.", "Jan Stuart returned to the gallery in 2014."),
+        ("I was offended and so was she.", "I was offended and so was he."),
+    ],
+)
+def test_does_not_verify_a_gendered_pronoun_the_span_does_not_say(claimed: str, cited: str) -> None:
+    verdict = _judge(claimed, cited)
+    assert verdict.status is Status.UNVERIFIED, verdict.checks
+    outcome, reason, detail = _result(verdict, "support")
+    assert (outcome, reason) == (Outcome.FAIL, "support_unaligned")
+    assert "not aligned: she" in detail
+
+
+def test_verifies_pronouns_without_a_gender_that_a_paraphrase_changes() -> None:
+    assert _judge("They approved the budget.", "We approved the budget.").status is (
+        Status.VERIFIED
+    )
 
 
 # -- the resource and the codes ----------------------------------------------------------------
