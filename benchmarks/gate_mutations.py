@@ -174,6 +174,62 @@ def period(sentence: str) -> str | None:
     return sentence[: year.start()] + str(int(year.group(0)) + 1) + sentence[year.end() :]
 
 
+_GENDERED = {
+    "he": "she",
+    "she": "he",
+    "him": "her",
+    "her": "him",
+    "his": "her",
+    "hers": "his",
+    "himself": "herself",
+    "herself": "himself",
+}
+
+
+def gender(sentence: str) -> str | None:
+    """Swap the gender of the sentence's first gendered pronoun (``he`` -> ``she``, ``her`` ->
+    ``him``): the same sentence about someone else."""
+    return _swap_word(sentence, _GENDERED)
+
+
+_PLANNED = re.compile(r"\b([Ww]ill|[Ww]ould) be\b")
+
+
+def plan(sentence: str) -> str | None:
+    """State the sentence's first plan or forecast as a fact: ``will be`` -> ``is``, ``would
+    be`` -> ``was``."""
+    match = _PLANNED.search(sentence)
+    if match is None:
+        return None
+    fact = "is" if match.group(1).lower() == "will" else "was"
+    if match.group(1)[0].isupper():
+        fact = fact.capitalize()
+    return sentence[: match.start()] + fact + sentence[match.end() :]
+
+
+_CONDITION = re.compile(r"(?<![;:])(?<!\beven)(?<!\bas),?\s+(?:if|unless)\s+(?!any\b)[^,.;:]*")
+
+
+_OPENING_CONDITION = re.compile(r"(?:If|Unless)\s+(?!any\b)[^,;:]*,\s*")
+
+
+def condition(sentence: str) -> str | None:
+    """Drop the sentence's first condition (``, if profits rise``, ``unless ...`` up to the
+    next punctuation), unless it is ``even if``, ``as if``, ``if any``, or opens a clause
+    after a semicolon or colon (another clause's condition); failing one, the condition that
+    opens the sentence (``If A, B`` -> ``B``)."""
+    match = _CONDITION.search(sentence)
+    if match is not None:
+        edited = sentence[: match.start()] + sentence[match.end() :]
+    else:
+        match = _OPENING_CONDITION.match(sentence)
+        if match is None:
+            return None
+        rest = sentence[match.end() :]
+        edited = rest[:1].upper() + rest[1:]
+    return edited if len(edited.split()) >= 4 else None
+
+
 MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "negation": negate,
     "antonym": antonym,
@@ -182,5 +238,8 @@ MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "quarter": quarter,
     "scale": scale,
     "period": period,
+    "gender": gender,
+    "plan": plan,
+    "condition": condition,
 }
 """Every kind of edit, by the name of its evaluation category (``mutant_<kind>``)."""

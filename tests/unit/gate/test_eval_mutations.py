@@ -9,10 +9,13 @@ from benchmarks.gate_eval import seed_kind
 from benchmarks.gate_mutations import (
     MUTATIONS,
     antonym,
+    condition,
+    gender,
     negate,
     number,
     ordinal,
     period,
+    plan,
     quarter,
     scale,
 )
@@ -31,6 +34,17 @@ from benchmarks.gate_mutations import (
         (scale, "Revenue was $4 million.", "Revenue was $4 billion."),
         (period, "It opened in March 2020.", "It opened in April 2020."),
         (period, "It opened in 2020.", "It opened in 2021."),
+        (gender, "She said his plan would work.", "He said his plan would work."),
+        (gender, "The board thanked her.", "The board thanked him."),
+        (plan, "The plant will be closed in May.", "The plant is closed in May."),
+        (plan, "He said it would be late.", "He said it was late."),
+        (condition, "A dividend is paid if profits rise.", "A dividend is paid."),
+        (condition, "If the order ships late, the fee is waived.", "The fee is waived."),
+        (
+            condition,
+            "Fees are waived, unless stated otherwise, for members.",
+            "Fees are waived, for members.",
+        ),
     ],
 )
 def test_edits_the_first_candidate_of_its_kind(mutate: object, sentence: str, edited: str) -> None:
@@ -58,3 +72,15 @@ def test_puts_a_document_in_one_fixed_half() -> None:
     halves = [half_of(f"document {n}") for n in range(200)]
     assert set(halves) == set(HALVES)
     assert halves == [half_of(f"document {n}") for n in range(200)]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Revenue rose, even if costs rose.",
+        "Losses, if any, are recognised in profit.",
+        "A cold is gone in 14 days; if left untreated it lasts two weeks.",
+    ],
+)
+def test_drops_no_condition_that_is_none_or_another_clauses(sentence: str) -> None:
+    assert condition(sentence) is None

