@@ -60,6 +60,7 @@ CURATED: tuple[tuple[str, str], ...] = (
     ("before", "after"),
     ("more", "less"),
     ("most", "least"),
+    ("and", "or"),
 )
 """Opposite pairs WordNet lacks or files under other senses; each holds both ways."""
 

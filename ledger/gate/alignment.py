@@ -168,6 +168,10 @@ def _conflict(
     # The head reaches at most its length and the words it may pass over back.
     if head and 0 < start > first_s - len(head) - _MAX_PASSED:
         start = min(start, _head_start(head, found, first_s, moved))
+        # A clause that begins at a conjunction is compared with the span's conjunction
+        # there (``and the seller`` over ``or the seller``).
+        if start and head[0].text in CONJUNCTIONS and found[start - 1].text in CONJUNCTIONS:
+            start -= 1
     if moved:
         lead = [found[j] for j in range(start, first_s) if -j - 1 not in moved]
     else:

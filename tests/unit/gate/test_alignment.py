@@ -306,6 +306,26 @@ def test_rejects_a_wordnet_antonym_at_the_aligned_position() -> None:
     assert _result(verdict, "polarity")[:2] == (Outcome.FAIL, "antonym_mismatch")
 
 
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        (
+            "The buyer or the seller may end the lease.",
+            "The buyer and the seller may end the lease.",
+        ),
+        # The claim's clause begins at its ``and``: compared with the span's ``or`` there.
+        (
+            "The buyer and the seller may end the lease.",
+            "The buyer or the seller may end the lease.",
+        ),
+    ],
+)
+def test_rejects_and_swapped_for_or(claimed: str, cited: str) -> None:
+    verdict = _judge(claimed, cited)
+    assert verdict.status is Status.REJECTED, verdict.checks
+    assert _result(verdict, "polarity")[:2] == (Outcome.FAIL, "antonym_mismatch")
+
+
 def test_rejects_buyer_and_seller_swapped_in_place() -> None:
     verdict = _judge(
         "The seller pays the deposit on signing.", "The buyer pays the deposit on signing."
