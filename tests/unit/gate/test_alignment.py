@@ -25,6 +25,15 @@ def _result(verdict: Verdict, check: str) -> tuple[Outcome, str, str]:
     return found.outcome, found.reason, found.detail
 
 
+def _rejection(claimed: str, cited: str, check: str) -> tuple[str, str]:
+    """The reason and detail of the failed ``check`` that rejects ``claimed`` over ``cited``."""
+    verdict = _judge(claimed, cited)
+    assert verdict.status is Status.REJECTED, verdict.checks
+    outcome, reason, detail = _result(verdict, check)
+    assert outcome is Outcome.FAIL
+    return reason, detail
+
+
 # -- 1. verbatim quotes are verified -----------------------------------------------------------
 
 VERBATIM = (
@@ -161,10 +170,7 @@ def test_rejects_an_unhedged_claim_whose_aligned_stretch_is_hedged() -> None:
 def test_rejects_a_claim_that_states_as_fact_what_its_span_plans_or_conditions(
     claimed: str, cited: str, found: str
 ) -> None:
-    verdict = _judge(claimed, cited)
-    assert verdict.status is Status.REJECTED, verdict.checks
-    outcome, reason, detail = _result(verdict, "polarity")
-    assert outcome is Outcome.FAIL
+    reason, detail = _rejection(claimed, cited, "polarity")
     assert reason == ("hedge_mismatch" if "hedged" in found else "negation_mismatch")
     assert f"the span is {found}" in detail
 
@@ -242,10 +248,8 @@ def test_verifies_a_condition_or_plan_the_claim_keeps_or_never_had(
 def test_rejects_a_claim_that_drops_a_not_after_its_last_aligned_word(
     claimed: str, cited: str
 ) -> None:
-    verdict = _judge(claimed, cited)
-    assert verdict.status is Status.REJECTED, verdict.checks
-    outcome, reason, detail = _result(verdict, "polarity")
-    assert (outcome, reason) == (Outcome.FAIL, "negation_mismatch")
+    reason, detail = _rejection(claimed, cited, "polarity")
+    assert reason == "negation_mismatch"
     assert "the span is negated" in detail
 
 
@@ -321,9 +325,7 @@ def test_rejects_a_wordnet_antonym_at_the_aligned_position() -> None:
     ],
 )
 def test_rejects_and_swapped_for_or(claimed: str, cited: str) -> None:
-    verdict = _judge(claimed, cited)
-    assert verdict.status is Status.REJECTED, verdict.checks
-    assert _result(verdict, "polarity")[:2] == (Outcome.FAIL, "antonym_mismatch")
+    assert _rejection(claimed, cited, "polarity")[0] == "antonym_mismatch"
 
 
 def test_rejects_buyer_and_seller_swapped_in_place() -> None:
@@ -437,10 +439,8 @@ def test_does_not_verify_words_taken_from_a_far_apart_stretch() -> None:
 def test_rejects_a_gendered_pronoun_swapped_at_its_place(
     claimed: str, cited: str, shown: str
 ) -> None:
-    verdict = _judge(claimed, cited)
-    assert verdict.status is Status.REJECTED, verdict.checks
-    outcome, reason, detail = _result(verdict, "anchors")
-    assert (outcome, reason) == (Outcome.FAIL, "anchor_misaligned")
+    reason, detail = _rejection(claimed, cited, "anchors")
+    assert reason == "anchor_misaligned"
     assert shown in detail
     assert "(person)" in detail
 
