@@ -230,6 +230,38 @@ def condition(sentence: str) -> str | None:
     return edited if len(edited.split()) >= 4 else None
 
 
+_DIRECTED = re.compile(
+    r"(?<!\bcompared )(?<!\bcompares )(?<!\bcompare )(?<!\brelative )"
+    r"\b([Ff]rom|[Tt]o)\b(?=\s+(?:the\b|an?\b|[A-Z0-9$]))"
+)
+
+
+def direction(sentence: str) -> str | None:
+    """Swap the sentence's first ``from`` or ``to`` before a noun phrase (``moved to the
+    office`` -> ``moved from the office``), not an infinitive's ``to`` nor the ``to`` of a
+    comparison (``compared to``, ``relative to``: no direction to swap)."""
+    match = _DIRECTED.search(sentence)
+    if match is None:
+        return None
+    word = match.group(1)
+    other = {"from": "to", "to": "from"}[word.lower()]
+    if word[0].isupper():
+        other = other.capitalize()
+    return sentence[: match.start()] + other + sentence[match.end() :]
+
+
+_JOINED = re.compile(r"(?<=\w )(and|or)(?= \w)")
+
+
+def conjunction(sentence: str) -> str | None:
+    """Swap the sentence's first ``and`` for ``or``, or ``or`` for ``and``."""
+    match = _JOINED.search(sentence)
+    if match is None:
+        return None
+    other = "or" if match.group(1) == "and" else "and"
+    return sentence[: match.start()] + other + sentence[match.end() :]
+
+
 MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "negation": negate,
     "antonym": antonym,
@@ -241,5 +273,7 @@ MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "gender": gender,
     "plan": plan,
     "condition": condition,
+    "direction": direction,
+    "conjunction": conjunction,
 }
 """Every kind of edit, by the name of its evaluation category (``mutant_<kind>``)."""

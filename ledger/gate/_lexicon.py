@@ -61,6 +61,9 @@ CURATED: tuple[tuple[str, str], ...] = (
     ("more", "less"),
     ("most", "least"),
     ("and", "or"),
+    ("from", "to"),
+    ("since", "until"),
+    ("once", "twice"),
 )
 """Opposite pairs WordNet lacks or files under other senses; each holds both ways."""
 

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ledger.gate._aligned_words import CONDITIONS, MODALS, Kind, Word
+from ledger.gate._aligned_words import CONDITIONS, GRAMMAR, MODALS, Kind, Word
 from ledger.gate._lexicon import are_opposites, opposable
 from ledger.gate._matching import (
     CONJUNCTIONS,
@@ -374,10 +374,18 @@ def _stretch_conflict(
         if mine.kind is Kind.WORD:
             if mine.key not in has_opposite:
                 continue
+            # A grammar word (``to``, ``or``) stands for its opposite only where the claim
+            # puts no word of its own around it (``moved to the office`` over ``moved from the
+            # office``; not ``graduated from`` over ``transferred to``).
+            if mine.text in GRAMMAR and any(w.must for w in claim_part):
+                continue
             for theirs in span_part:
-                # The claim saying both (``here, there's``) takes neither's side.
-                if are_opposites(mine.key, theirs.key) and not any(
-                    w.key == theirs.key for w in claim_part
+                # A side says both (``here, there's``; ``to 4.5`` over ``from 4.0 to 4.5``):
+                # the stretch takes neither's side.
+                if (
+                    are_opposites(mine.key, theirs.key)
+                    and not any(w.key == theirs.key for w in claim_part)
+                    and not any(w.key == mine.key for w in span_part)
                 ):
                     reason = (
                         "direction_mismatch"

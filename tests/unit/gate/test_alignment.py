@@ -328,6 +328,39 @@ def test_rejects_and_swapped_for_or(claimed: str, cited: str) -> None:
     assert _rejection(claimed, cited, "polarity")[0] == "antonym_mismatch"
 
 
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("Staff were moved to the Leeds office.", "Staff were moved from the Leeds office."),
+        (
+            "The loan was transferred from the bank to the fund.",
+            "The loan was transferred to the bank from the fund.",
+        ),
+        ("The plant has been closed until 2019.", "The plant has been closed since 2019."),
+    ],
+)
+def test_rejects_a_direction_of_movement_or_time_swapped(claimed: str, cited: str) -> None:
+    assert _rejection(claimed, cited, "polarity")[0] == "antonym_mismatch"
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        # The span says both: ``to 4.5`` is what it says.
+        ("Revenue rose to 4.5 million.", "Revenue rose from 4.0 million to 4.5 million."),
+        # The claim's own word around the ``from``: another clause of the span, not a swap.
+        (
+            "Fitzpatrick graduated from Kent State in journalism.",
+            "Fitzpatrick later transferred to Kent State where he majored in journalism.",
+        ),
+    ],
+)
+def test_does_not_reject_a_grammar_opposite_the_span_also_says_or_the_claim_rewords(
+    claimed: str, cited: str
+) -> None:
+    assert _judge(claimed, cited).status is not Status.REJECTED
+
+
 def test_rejects_buyer_and_seller_swapped_in_place() -> None:
     verdict = _judge(
         "The seller pays the deposit on signing.", "The buyer pays the deposit on signing."

@@ -10,6 +10,8 @@ from benchmarks.gate_mutations import (
     MUTATIONS,
     antonym,
     condition,
+    conjunction,
+    direction,
     gender,
     negate,
     number,
@@ -40,6 +42,9 @@ from benchmarks.gate_mutations import (
         (plan, "He said it would be late.", "He said it was late."),
         (condition, "A dividend is paid if profits rise.", "A dividend is paid."),
         (condition, "If the order ships late, the fee is waived.", "The fee is waived."),
+        (direction, "Staff moved to the Leeds office.", "Staff moved from the Leeds office."),
+        (direction, "It rose from 4 to 5.", "It rose to 4 to 5."),
+        (conjunction, "The buyer and the seller sign.", "The buyer or the seller sign."),
         (
             condition,
             "Fees are waived, unless stated otherwise, for members.",
@@ -84,3 +89,10 @@ def test_puts_a_document_in_one_fixed_half() -> None:
 )
 def test_drops_no_condition_that_is_none_or_another_clauses(sentence: str) -> None:
     assert condition(sentence) is None
+
+
+@pytest.mark.parametrize(
+    "sentence", ["They agreed to pay the fee.", "Sales fell 2% compared to the prior year."]
+)
+def test_leaves_a_to_without_a_direction_alone(sentence: str) -> None:
+    assert direction(sentence) is None
