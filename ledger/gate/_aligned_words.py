@@ -154,7 +154,7 @@ computational claim's polarity check (:mod:`ledger.gate.polarity`)."""
 CONDITIONS = word_set("if unless")
 """Words that make a statement conditional: a hedge to the alignment, and read after the
 claim's last aligned word too (``The company pays a dividend.`` over ``The company pays a
-dividend if profits rise.``; see :func:`ledger.gate.alignment._covered`)."""
+dividend if profits rise.``; see :func:`ledger.gate._reach.trailing`)."""
 
 STRICT_HEDGES = word_set("unlikely uncertain unclear")
 """Hedges that negate: a claim must say them where its span does, not merely be hedged."""

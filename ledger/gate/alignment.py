@@ -28,8 +28,8 @@ that ends the span clause there (``but apparently`` over ``but apparently not``)
 
 A clause that no text span takes whole may instead be found in one cited table cell, as a set
 of words (an envelope is a layout, not a sentence); its figures are then the anchors check's.
-The matching itself is :mod:`ledger.gate._matching`; ``docs/gate.md`` ("Alignment") has an
-example of every rule.
+The matching itself is :mod:`ledger.gate._matching`, how far the first and last stretches
+reach :mod:`ledger.gate._reach`; ``docs/gate.md`` ("Alignment") has an example of every rule.
 """
 
 from __future__ import annotations
@@ -38,10 +38,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ledger.gate._aligned_words import CONDITIONS, GRAMMAR, MODALS, Kind, Word
+from ledger.gate._aligned_words import GRAMMAR, MODALS, Kind, Word
 from ledger.gate._lexicon import are_opposites, opposable
 from ledger.gate._matching import (
-    CONJUNCTIONS,
     TIME,
     SpanClause,
     claim_clauses,
@@ -51,6 +50,7 @@ from ledger.gate._matching import (
     span_clauses,
 )
 from ledger.gate._polarity_cues import DIRECTIONS
+from ledger.gate._reach import leading, trailing
 from ledger.gate._reading import SPAN_CACHE_SIZE
 from ledger.gate._words import stem
 from ledger.gate.model import CheckResult, Outcome
@@ -160,32 +160,10 @@ def _conflict(
                 break
             hedged = _PLANNED
     first_c, first_s = pairs[0]
-    lead: Sequence[Word]
     head = (
         [w for i, w in enumerate(clause[:first_c]) if i not in moved] if moved else clause[:first_c]
     )
-    start = lead_start(span, first_s)
-    # The head reaches at most its length and the words it may pass over back.
-    if head and 0 < start > first_s - len(head) - _MAX_PASSED:
-        start = min(start, _head_start(head, found, first_s, moved))
-        # A clause that begins at a conjunction is compared with the span's conjunction
-        # there (``and the seller`` over ``or the seller``).
-        if start and head[0].text in CONJUNCTIONS and found[start - 1].text in CONJUNCTIONS:
-            start -= 1
-    if moved:
-        lead = [found[j] for j in range(start, first_s) if -j - 1 not in moved]
-    else:
-        lead = found[start:first_s]
-    # A condition that opens the span clause holds for all of it (``If A, B`` cited for ``B``),
-    # unless an earlier clause of the claim sentence took the span clause's opening.
-    positions = span.positions
-    condition = (
-        _condition(span, 0, start, trailing=False)
-        if start and opens and ("if" in positions or "unless" in positions)
-        else None
-    )
-    if condition is not None:
-        lead = [condition, *lead]
+    lead = leading(head, span, first_s, moved, opens)
     result = _stretch_conflict(head, lead, clause[first_c], hedged, shown)
     for c1, s1, c2, s2 in gaps:
         if result is not None:
@@ -203,124 +181,7 @@ def _conflict(
     )
     if not tail and last_s + 1 == len(found):
         return None
-    return _stretch_conflict(tail, _covered(tail, span, last_s, moved), None, hedged, shown)
-
-
-_MAX_PASSED = 2
-"""Span words the claim's tail may pass over (:func:`_covered`): a dropped cue, one or two
-words long (``not``, ``no longer``)."""
-
-
-_BE = frozenset(["am", "is", "are", "was", "were", "be", "been", "being"])
-
-
-def _stands_for(theirs: Word, mine: Word) -> bool:
-    """Whether span word ``theirs``, of another key, stands where the claim has ``mine`` as a
-    walk over a head or tail sees it: a gendered pronoun for one, a form of ``be`` for one (the
-    stretch then compares them: ``he was`` over ``he would be``). Callers test the key first."""
-    return theirs.kind is mine.kind is Kind.PERSON or (theirs.text in _BE and mine.text in _BE)
-
-
-def _head_start(head: list[Word], found: Sequence[Word], first: int, moved: set[int]) -> int:
-    """Where the span words the claim's ``head`` (its words before the first match, at
-    ``first``) cover begin: the head walked back from the first match as :func:`_covered`
-    walks a tail forward (``but "he" or`` over ``but not "he" or`` covers the ``not``, past
-    the conjunction that ends :func:`lead_start`); ``first`` when no head word is found."""
-    start = first
-    at = len(head) - 1
-    passed = 0
-    for j in range(first - 1, -1, -1):
-        if at < 0:
-            break
-        if -j - 1 in moved:
-            continue
-        word = found[j]
-        mine = head[at]
-        if word.key == mine.key or _stands_for(word, mine):
-            at -= 1
-            start = j
-        else:
-            passed += 1
-            if passed > _MAX_PASSED:
-                break
-    return start
-
-
-def _covered(tail: list[Word], span: SpanClause, last: int, moved: set[int]) -> list[Word]:
-    """The span words after the last match (at ``last``) that the claim's ``tail`` covers.
-
-    The tail is walked in step with the span (:func:`_stands_for`): a span word that is not
-    the tail's next word is passed over and kept (what the claim dropped: ``warned him to do``
-    over ``warned him not to do``), at most :data:`_MAX_PASSED` of them, up to the last tail
-    word found; once the whole tail is found, negations right after it are kept too (an
-    elided predicate: ``... is.`` over ``... is not.``). With no tail, only negations that end
-    the span clause are covered (``but apparently`` over ``but apparently not``; ``approved``
-    over ``approved, not rejected`` covers nothing). What follows is not what the claim says,
-    nor are span words passed over for a tail word that never comes, except a condition on
-    what it says (:func:`_condition`). Span words of a moved time phrase are left out.
-    """
-    found = span.words
-    if not tail:
-        if last + 1 == len(found):
-            return []
-        rest = found[last + 1 :]
-        if all(w.negation for w in rest):
-            return list(rest)
-        if "if" not in span.positions and "unless" not in span.positions:
-            return []
-        condition = _condition(span, last + 1, len(found), trailing=True)
-        return [condition] if condition is not None else []
-    out: list[Word] = []
-    at = passed = end = 0
-    j = last + 1
-    while j < len(found):
-        word = found[j]
-        if at == len(tail):
-            if not word.negation:
-                break
-            end += 1
-        elif -j - 1 in moved:
-            j += 1
-            continue
-        elif word.key == tail[at].key or _stands_for(word, tail[at]):
-            at += 1
-            end = len(out) + 1
-        else:
-            passed += 1
-            if passed > _MAX_PASSED:
-                break
-        out.append(word)
-        j += 1
-    if at < len(tail):
-        return out[:end]
-    if "if" not in span.positions and "unless" not in span.positions:
-        return out
-    condition = _condition(span, j, len(found), trailing=True)
-    return out if condition is None else [*out, condition]
-
-
-_NOT_CONDITIONAL = {"even", "as"}
-"""Words before ``if`` that make it no condition: ``even if`` concedes, ``as if`` compares."""
-
-
-def _condition(span: SpanClause, start: int, end: int, *, trailing: bool) -> Word | None:
-    """The first word of the span clause between ``start`` and ``end`` that makes it
-    conditional (``if``, ``unless``), unless it is ``even if``, ``as if`` or ``if any``
-    (which only allows for none); after a claim's last match (``trailing``), only up to a
-    conjunction: what follows one is another clause's."""
-    found = span.words
-    places = sorted(
-        p for key in CONDITIONS for p in span.positions.get(key, ()) if start <= p < end
-    )
-    for p in places:
-        if p and found[p - 1].text in _NOT_CONDITIONAL:
-            continue
-        if p + 1 < len(found) and found[p + 1].text == "any":
-            continue
-        if trailing and any(w.text in CONJUNCTIONS for w in found[start:p]):
-            return None
-        return found[p]
-    return None
+    return _stretch_conflict(tail, trailing(tail, span, last_s, moved), None, hedged, shown)
 
 
 _PLAIN, _PLANNED, _HEDGED = 0, 1, 2
