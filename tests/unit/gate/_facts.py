@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from ledger.gate import Binding, ClaimDraft, ClaimType, Role, SpanFacts
+from ledger.gate import (
+    Binding,
+    ClaimDraft,
+    ClaimType,
+    Outcome,
+    Role,
+    SpanFacts,
+    Status,
+    Verdict,
+    judge,
+)
 
 
 def span(
@@ -40,3 +50,24 @@ def row_cells(label: str, *figures: tuple[str, str]) -> list[SpanFacts]:
         span(f"{label}{i}", text, f"Table \u2014 {label}, {head}: {text}")
         for i, (head, text) in enumerate(figures)
     ]
+
+
+def judged(text: str, *spans: str, quote: str | None = None) -> Verdict:
+    """The verdict on a claim citing each of ``spans`` (``s0``, ``s1``, ...)."""
+    facts = {f"s{i}": span(f"s{i}", t) for i, t in enumerate(spans)}
+    return judge(claim(text, *facts, quote=quote), facts)
+
+
+def result(verdict: Verdict, check: str) -> tuple[Outcome, str, str]:
+    """Outcome, reason and detail of one check of ``verdict``."""
+    found = next(c for c in verdict.checks if c.check == check)
+    return found.outcome, found.reason, found.detail
+
+
+def rejection(claimed: str, cited: str, check: str) -> tuple[str, str]:
+    """The reason and detail of the failed ``check`` that rejects ``claimed`` over ``cited``."""
+    verdict = judged(claimed, cited)
+    assert verdict.status is Status.REJECTED, verdict.checks
+    outcome, reason, detail = result(verdict, check)
+    assert outcome is Outcome.FAIL
+    return reason, detail
