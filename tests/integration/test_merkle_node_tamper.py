@@ -73,6 +73,21 @@ def _reopened_after(
     return _read_side(runtime)
 
 
+def _refused_at_start(
+    runtime: LedgerRuntime, events: int, tamper: Callable[[ReadSide], None]
+) -> tuple[str, int]:
+    """The refusal of the read side :func:`_reopened_after` opens, and the size of its newest
+    checkpoint once refused (nothing past the tampered log signed)."""
+    second = _reopened_after(runtime, events, tamper)
+    try:
+        with pytest.raises(TransparencyLogTampered) as caught:
+            second.transparency.catch_up()
+        newest = _newest_checkpoint(second)[0]
+    finally:
+        second.close()
+    return str(caught.value), newest
+
+
 @pytest.mark.parametrize("node", [(0, 0), (1, 0), (2, 0)], ids=["leaf", "level-1", "level-2"])
 def test_a_flipped_node_off_the_edge_leaves_the_next_checkpoint_on_the_true_root(
     runtime: LedgerRuntime, node: tuple[int, int]
@@ -112,15 +127,10 @@ def test_a_flipped_edge_node_is_not_signed_by_a_running_read_side(
 def test_a_flipped_edge_node_read_back_at_start_is_refused_and_nothing_is_signed(
     runtime: LedgerRuntime,
 ) -> None:
-    second = _reopened_after(runtime, 6, lambda first: _flip(first, 2, 0))
-    try:
-        with pytest.raises(TransparencyLogTampered) as caught:
-            second.transparency.catch_up()
-        assert _newest_checkpoint(second)[0] == 6
-    finally:
-        second.close()
-    assert "right edge of the tree of 6 leaves" in str(caught.value)
-    assert "do not give the root signed in its checkpoint" in str(caught.value)
+    refusal, newest = _refused_at_start(runtime, 6, lambda first: _flip(first, 2, 0))
+    assert newest == 6
+    assert "right edge of the tree of 6 leaves" in refusal
+    assert "do not give the root signed in its checkpoint" in refusal
 
 
 def test_a_checkpoint_re_signed_by_an_unknown_key_to_match_a_flipped_edge_is_refused(
@@ -142,13 +152,8 @@ def test_a_checkpoint_re_signed_by_an_unknown_key_to_match_a_flipped_edge_is_ref
             )
 
     # 4 events: the edge is (2, 0) alone, so the root is that node
-    second = _reopened_after(runtime, 4, flip_and_re_sign)
-    try:
-        with pytest.raises(TransparencyLogTampered) as caught:
-            second.transparency.catch_up()
-    finally:
-        second.close()
-    assert str(caught.value) == ("the newest checkpoint (size 4) is not signed by a trusted key")
+    refusal, _ = _refused_at_start(runtime, 4, flip_and_re_sign)
+    assert refusal == "the newest checkpoint (size 4) is not signed by a trusted key"
 
 
 def test_the_stored_edge_verifies_against_a_checkpoint_signed_before_a_key_rotation(
@@ -205,11 +210,6 @@ def _drop_last_leaf(read_side: ReadSide) -> None:
 def test_a_leaf_row_added_or_dropped_at_the_end_is_refused_at_start(
     runtime: LedgerRuntime, tamper: Callable[[ReadSide], None], size: int
 ) -> None:
-    second = _reopened_after(runtime, 6, tamper)
-    try:
-        with pytest.raises(TransparencyLogTampered) as caught:
-            second.transparency.catch_up()
-        assert _newest_checkpoint(second)[0] == 6
-    finally:
-        second.close()
-    assert f"holds {size} leaves but its newest checkpoint is for 6" in str(caught.value)
+    refusal, newest = _refused_at_start(runtime, 6, tamper)
+    assert newest == 6
+    assert f"holds {size} leaves but its newest checkpoint is for 6" in refusal
