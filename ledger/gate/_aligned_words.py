@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
 from itertools import repeat
@@ -133,18 +133,48 @@ KEEP = (
     | word_set(
         """
         only all every each both few more most less least some any same other against off out
-        over under above below before after up down non must shall should
+        over under above below before after up down non must shall should again
         """
     )
 )
-"""Stop words that carry meaning the gate checks: negation, direction, quantity, order."""
+"""Stop words that carry meaning the gate checks: negation, direction, quantity, order,
+repetition (``again``: a claim that something happened again says more than once)."""
 
 GRAMMAR = STOP_WORDS - KEEP
 """Words a claim may add or drop without changing what it says."""
 
-NEGATION_CUES = NEGATIONS | {"non"}
-"""Negation cues of the alignment: the polarity cues and the prefix ``non-`` (a hyphenated
-``non-binding`` reads ``non binding``)."""
+NEGATION_CUES = NEGATIONS | {"non"} | word_set("deny denies denied denying")
+"""Negation cues of the alignment: the polarity cues, the prefix ``non-`` (a hyphenated
+``non-binding`` reads ``non binding``) and ``deny`` (``She denied that the deal closed`` does
+not say that it closed)."""
+
+NEGATIVE_IMPLICATIVES = word_set(
+    """
+    fail fails failed failing refuse refuses refused refusing neglect neglects neglected
+    neglecting forget forgets forgot forgotten forgetting omit omits omitted omitting unable
+    yet cease ceases ceased decline declines declined declining
+    """
+)
+"""Words that negate the verb of an infinitive they govern: ``failed to approve``, ``was
+unable to pay``, ``has yet to close``, ``declined to comment`` say that it did not happen. A
+negation cue to the alignment only there (:func:`_implicatives`): ``the failed bank``, ``yet``
+as a conjunction and ``declined to $5 million`` negate nothing."""
+PREVENTIVES = word_set(
+    """
+    prevent prevents prevented preventing block blocks blocked blocking bar bars barred
+    barring ban bans banned banning prohibit prohibits prohibited prohibiting stop stops
+    stopped stopping keep keeps kept keeping refrain refrains refrained refraining restrain
+    restrains restrained restraining preclude precludes precluded precluding deter deters
+    deterred deterring
+    """
+)
+"""Words that negate a gerund they govern through ``from``: ``was blocked from closing``,
+``refrained from buying`` say that it did not happen."""
+_IMPLICATIVE = re.compile(
+    r"\b(?:fail|refus|neglect|forg[eo]t|omit|unable|yet|ceas|declin)[a-z]*\s+to\s+(?![\d$])"
+    r"|\b(?:prevent|block|bar|ban|prohibit|stop|keep|kept|refrain|restrain|preclud|deter)"
+    r"[a-z]*\s+(?:\w+\s+)?from\s+\w+ing\b"
+)
 
 MODALS = word_set("will would")
 """Future and conditional modals: a hedge to the alignment (``The board approved the plan.``
@@ -156,8 +186,9 @@ CONDITIONS = word_set("if unless")
 claim's last aligned word too (``The company pays a dividend.`` over ``The company pays a
 dividend if profits rise.``; see :func:`ledger.gate._reach.trailing`)."""
 
-STRICT_HEDGES = word_set("unlikely uncertain unclear")
-"""Hedges that negate: a claim must say them where its span does, not merely be hedged."""
+STRICT_HEDGES = word_set("unlikely uncertain unclear almost nearly")
+"""Hedges that negate: a claim must say them where its span does, not merely be hedged
+(``The deal almost closed`` says that it did not; ``nearly 500`` is fewer than 500)."""
 
 _TOKEN = re.compile(r"n't|%|[;,]|[^\W_]+(?:[.,'][^\W_]+)*")
 """Words, ``n't``, ``%``, and the commas and semicolons that cut clauses (:func:`clauses`)."""
@@ -284,8 +315,40 @@ def words(text: str, sentence: int = 0) -> list[Word]:
     if "'s" in folded:
         found = [t[:-2] if t.endswith("'s") else t for t in found]
     if sentence:
-        return list(map(_word, filter(None, found), repeat(sentence)))
-    return list(map(_word, filter(None, found)))
+        out = list(map(_word, filter(None, found), repeat(sentence)))
+    else:
+        out = list(map(_word, filter(None, found)))
+    if (" to " in folded or " from " in folded) and _IMPLICATIVE.search(folded):
+        _implicatives(out)
+    return out
+
+
+def _implicatives(found: list[Word]) -> None:
+    """Mark, in place, as a negation each word of :data:`NEGATIVE_IMPLICATIVES` that governs
+    an infinitive (``to`` and then a word that is not an article, a figure or a month) and
+    each word of :data:`PREVENTIVES` that governs a gerund (``from``, one word after it at
+    most: ``kept investors from selling``)."""
+    for i in range(len(found) - 2):
+        word = found[i]
+        if word.text in NEGATIVE_IMPLICATIVES and found[i + 1].text == "to":
+            verb = found[i + 2]
+            if verb.kind is Kind.WORD and verb.text not in _ARTICLES and verb.text[0].isalpha():
+                found[i] = _negated(word)
+        elif word.text in PREVENTIVES:
+            for j in (i + 1, i + 2):
+                if j + 1 < len(found) and found[j].text == "from":
+                    if found[j + 1].text.endswith("ing"):
+                        found[i] = _negated(word)
+                    break
+
+
+_ARTICLES = word_set("the a an its their his her our my your this that these those")
+
+
+@lru_cache(maxsize=256)
+def _negated(word: Word) -> Word:
+    """``word`` as a negation cue."""
+    return replace(word, negation=True)
 
 
 BREAK_WORDS = frozenset(_ordered("and but while whereas although though"))

@@ -64,8 +64,16 @@ CURATED: tuple[tuple[str, str], ...] = (
     ("from", "to"),
     ("since", "until"),
     ("once", "twice"),
+    ("before", "during"),
+    ("after", "during"),
+    ("until", "during"),
+    ("since", "during"),
+    ("until", "after"),
+    ("since", "before"),
 )
-"""Opposite pairs WordNet lacks or files under other senses; each holds both ways."""
+"""Opposite pairs WordNet lacks or files under other senses; each holds both ways. The time
+relations (``before``, ``during``, ``after``, ``until``, ``since``) pair where two cannot both
+hold of one event: ``until`` and ``before`` may, as may ``since`` and ``after``."""
 
 
 def _wordnet_dir() -> Path | None:

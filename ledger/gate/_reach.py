@@ -67,7 +67,10 @@ def trailing(tail: list[Word], span: SpanClause, last: int, moved: set[int]) -> 
     the span clause are covered (``but apparently`` over ``but apparently not``; ``approved``
     over ``approved, not rejected`` covers nothing). What follows is not what the claim says,
     nor are span words passed over for a tail word that never comes, except a condition on
-    what it says (:func:`_condition`). Span words of a moved time phrase are left out.
+    what it says (:func:`_condition`). A tail word the span replaced (the next tail word
+    follows the words passed over: ``during them`` over ``before them``) counts as found, so
+    the words it was replaced by are compared with it. Span words of a moved time phrase are
+    left out.
     """
     found = span.words
     if not tail:
@@ -94,6 +97,11 @@ def trailing(tail: list[Word], span: SpanClause, last: int, moved: set[int]) -> 
             continue
         elif word.key == tail[at].key or _stands_for(word, tail[at]):
             at += 1
+            end = len(out) + 1
+        elif at + 1 < len(tail) and word.key == tail[at + 1].key:
+            # The tail word was replaced by the span words passed over for it (``during
+            # them`` over ``before them``): those are compared with it.
+            at += 2
             end = len(out) + 1
         else:
             passed += 1

@@ -15,12 +15,15 @@ that ends the span clause there (``but apparently`` over ``but apparently not``)
 
 - a negation on one side of a stretch and not on the other, or a matched pair of which one
   word negates (``not``) and the other does not -> ``negation_mismatch``;
-- a hedge in the span's stretch of an unhedged claim -> ``hedge_mismatch``;
+- a hedge in the span's stretch of an unhedged claim, or a span word there governing the next
+  matched word as an infinitive (``tried to approve`` under ``approved``) ->
+  ``hedge_mismatch``;
 - a claim word whose opposite stands in the span's stretch -> ``direction_mismatch`` (a
   direction axis of the polarity cues) or ``antonym_mismatch`` (WordNet, the curated list);
 - a claim anchor (number, number word, ordinal, quarter or half, month, year, scale word,
   unit) where the span's stretch has another anchor of the same role, or a gendered pronoun
-  where it has the other gender (``she approved`` over ``he approved``) ->
+  where it has the other gender (``she approved`` over ``he approved``), or a bound on the
+  next matched figure that the claim drops (``200 staff`` over ``over 200 staff``) ->
   ``anchor_misaligned``;
 - a claim word (not grammar, not a hedge; a gendered pronoun too: who ``she`` is, a span
   without one does not say) left unmatched -> ``support_unaligned``: the claim is not
@@ -29,7 +32,8 @@ that ends the span clause there (``but apparently`` over ``but apparently not``)
 A clause that no text span takes whole may instead be found in one cited table cell, as a set
 of words (an envelope is a layout, not a sentence); its figures are then the anchors check's.
 The matching itself is :mod:`ledger.gate._matching`, how far the first and last stretches
-reach :mod:`ledger.gate._reach`; ``docs/gate.md`` ("Alignment") has an example of every rule.
+reach :mod:`ledger.gate._reach`, the qualifiers of the word after a stretch
+:mod:`ledger.gate._qualifiers`; ``docs/gate.md`` ("Alignment") has an example of every rule.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from ledger.gate._matching import (
     span_clauses,
 )
 from ledger.gate._polarity_cues import DIRECTIONS
+from ledger.gate._qualifiers import dropped_bound, governing
 from ledger.gate._reach import leading, trailing
 from ledger.gate._reading import SPAN_CACHE_SIZE
 from ledger.gate._words import stem
@@ -164,12 +169,12 @@ def _conflict(
         [w for i, w in enumerate(clause[:first_c]) if i not in moved] if moved else clause[:first_c]
     )
     lead = leading(head, span, first_s, moved, opens)
-    result = _stretch_conflict(head, lead, clause[first_c], hedged, shown)
+    result = _stretch_conflict(head, lead, clause[first_c], found[first_s], hedged, shown)
     for c1, s1, c2, s2 in gaps:
         if result is not None:
             return result
         result = _stretch_conflict(
-            clause[c1 + 1 : c2], found[s1 + 1 : s2], clause[c2], hedged, shown
+            clause[c1 + 1 : c2], found[s1 + 1 : s2], clause[c2], found[s2], hedged, shown
         )
     if result is not None:
         return result
@@ -181,7 +186,7 @@ def _conflict(
     )
     if not tail and last_s + 1 == len(found):
         return None
-    return _stretch_conflict(tail, trailing(tail, span, last_s, moved), None, hedged, shown)
+    return _stretch_conflict(tail, trailing(tail, span, last_s, moved), None, None, hedged, shown)
 
 
 _PLAIN, _PLANNED, _HEDGED = 0, 1, 2
@@ -193,11 +198,13 @@ def _stretch_conflict(
     claim_part: list[Word],
     span_part: Sequence[Word],
     next_word: Word | None,
+    next_span: Word | None,
     hedged: int,
     shown: _Shown,
 ) -> CheckResult | None:
     """The first disagreement between the claim's and the span's words of one stretch, as
-    the module docstring lists them; ``next_word`` is the matched claim word after it."""
+    the module docstring lists them; ``next_word`` is the matched claim word after it and
+    ``next_span`` the span word it matches."""
     if not claim_part and not span_part:
         return None
     if next_word is not None and span_part:
@@ -230,6 +237,10 @@ def _stretch_conflict(
         )
     if not span_part:
         return None
+    if next_word is not None and next_span is not None:
+        qualified = _qualified(claim_part, span_part, next_word, next_span, hedged, shown)
+        if qualified is not None:
+            return qualified
     has_opposite = opposable()
     for mine in claim_part:
         if mine.kind is Kind.WORD:
@@ -271,6 +282,38 @@ def _stretch_conflict(
                 ):
                     return _misaligned(mine, theirs, shown)
     return None
+
+
+def _qualified(
+    claim_part: list[Word],
+    span_part: Sequence[Word],
+    mine: Word,
+    theirs: Word,
+    hedged: int,
+    shown: _Shown,
+) -> CheckResult | None:
+    """A span qualifier of the next matched word that the claim drops (:mod:`._qualifiers`):
+    a bound on a figure (``anchor_misaligned``) or a predicate governing an infinitive, which
+    an unhedged claim states as done (``hedge_mismatch``)."""
+    bound = dropped_bound(claim_part, span_part, mine)
+    if bound is not None:
+        return CheckResult(
+            "anchors",
+            Outcome.FAIL,
+            "anchor_misaligned",
+            f"the span bounds the figure ({bound.text!r} {theirs.text!r}) where the claim "
+            f"states it exactly ({mine.text!r}); span text: {shown!r}",
+        )
+    if hedged == _HEDGED:
+        return None
+    governor = governing(claim_part, span_part, mine, theirs)
+    if governor is None:
+        return None
+    return _fail(
+        "hedge_mismatch",
+        f"the span says {governor.text!r} to {theirs.text!r} where the claim states "
+        f"{mine.text!r} as done; span text: {shown!r}",
+    )
 
 
 def _persons_swapped(claim_part: list[Word], span_part: Sequence[Word]) -> tuple[Word, Word] | None:

@@ -41,11 +41,13 @@ REASONS: dict[tuple[str, str], Reason] = {
                "of the claim is not in the spans"),
         Reason("anchor_misaligned", "anchors", _F, "a number, number word, ordinal, quarter or "
                "half, month, year, scale word or unit of the claim stands where the span has "
-               "another of the same role"),
+               "another of the same role, or the span bounds a figure the claim states "
+               "exactly"),
         Reason("no_anchors", "anchors", _S, "the claim has no anchors"),
         Reason("polarity_agrees", "polarity", _P, "negation, hedging and direction agree"),
         Reason("negation_mismatch", "polarity", _F, "one side is negated, the other is not"),
-        Reason("hedge_mismatch", "polarity", _F, "a hedged span cited for an unhedged claim"),
+        Reason("hedge_mismatch", "polarity", _F, "a hedged span cited for an unhedged claim "
+               "(a plan, condition or attempt stated as done)"),
         Reason("direction_mismatch", "polarity", _F, "the claim and span go opposite ways"),
         Reason("antonym_mismatch", "polarity", _F, "a claim word stands where the span has "
                "its antonym (WordNet or the curated list)"),

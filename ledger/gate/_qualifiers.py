@@ -1,0 +1,108 @@
+"""Span words that qualify the matched word after a stretch, which a claim may not drop.
+
+:mod:`ledger.gate.alignment` compares a claim's and a span's words between two matched words.
+Most span words a claim leaves out there are modifiers it may drop (``net product revenue``
+cited for ``net revenue``). Two kinds change what the next matched word says, so a claim that
+drops them states something the span does not:
+
+- a bound on a figure (``over $5 million``, ``at least 200``, ``up to 5%``): the span bounds
+  the figure, a claim without a bound of its own states it exactly (:func:`dropped_bound`);
+- a predicate governing an infinitive (``tried to approve``, ``plans to merge``, ``agreed to
+  sell``): the span says it was attempted, intended or agreed, a claim that says ``approved``
+  states it as done (:func:`governing`). A governor that negates (``failed to``) is a negation
+  cue of :mod:`ledger.gate._aligned_words` and fails as one.
+
+Each is a pure reading of the two stretches and the words after them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ledger.gate._aligned_words import Kind, Word
+from ledger.gate._words import word_set
+
+BOUNDS = word_set(
+    """
+    over under above below least most nearly almost approximately about around roughly
+    exceeding more less fewer up upwards excess close
+    """
+)
+"""Words that bound a figure they stand before (``at least``, ``more than``, ``up to``)."""
+_LINKED = {"more": "than", "less": "than", "fewer": "than", "up": "to", "close": "to"}
+_LINKED |= {"upwards": "of", "excess": "of"}
+"""Bound words that bound a figure only through a link word (``more than 5``; ``up 5%`` is a
+change, not a bound)."""
+
+PREPOSITIONAL = word_set(
+    """
+    due according compared relative prior related attributable owing thanks addition subject
+    pursuant contrary close next similar equal up back opposed respect regard comparison
+    response relation reference exposure access return as and or from than
+    """
+)
+"""Words after which ``to`` is a preposition, not the mark of an infinitive (``due to higher
+costs``, ``compared to 2022``): the word after it is not governed."""
+IMPLICATIVES = word_set(
+    """
+    manage manages managed managing able forced compelled obliged proceed proceeds proceeded
+    continue continues continued begin begins began start starts started went happened dared
+    remembered bothered
+    """
+)
+"""Predicates whose infinitive did happen (``managed to close``, ``was forced to sell``,
+``went on to win``): a claim may state it as done."""
+INTENTIONS = word_set(
+    """
+    plan plans planned planning want wants wanted hope hopes hoped try tries tried attempt
+    attempts attempted seek seeks sought intend intends intended aim aims aimed offer offers
+    offered promise promises promised pledge pledges pledged vow vows vowed threaten
+    threatens threatened propose proposes proposed agree agrees agreed wish wishes wished
+    need needs needed decide decides decided vote votes voted prepare prepares prepared
+    struggle struggles struggled strive strives strove
+    """
+)
+"""Predicates that govern an infinitive without making it happen, looked for where
+the claim writes the governed verb in the span's own form (``The firms merge`` over ``The firms
+plan to merge``): elsewhere a change of form (``approved`` over ``to approve``) tells it."""
+
+
+def dropped_bound(claim_part: list[Word], span_part: Sequence[Word], figure: Word) -> Word | None:
+    """The span's bound on ``figure`` (a matched number or year: ``around 1850``), the last
+    word of its stretch or linked to it (``more than``, ``up to``), when the claim's stretch
+    has no bound of its own; else ``None``."""
+    if (figure.kind is not Kind.NUMBER and figure.kind is not Kind.YEAR) or not span_part:
+        return None
+    last = span_part[-1]
+    word = last
+    if last.text in ("than", "to", "of") and len(span_part) > 1:
+        word = span_part[-2]
+        if _LINKED.get(word.text) != last.text:
+            return None
+    elif last.text in _LINKED or last.text not in BOUNDS:
+        return None
+    for mine in claim_part:
+        if mine.text in BOUNDS:
+            return None
+    return word
+
+
+def governing(
+    claim_part: list[Word], span_part: Sequence[Word], mine: Word, theirs: Word
+) -> Word | None:
+    """The span word governing ``theirs`` (matched to the claim's ``mine``) as an infinitive
+    (``tried`` of ``tried to approve``) that the claim's stretch drops, or ``None``: the span's
+    stretch ends ``<governor> to``, the claim's has no ``to``, the governor is no preposition's
+    head, negation nor implicative (:data:`IMPLICATIVES`), and the claim changes the verb's
+    form or the governor is an intention (:data:`INTENTIONS`)."""
+    if len(span_part) < 2 or span_part[-1].text != "to" or mine.kind is not Kind.WORD:
+        return None
+    governor = span_part[-2]
+    if governor.negation or governor.text in PREPOSITIONAL or governor.text in IMPLICATIVES:
+        return None
+    for word in claim_part:
+        if word.text == "to":
+            return None
+    if mine.text != theirs.text or governor.text in INTENTIONS:
+        return governor
+    return None

@@ -1,0 +1,202 @@
+"""Span words a claim may not drop or swap: bounds on figures, predicates governing an
+infinitive, negations carried by a verb, time relations, and repetition.
+
+Each case is a true sentence as the span and an edit of it as the claim: the edit says more
+than the span (an exact figure for a bound one, a done deed for an attempted one, a second
+time for a first) or the opposite (``failed to``, ``during`` for ``after``). None may verify;
+the verbatim quote of each span still does.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ledger.gate import Status
+from ledger.gate._aligned_words import words
+from ledger.gate._qualifiers import dropped_bound, governing
+from tests.unit.gate._facts import judged as _judge
+from tests.unit.gate._facts import rejection as _rejection
+
+# -- bounds on figures -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "bound",
+    ["over", "more than", "at least", "up to", "under", "fewer than", "at most", "below",
+     "above", "in excess of", "upwards of", "close to", "around"],
+)  # fmt: skip
+def test_rejects_a_figure_whose_bound_the_claim_drops(bound: str) -> None:
+    reason, detail = _rejection(
+        "The firm hired 200 staff in 2023.", f"The firm hired {bound} 200 staff in 2023.", "anchors"
+    )
+    assert reason == "anchor_misaligned"
+    assert "bounds the figure" in detail
+
+
+def test_rejects_a_year_whose_bound_the_claim_drops() -> None:
+    reason, _ = _rejection(
+        "He dated the faith to 1850.", "He dated the faith to around 1850.", "anchors"
+    )
+    assert reason == "anchor_misaligned"
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("Revenue was more than $5 million.", "Revenue was over $5 million."),
+        ("Revenue was up 5% in 2023.", "Revenue was up 5% in 2023."),
+        ("Sales rose 5% in 2023.", "Sales were up 5% in 2023."),
+    ],
+)
+def test_does_not_read_a_kept_bound_or_a_change_as_a_dropped_bound(
+    claimed: str, cited: str
+) -> None:
+    assert not any("bounds the figure" in c.detail for c in _judge(claimed, cited).checks)
+
+
+def test_reads_a_bound_only_right_before_the_figure() -> None:
+    (figure,) = [w for w in words("200") if w.text == "200"]
+    assert dropped_bound([], words("hired over"), figure) is not None
+    assert dropped_bound([], words("was up"), figure) is None
+    assert dropped_bound([], words("over the year hired"), figure) is None
+    assert dropped_bound(words("more than"), words("over"), figure) is None
+
+
+# -- predicates governing an infinitive -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "governor",
+    ["tried to", "attempted to", "planned to", "hoped to", "wanted to", "promised to",
+     "threatened to", "offered to", "agreed to", "sought to", "was set to", "was about to",
+     "voted to", "has to"],
+)  # fmt: skip
+def test_rejects_as_hedged_a_deed_the_span_only_attempts_or_intends(governor: str) -> None:
+    reason, detail = _rejection(
+        "The board approved the merger in 2023.",
+        f"The board {governor} approve the merger in 2023.",
+        "polarity",
+    )
+    assert reason == "hedge_mismatch"
+    assert "as done" in detail
+
+
+def test_rejects_a_present_tense_claim_of_what_the_span_only_plans() -> None:
+    reason, _ = _rejection(
+        "The two firms merge in May.", "The two firms plan to merge in May.", "polarity"
+    )
+    assert reason == "hedge_mismatch"
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("The board approved the merger.", "The board managed to approve the merger."),
+        ("The firm sold the unit.", "The firm was forced to sell the unit."),
+        ("Revenue fell on higher costs.", "Revenue fell due to higher costs."),
+        ("The board agreed to approve the merger.", "The board agreed to approve the merger."),
+    ],
+)
+def test_lets_an_implicative_or_a_preposition_govern_what_the_claim_says(
+    claimed: str, cited: str
+) -> None:
+    verdict = _judge(claimed, cited)
+    assert "hedge_mismatch" not in {c.reason for c in verdict.checks}
+
+
+def test_finds_the_governor_only_right_before_to() -> None:
+    approved, approve = words("approved")[0], words("approve")[0]
+    assert governing([], words("board tried to"), approved, approve) is not None
+    assert governing(words("and to"), words("tried to"), approved, approve) is None
+    assert governing([], words("tried to"), approve, approve) is not None
+    assert governing([], words("said to"), approve, approve) is None
+
+
+# -- negations carried by a verb ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "cited",
+    [
+        "The board failed to approve the merger.",
+        "The board refused to approve the merger.",
+        "The board was unable to approve the merger.",
+        "The board has yet to approve the merger.",
+        "The board neglected to approve the merger.",
+        "The board was blocked from approving the merger.",
+        "The board refrained from approving the merger.",
+        "The chair denied that the board approved the merger.",
+    ],
+)
+def test_rejects_a_deed_the_span_says_did_not_happen(cited: str) -> None:
+    reason, _ = _rejection("The board approved the merger.", cited, "polarity")
+    assert reason == "negation_mismatch"
+
+
+def test_lets_a_negation_paraphrase_a_failure() -> None:
+    verdict = _judge(
+        "The board did not approve the merger.", "The board failed to approve the merger."
+    )
+    assert "negation_mismatch" not in {c.reason for c in verdict.checks}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The failed bank was sold in 2009.",
+        "Revenue declined to $5 million.",
+        "It was kept from view.",
+    ],
+)
+def test_reads_no_negation_where_the_verb_governs_no_infinitive_or_gerund(text: str) -> None:
+    assert not any(w.negation for w in words(text.lower()))
+
+
+# -- time relations and repetition --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("Staff left the firm during the merger.", "Staff left the firm after the merger."),
+        ("Staff left the firm during the merger.", "Staff left the firm before the merger."),
+        ("The building rose during them.", "The building rose before them."),
+        ("Prices stayed high after June.", "Prices stayed high until June."),
+    ],
+)
+def test_rejects_a_time_relation_swapped_for_one_that_cannot_also_hold(
+    claimed: str, cited: str
+) -> None:
+    reason, _ = _rejection(claimed, cited, "polarity")
+    assert reason in ("antonym_mismatch", "direction_mismatch")
+
+
+def test_does_not_verify_what_the_claim_says_happened_again() -> None:
+    verdict = _judge("Staff left the firm again.", "Staff left the firm.")
+    assert verdict.status is Status.UNVERIFIED
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("The deal almost closed in June.", "The deal closed in June."),
+        ("Nearly 500 staff left.", "500 staff left."),
+    ],
+)
+def test_does_not_verify_almost_or_nearly_over_a_plain_statement(claimed: str, cited: str) -> None:
+    assert _judge(claimed, cited).status is not Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The firm hired over 200 staff in 2023.",
+        "The board failed to approve the merger.",
+        "The board plans to approve the merger in May.",
+        "Staff left the firm during the merger again.",
+        "The deal almost closed in June.",
+        "The board was blocked from approving the merger.",
+    ],
+)
+def test_verifies_each_span_quoted_verbatim(text: str) -> None:
+    assert _judge(text, text, quote=text).status is Status.VERIFIED
