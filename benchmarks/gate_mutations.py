@@ -262,6 +262,97 @@ def conjunction(sentence: str) -> str | None:
     return sentence[: match.start()] + other + sentence[match.end() :]
 
 
+_GOVERNED = re.compile(
+    r"\b(?:failed|refused|neglected|declined|tried|attempted|sought|planned|hoped|wanted|"
+    r"intended|aimed|offered|promised|pledged|vowed|threatened|proposed|wished|"
+    r"(?:is|are|was|were) (?:unable|about|yet|set|going|expected|likely|eager|ready)|"
+    r"(?:has|have|had) yet)\s+to\s+([a-z]+)\b"
+)
+_IRREGULAR = frozenset(
+    """
+    be have do go come get give take make buy sell win lose pay find keep leave meet run see
+    send spend tell think bring build hold know lead read say set stand teach write begin
+    break choose drive eat fall fight fly forget grow hide hit let lie put ride ring rise shut
+    sing sit sleep speak split spread steal strike swim swing throw wake wear
+    """.split()  # noqa: SIM905 (a word list, as the other lists here are written)
+)
+
+
+def _past(verb: str) -> str | None:
+    """The past tense of a regular verb (``approve`` -> ``approved``, ``carry`` ->
+    ``carried``), ``None`` for an irregular one."""
+    if verb in _IRREGULAR:
+        return None
+    if verb.endswith("e"):
+        return verb + "d"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ied"
+    return verb + "ed"
+
+
+def embedded(sentence: str) -> str | None:
+    """State as done what the sentence's first predicate only attempts, intends or fails to
+    do: ``The board failed to approve the plan`` -> ``The board approved the plan`` (regular
+    verbs only, so that the claim keeps the span's word)."""
+    match = _GOVERNED.search(sentence)
+    if match is None:
+        return None
+    past = _past(match.group(1))
+    if past is None:
+        return None
+    return sentence[: match.start()] + past + sentence[match.end() :]
+
+
+_BOUNDED = re.compile(
+    r"\b(?:[Mm]ore than|[Ll]ess than|[Ff]ewer than|[Aa]t least|[Aa]t most|[Uu]p to|[Oo]ver|"
+    r"[Uu]nder|[Aa]bove|[Bb]elow|[Nn]early|[Aa]lmost|[Aa]pproximately|[Aa]bout|[Aa]round|"
+    r"[Rr]oughly|[Ii]n excess of|[Uu]pwards of|[Cc]lose to|[Jj]ust over|[Jj]ust under)\s+"
+    r"(?=[$\u20ac\u00a3]?\d)"
+)
+
+
+def bound(sentence: str) -> str | None:
+    """Drop the bound of the sentence's first bounded figure (``over $5 million`` -> ``$5
+    million``, ``at least 200`` -> ``200``): the claim states exactly what the sentence only
+    bounds."""
+    match = _BOUNDED.search(sentence)
+    if match is None:
+        return None
+    rest = sentence[match.end() :]
+    if match.start() == 0:
+        rest = rest[:1].upper() + rest[1:]
+    return sentence[: match.start()] + rest
+
+
+_RELATIONS = {"before": "during", "after": "during", "during": "after", "until": "after"}
+_RELATION = re.compile(r"\b(?:[Bb]efore|[Aa]fter|[Dd]uring|[Uu]ntil)\b(?=\s+(?:the|an?|\d|[A-Z]))")
+
+
+def relation(sentence: str) -> str | None:
+    """Move what the sentence's first time relation says to another time (``after the
+    merger`` -> ``during the merger``, ``during`` -> ``after``, ``until`` -> ``after``)."""
+    match = _RELATION.search(sentence)
+    if match is None:
+        return None
+    word = match.group(0)
+    other = _RELATIONS[word.lower()]
+    if word[0].isupper():
+        other = other.capitalize()
+    return sentence[: match.start()] + other + sentence[match.end() :]
+
+
+_FINAL_STOP = re.compile(r"(?<=[a-z0-9])\.$")
+
+
+def again(sentence: str) -> str | None:
+    """Say that what the sentence says happened again (``... approved the plan.`` -> ``...
+    approved the plan again.``): a repetition the sentence does not state."""
+    text = sentence.rstrip()
+    if re.search(r"\bagain\b", text, re.IGNORECASE) or not _FINAL_STOP.search(text):
+        return None
+    return text[:-1] + " again."
+
+
 MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "negation": negate,
     "antonym": antonym,
@@ -275,5 +366,9 @@ MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "condition": condition,
     "direction": direction,
     "conjunction": conjunction,
+    "embedded": embedded,
+    "bound": bound,
+    "relation": relation,
+    "again": again,
 }
 """Every kind of edit, by the name of its evaluation category (``mutant_<kind>``)."""

@@ -8,10 +8,13 @@ from benchmarks.eval_cases import HALVES, half_of
 from benchmarks.gate_eval import seed_kind
 from benchmarks.gate_mutations import (
     MUTATIONS,
+    again,
     antonym,
+    bound,
     condition,
     conjunction,
     direction,
+    embedded,
     gender,
     negate,
     number,
@@ -19,6 +22,7 @@ from benchmarks.gate_mutations import (
     period,
     plan,
     quarter,
+    relation,
     scale,
 )
 
@@ -45,6 +49,14 @@ from benchmarks.gate_mutations import (
         (direction, "Staff moved to the Leeds office.", "Staff moved from the Leeds office."),
         (direction, "It rose from 4 to 5.", "It rose to 4 to 5."),
         (conjunction, "The buyer and the seller sign.", "The buyer or the seller sign."),
+        (embedded, "The board failed to approve the plan.", "The board approved the plan."),
+        (embedded, "She was unable to carry the box.", "She carried the box."),
+        (embedded, "The firm has yet to apply for it.", "The firm applied for it."),
+        (bound, "Revenue was over $5 million.", "Revenue was $5 million."),
+        (bound, "More than 200 staff left.", "200 staff left."),
+        (relation, "Prices rose after the merger.", "Prices rose during the merger."),
+        (relation, "He waited until the end.", "He waited after the end."),
+        (again, "Prices rose after the merger.", "Prices rose after the merger again."),
         (
             condition,
             "Fees are waived, unless stated otherwise, for members.",
@@ -57,9 +69,14 @@ def test_edits_the_first_candidate_of_its_kind(mutate: object, sentence: str, ed
 
 
 def test_leaves_a_sentence_without_a_candidate_alone() -> None:
-    assert {kind: edit("Hello there.") for kind, edit in MUTATIONS.items()} == dict.fromkeys(
+    assert {kind: edit("Hello there!") for kind, edit in MUTATIONS.items()} == dict.fromkeys(
         MUTATIONS
     )
+
+
+def test_states_as_done_only_what_a_regular_verb_says() -> None:
+    assert embedded("He tried to sell the car.") is None
+    assert embedded("The delay was due to rain.") is None
 
 
 def test_never_moves_a_month_to_may() -> None:
