@@ -70,10 +70,14 @@ CURATED: tuple[tuple[str, str], ...] = (
     ("since", "during"),
     ("until", "after"),
     ("since", "before"),
+    ("by", "to"),
+    ("by", "from"),
 )
 """Opposite pairs WordNet lacks or files under other senses; each holds both ways. The time
 relations (``before``, ``during``, ``after``, ``until``, ``since``) pair where two cannot both
-hold of one event: ``until`` and ``before`` may, as may ``since`` and ``after``."""
+hold of one event: ``until`` and ``before`` may, as may ``since`` and ``after``. ``by``
+against ``to`` and ``from`` tells a change from a level (``rose by $5 million``, ``rose to
+$5 million``) and an agent from a recipient or source (``sold by``, ``sold to``)."""
 
 
 def _wordnet_dir() -> Path | None:

@@ -2,11 +2,13 @@
 
 :mod:`ledger.gate.alignment` compares a claim's and a span's words between two matched words.
 Most span words a claim leaves out there are modifiers it may drop (``net product revenue``
-cited for ``net revenue``). Two kinds change what the next matched word says, so a claim that
+cited for ``net revenue``). Three kinds change what the next matched word says, so a claim that
 drops them states something the span does not:
 
 - a bound on a figure (``over $5 million``, ``at least 200``, ``up to 5%``): the span bounds
   the figure, a claim without a bound of its own states it exactly (:func:`dropped_bound`);
+- a part of it (``sold half its stake``, ``sold part of its stake``): a claim without a part
+  of its own says the whole (:func:`dropped_part`);
 - a predicate governing an infinitive (``tried to approve``, ``plans to merge``, ``agreed to
   sell``): the span says it was attempted, intended or agreed, a claim that says ``approved``
   states it as done (:func:`governing`). A governor that negates (``failed to``) is a negation
@@ -85,6 +87,22 @@ def dropped_bound(claim_part: list[Word], span_part: Sequence[Word], figure: Wor
         if mine.text in BOUNDS:
             return None
     return word
+
+
+PARTITIVES = word_set("half part parts portion partly partially fraction")
+"""Words that say a part of what follows them (``sold half its stake``, ``paid in part``)."""
+
+
+def dropped_part(claim_part: list[Word], span_part: Sequence[Word]) -> Word | None:
+    """A span word of the stretch saying a part (``half``, ``part of``) where the claim's
+    stretch says none, or ``None``; ``as part of`` says where, not how much."""
+    for i, word in enumerate(span_part):
+        if word.text in PARTITIVES and not (i and span_part[i - 1].text == "as"):
+            for mine in claim_part:
+                if mine.text in PARTITIVES:
+                    return None
+            return word
+    return None
 
 
 def governing(

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from ledger.gate._aligned_words import CONDITIONS, Kind, Word
 from ledger.gate._matching import CONJUNCTIONS, SpanClause, lead_start
+from ledger.gate._qualifiers import PARTITIVES
 
 MAX_PASSED = 2
 """Span words the claim's tail may pass over (:func:`trailing`): a dropped cue, one or two
@@ -69,8 +70,9 @@ def trailing(tail: list[Word], span: SpanClause, last: int, moved: set[int]) -> 
     nor are span words passed over for a tail word that never comes, except a condition on
     what it says (:func:`_condition`). A tail word the span replaced (the next tail word
     follows the words passed over: ``during them`` over ``before them``) counts as found, so
-    the words it was replaced by are compared with it. Span words of a moved time phrase are
-    left out.
+    the words it was replaced by are compared with it; so is the last tail word, with the span
+    word after the last found (``was likely`` over ``was unlikely``). Span words of a moved
+    time phrase are left out.
     """
     found = span.words
     if not tail:
@@ -103,14 +105,17 @@ def trailing(tail: list[Word], span: SpanClause, last: int, moved: set[int]) -> 
             # them`` over ``before them``): those are compared with it.
             at += 2
             end = len(out) + 1
-        else:
+        elif word.text not in PARTITIVES:
+            # A part the claim dropped (``a part of``) is passed like a cue, whatever its length.
             passed += 1
             if passed > MAX_PASSED:
                 break
         out.append(word)
         j += 1
     if at < len(tail):
-        return out[:end]
+        # The claim's last word stands where the span has another (``was likely`` over ``was
+        # unlikely``): the span word there is compared with it.
+        return out[: end + 1] if at == len(tail) - 1 else out[:end]
     if "if" not in span.positions and "unless" not in span.positions:
         return out
     condition = _condition(span, j, len(found), trailing=True)

@@ -23,8 +23,8 @@ that ends the span clause there (``but apparently`` over ``but apparently not``)
 - a claim anchor (number, number word, ordinal, quarter or half, month, year, scale word,
   unit) where the span's stretch has another anchor of the same role, or a gendered pronoun
   where it has the other gender (``she approved`` over ``he approved``), or a bound on the
-  next matched figure that the claim drops (``200 staff`` over ``over 200 staff``) ->
-  ``anchor_misaligned``;
+  next matched figure or a part that the claim drops (``200 staff`` over ``over 200 staff``;
+  ``sold its stake`` over ``sold half its stake``) -> ``anchor_misaligned``;
 - a claim word (not grammar, not a hedge; a gendered pronoun too: who ``she`` is, a span
   without one does not say) left unmatched -> ``support_unaligned``: the claim is not
   verified, whatever else holds.
@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ledger.gate._aligned_words import GRAMMAR, MODALS, Kind, Word
+from ledger.gate._aligned_words import GRAMMAR, MODALS, STRICT_HEDGES, Kind, Word
 from ledger.gate._lexicon import are_opposites, opposable
 from ledger.gate._matching import (
     TIME,
@@ -54,7 +54,7 @@ from ledger.gate._matching import (
     span_clauses,
 )
 from ledger.gate._polarity_cues import DIRECTIONS
-from ledger.gate._qualifiers import dropped_bound, governing
+from ledger.gate._qualifiers import dropped_bound, dropped_part, governing
 from ledger.gate._reach import leading, trailing
 from ledger.gate._reading import SPAN_CACHE_SIZE
 from ledger.gate._words import stem
@@ -221,8 +221,12 @@ def _stretch_conflict(
     for w in span_part:
         if w.negation and s_neg is None:
             s_neg = w.text
-        if w.hedge and s_hedge is None and (hedged == _PLAIN or w.text not in MODALS):
-            s_hedge = w.text
+        if w.hedge and s_hedge is None:
+            if w.text in STRICT_HEDGES and not any(c.text == w.text for c in claim_part):
+                # A hedge that negates (``unlikely``) is not covered by one of the claim's.
+                hedged = _PLAIN
+            if hedged == _PLAIN or w.text not in MODALS:
+                s_hedge = w.text
     if (c_neg is None) != (s_neg is None):
         has, lacks, cue = ("claim", "span", c_neg) if c_neg else ("span", "claim", s_neg)
         return _fail(
@@ -237,6 +241,15 @@ def _stretch_conflict(
         )
     if not span_part:
         return None
+    part = dropped_part(claim_part, span_part)
+    if part is not None:
+        return CheckResult(
+            "anchors",
+            Outcome.FAIL,
+            "anchor_misaligned",
+            f"the span says a part ({part.text!r}) where the claim says the whole; "
+            f"span text: {shown!r}",
+        )
     if next_word is not None and next_span is not None:
         qualified = _qualified(claim_part, span_part, next_word, next_span, hedged, shown)
         if qualified is not None:

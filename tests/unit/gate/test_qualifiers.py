@@ -13,7 +13,7 @@ import pytest
 
 from ledger.gate import Status
 from ledger.gate._aligned_words import words
-from ledger.gate._qualifiers import dropped_bound, governing
+from ledger.gate._qualifiers import dropped_bound, dropped_part, governing
 from tests.unit.gate._facts import judged as _judge
 from tests.unit.gate._facts import rejection as _rejection
 
@@ -196,7 +196,59 @@ def test_does_not_verify_almost_or_nearly_over_a_plain_statement(claimed: str, c
         "Staff left the firm during the merger again.",
         "The deal almost closed in June.",
         "The board was blocked from approving the merger.",
+        "The firm sold half its stake, as part of the deal, by 2023.",
+        "Revenue rose by $5 million to $9 million.",
+        "The move was unlikely.",
     ],
 )
 def test_verifies_each_span_quoted_verbatim(text: str) -> None:
     assert _judge(text, text, quote=text).status is Status.VERIFIED
+
+
+# -- parts, levels and hedges that negate --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "cited",
+    [
+        "The firm sold half its stake in 2023.",
+        "The firm sold part of its stake in 2023.",
+        "The firm sold a portion of its stake in 2023.",
+        "Luckily, they came along to be a part of it.",
+    ],
+)
+def test_rejects_the_whole_where_the_span_says_a_part(cited: str) -> None:
+    claimed = (
+        "Luckily, they came along to be it."
+        if cited.startswith("Luckily")
+        else "The firm sold its stake in 2023."
+    )
+    reason, detail = _rejection(claimed, cited, "anchors")
+    assert reason == "anchor_misaligned"
+    assert "a part" in detail
+
+
+def test_reads_as_part_of_as_no_part() -> None:
+    assert dropped_part([], words("as part of the")) is None
+    assert dropped_part([], words("half its")) is not None
+    assert dropped_part(words("part of"), words("half of")) is None
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("Revenue rose by $5 million in 2023.", "Revenue rose to $5 million in 2023."),
+        ("Revenue rose to $5 million in 2023.", "Revenue rose by $5 million in 2023."),
+        ("The unit was sold to Siemens in 2023.", "The unit was sold by Siemens in 2023."),
+    ],
+)
+def test_rejects_a_change_read_as_a_level_or_an_agent_as_a_recipient(
+    claimed: str, cited: str
+) -> None:
+    reason, _ = _rejection(claimed, cited, "polarity")
+    assert reason in ("antonym_mismatch", "direction_mismatch")
+
+
+def test_does_not_let_a_hedge_of_the_claim_cover_one_that_negates() -> None:
+    reason, _ = _rejection("The move was likely.", "The move was unlikely.", "polarity")
+    assert reason == "hedge_mismatch"
