@@ -353,6 +353,37 @@ def again(sentence: str) -> str | None:
     return text[:-1] + " again."
 
 
+_PARTS = re.compile(
+    r"(?<!\bas )(?<!\bas a )\b(?:half (?:of )?|(?:a )?part of |a portion of |a fraction of )",
+    re.IGNORECASE,
+)
+
+
+def part(sentence: str) -> str | None:
+    """Say the whole where the sentence says a part (``sold half its stake`` -> ``sold its
+    stake``, ``part of the fee`` -> ``the fee``)."""
+    match = _PARTS.search(sentence)
+    if match is None:
+        return None
+    rest = sentence[match.end() :]
+    if match.start() == 0:
+        rest = rest[:1].upper() + rest[1:]
+    return sentence[: match.start()] + rest
+
+
+_CHANGE = re.compile(r"\b(by|to)(?=\s+[$\u20ac\u00a3]?\d)")
+
+
+def level(sentence: str) -> str | None:
+    """Turn the sentence's first change into a level or back (``rose by 5%`` -> ``rose to
+    5%``, ``fell to $3 million`` -> ``fell by $3 million``)."""
+    match = _CHANGE.search(sentence)
+    if match is None:
+        return None
+    other = "to" if match.group(1) == "by" else "by"
+    return sentence[: match.start()] + other + sentence[match.end() :]
+
+
 MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "negation": negate,
     "antonym": antonym,
@@ -370,5 +401,7 @@ MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "bound": bound,
     "relation": relation,
     "again": again,
+    "part": part,
+    "level": level,
 }
 """Every kind of edit, by the name of its evaluation category (``mutant_<kind>``)."""
