@@ -143,10 +143,11 @@ repetition (``again``: a claim that something happened again says more than once
 GRAMMAR = STOP_WORDS - KEEP
 """Words a claim may add or drop without changing what it says."""
 
-NEGATION_CUES = NEGATIONS | {"non"} | word_set("deny denies denied denying")
+NEGATION_CUES = NEGATIONS | {"non"} | word_set("deny denies denied denying excluding")
 """Negation cues of the alignment: the polarity cues, the prefix ``non-`` (a hyphenated
-``non-binding`` reads ``non binding``) and ``deny`` (``She denied that the deal closed`` does
-not say that it closed)."""
+``non-binding`` reads ``non binding``), ``deny`` (``She denied that the deal closed`` does
+not say that it closed) and ``excluding`` (``Revenue excluding acquisitions rose`` is not
+what revenue did)."""
 
 NEGATIVE_IMPLICATIVES = word_set(
     """
@@ -181,14 +182,30 @@ MODALS = word_set("will would")
 over ``The board will approve the plan.`` turns a plan into a fact). Not to the window of a
 computational claim's polarity check (:mod:`ledger.gate.polarity`)."""
 
+ALIGNMENT_HEDGES = word_set(
+    """
+    sometimes occasionally often frequently periodically intermittently sporadically rarely
+    seldom hardly barely scarcely infrequently doubt doubts doubted doubting whether
+    """
+)
+"""Hedges of the alignment only (the window check of computational claims keeps the polarity
+cues' list): how often (``The fee is sometimes charged`` is not ``The fee is charged``) and
+doubt (``The CEO doubted that sales rose``, ``Analysts questioned whether sales rose``)."""
+
 CONDITIONS = word_set("if unless")
 """Words that make a statement conditional: a hedge to the alignment, and read after the
 claim's last aligned word too (``The company pays a dividend.`` over ``The company pays a
 dividend if profits rise.``; see :func:`ledger.gate._reach.trailing`)."""
 
-STRICT_HEDGES = word_set("unlikely uncertain unclear almost nearly")
+STRICT_HEDGES = word_set(
+    """
+    unlikely uncertain unclear almost nearly rarely seldom hardly barely scarcely infrequently
+    doubt doubts doubted doubting
+    """
+)
 """Hedges that negate: a claim must say them where its span does, not merely be hedged
-(``The deal almost closed`` says that it did not; ``nearly 500`` is fewer than 500)."""
+(``The deal almost closed`` says that it did not; ``nearly 500`` is fewer than 500;
+``rarely`` is nearly never; a doubt is no assertion)."""
 
 _TOKEN = re.compile(r"n't|%|[;,]|[^\W_]+(?:[.,'][^\W_]+)*")
 """Words, ``n't``, ``%``, and the commas and semicolons that cut clauses (:func:`clauses`)."""
@@ -287,7 +304,7 @@ def _key(token: str) -> tuple[str, Kind]:
 def _word(token: str, sentence: int = 0) -> Word:
     """One token as a :class:`Word` (tokens recur: each is worked out once)."""
     key, kind = _key(token)
-    hedge = token in HEDGES or token in MODALS or token in CONDITIONS
+    hedge = token in HEDGES or token in MODALS or token in CONDITIONS or token in ALIGNMENT_HEDGES
     person = kind is Kind.PERSON
     return Word(
         text=token,

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from ledger.gate._aligned_words import CONDITIONS, Kind, Word
 from ledger.gate._matching import CONJUNCTIONS, SpanClause, lead_start
 from ledger.gate._qualifiers import PARTITIVES
+from ledger.gate._words import stem
 
 MAX_PASSED = 2
 """Span words the claim's tail may pass over (:func:`trailing`): a dropped cue, one or two
@@ -81,7 +82,7 @@ def trailing(tail: list[Word], span: SpanClause, last: int, moved: set[int]) -> 
         rest = found[last + 1 :]
         if all(w.negation for w in rest):
             return list(rest)
-        if "if" not in span.positions and "unless" not in span.positions:
+        if not _limited(span):
             return []
         condition = _condition(span, last + 1, len(found), trailing=True)
         return [condition] if condition is not None else []
@@ -116,10 +117,25 @@ def trailing(tail: list[Word], span: SpanClause, last: int, moved: set[int]) -> 
         # The claim's last word stands where the span has another (``was likely`` over ``was
         # unlikely``): the span word there is compared with it.
         return out[: end + 1] if at == len(tail) - 1 else out[:end]
-    if "if" not in span.positions and "unless" not in span.positions:
+    if not _limited(span):
         return out
     condition = _condition(span, j, len(found), trailing=True)
     return out if condition is None else [*out, condition]
+
+
+LIMITS = (*sorted(CONDITIONS), "except", stem("excluding"))
+"""Keys of the words that limit what a span clause says: a condition (``if``, ``unless``) or
+an exception (``except``, ``excluding``), read in the first and last stretches wherever they
+stand in them (``Sales rose in 2023.`` over ``Sales rose in 2023, except in Europe.``)."""
+
+
+def _limited(span: SpanClause) -> bool:
+    """Whether the span clause holds a word of :data:`LIMITS` at all."""
+    positions = span.positions
+    for key in LIMITS:  # noqa: SIM110 (a loop: it runs for every stretch read)
+        if key in positions:
+            return True
+    return False
 
 
 _NOT_CONDITIONAL = {"even", "as"}
@@ -127,14 +143,13 @@ _NOT_CONDITIONAL = {"even", "as"}
 
 
 def _condition(span: SpanClause, start: int, end: int, *, trailing: bool) -> Word | None:
-    """The first word of the span clause between ``start`` and ``end`` that makes it
-    conditional (``if``, ``unless``), unless it is ``even if``, ``as if`` or ``if any``
+    """The first word of the span clause between ``start`` and ``end`` that limits it
+    (:data:`LIMITS`: ``if``, ``unless``, ``except``, ``excluding``), unless it is ``even if``,
+    ``as if`` or ``if any``
     (which only allows for none); after a claim's last match (``trailing``), only up to a
     conjunction: what follows one is another clause's."""
     found = span.words
-    places = sorted(
-        p for key in CONDITIONS for p in span.positions.get(key, ()) if start <= p < end
-    )
+    places = sorted(p for key in LIMITS for p in span.positions.get(key, ()) if start <= p < end)
     for p in places:
         if p and found[p - 1].text in _NOT_CONDITIONAL:
             continue
@@ -167,10 +182,7 @@ def leading(
         lead = [found[j] for j in range(start, first) if -j - 1 not in moved]
     else:
         lead = found[start:first]
-    positions = span.positions
     condition = (
-        _condition(span, 0, start, trailing=False)
-        if start and opens and ("if" in positions or "unless" in positions)
-        else None
+        _condition(span, 0, start, trailing=False) if start and opens and _limited(span) else None
     )
     return lead if condition is None else [condition, *lead]

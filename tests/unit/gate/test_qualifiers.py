@@ -199,6 +199,8 @@ def test_does_not_verify_almost_or_nearly_over_a_plain_statement(claimed: str, c
         "The firm sold half its stake, as part of the deal, by 2023.",
         "Revenue rose by $5 million to $9 million.",
         "The move was unlikely.",
+        "The fee is rarely charged, except in Europe.",
+        "Analysts questioned whether the fee is charged.",
     ],
 )
 def test_verifies_each_span_quoted_verbatim(text: str) -> None:
@@ -252,3 +254,45 @@ def test_rejects_a_change_read_as_a_level_or_an_agent_as_a_recipient(
 def test_does_not_let_a_hedge_of_the_claim_cover_one_that_negates() -> None:
     reason, _ = _rejection("The move was likely.", "The move was unlikely.", "polarity")
     assert reason == "hedge_mismatch"
+
+
+# -- how often, doubt, exceptions ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "cited",
+    [
+        "The fee is sometimes charged.",
+        "The fee is often charged.",
+        "The fee is rarely charged.",
+        "The fee is hardly ever charged.",
+        "The CEO doubted that the fee is charged.",
+        "Analysts questioned whether the fee is charged.",
+    ],
+)
+def test_rejects_as_hedged_what_the_span_says_happens_at_times_or_doubts(cited: str) -> None:
+    reason, _ = _rejection("The fee is charged.", cited, "polarity")
+    assert reason == "hedge_mismatch"
+
+
+def test_does_not_verify_rarely_over_a_plain_statement() -> None:
+    assert _judge("The fee is rarely charged.", "The fee is charged.").status is not Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    "cited",
+    [
+        "Sales rose in 2023, except in Europe.",
+        "Except in Europe, sales rose in 2023.",
+        "Sales excluding Europe rose in 2023.",
+    ],
+)
+def test_rejects_what_the_span_says_with_an_exception(cited: str) -> None:
+    reason, _ = _rejection("Sales rose in 2023.", cited, "polarity")
+    assert reason == "negation_mismatch"
+
+
+def test_reads_no_exception_in_a_unit_note() -> None:
+    text = "Revenue was 5 (in thousands, except per share data)."
+    verdict = _judge("Revenue was 5.", text)
+    assert "negation_mismatch" not in {c.reason for c in verdict.checks}
