@@ -384,6 +384,40 @@ def level(sentence: str) -> str | None:
     return sentence[: match.start()] + other + sentence[match.end() :]
 
 
+_FREQUENCY = re.compile(
+    r"\b(?:sometimes|occasionally|often|frequently|rarely|seldom|hardly ever|barely|"
+    r"periodically)\s+",
+    re.IGNORECASE,
+)
+
+
+def frequency(sentence: str) -> str | None:
+    """Drop how often the sentence says something happens (``is sometimes charged`` -> ``is
+    charged``): the claim says it always does."""
+    match = _FREQUENCY.search(sentence)
+    if match is None:
+        return None
+    rest = sentence[match.end() :]
+    if match.start() == 0:
+        rest = rest[:1].upper() + rest[1:]
+    return sentence[: match.start()] + rest
+
+
+_EXCEPTION = re.compile(r",?\s+(?:except|excluding)\b[^,.;:()]*", re.IGNORECASE)
+_UNIT_NOTE = re.compile(r"(?:thousands|millions|billions)\b[^;:()]{0,40}$", re.IGNORECASE)
+
+
+def exception(sentence: str) -> str | None:
+    """Drop the sentence's first exception (``, except in Europe``, ``excluding fees``; not the
+    ``except`` of a unit note, ``in thousands, except per share data``): the claim then says
+    it of everything."""
+    match = _EXCEPTION.search(sentence)
+    if match is None or _UNIT_NOTE.search(sentence[: match.start()]):
+        return None
+    edited = sentence[: match.start()] + sentence[match.end() :]
+    return edited if len(edited.split()) >= 4 else None
+
+
 MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "negation": negate,
     "antonym": antonym,
@@ -403,5 +437,7 @@ MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "again": again,
     "part": part,
     "level": level,
+    "frequency": frequency,
+    "exception": exception,
 }
 """Every kind of edit, by the name of its evaluation category (``mutant_<kind>``)."""

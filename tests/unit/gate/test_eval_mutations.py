@@ -15,6 +15,8 @@ from benchmarks.gate_mutations import (
     conjunction,
     direction,
     embedded,
+    exception,
+    frequency,
     gender,
     level,
     negate,
@@ -63,6 +65,8 @@ from benchmarks.gate_mutations import (
         (part, "It was a part of the deal.", "It was the deal."),
         (level, "Revenue rose by 5% in 2023.", "Revenue rose to 5% in 2023."),
         (level, "Revenue fell to $3 million.", "Revenue fell by $3 million."),
+        (frequency, "The fee is sometimes charged.", "The fee is charged."),
+        (exception, "Sales rose in 2023, except in Europe.", "Sales rose in 2023."),
         (
             condition,
             "Fees are waived, unless stated otherwise, for members.",
@@ -78,6 +82,10 @@ def test_leaves_a_sentence_without_a_candidate_alone() -> None:
     assert {kind: edit("Hello there!") for kind, edit in MUTATIONS.items()} == dict.fromkeys(
         MUTATIONS
     )
+
+
+def test_drops_no_except_of_a_unit_note() -> None:
+    assert exception("Figures are in thousands, except per share data.") is None
 
 
 def test_states_as_done_only_what_a_regular_verb_says() -> None:
