@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 _MONTHS = {
@@ -44,7 +44,8 @@ _DATE_PATTERNS = (
         r"(?P<year>(?:1 9|2 0) \d \d)(?![\w%]| \d|[.,]\d)"
     ),
 )
-_PLAIN_DATE_PATTERNS = (_DATE_PATTERNS[0], _DATE_PATTERNS[-2], _DATE_PATTERNS[-1])
+_SPACED_YEAR = _DATE_PATTERNS[-1]
+_PLAIN_DATE_PATTERNS = (_DATE_PATTERNS[0], _DATE_PATTERNS[-2], _SPACED_YEAR)
 """The patterns without a month name: ISO dates, bare years and letter-spaced years."""
 _NUMBER = re.compile(
     r"(?P<open>\()?"
@@ -130,14 +131,19 @@ def dates(text: str, runs: tuple[tuple[int, int], ...] | None = None) -> list[Da
     if not runs:
         return found
     taken: list[tuple[int, int]] = []
-    # The month-name patterns only run when a month name stands next to a digit.
+    # The month-name patterns only run when a month name stands next to a digit. The others
+    # start at a run of digits of their own length: four (an ISO date, a year) or one (a
+    # letter-spaced year); other runs are not tried.
     patterns = _DATE_PATTERNS if _has_month_hint(text) else _PLAIN_DATE_PATTERNS
+    fours = [run for run in runs if run[1] - run[0] == 4]
+    ones = [run for run in runs if run[1] - run[0] == 1]
     for pattern in patterns:
-        matches = (
-            _run_matches(pattern, text, runs)
-            if pattern in _PLAIN_DATE_PATTERNS
-            else pattern.finditer(text)
-        )
+        if pattern is _SPACED_YEAR:
+            matches: Iterator[re.Match[str]] = _run_matches(pattern, text, ones)
+        elif pattern in _PLAIN_DATE_PATTERNS:
+            matches = _run_matches(pattern, text, fours)
+        else:
+            matches = pattern.finditer(text)
         for match in matches:
             if _overlaps(match.start(), match.end(), taken):
                 continue
@@ -151,7 +157,7 @@ def dates(text: str, runs: tuple[tuple[int, int], ...] | None = None) -> list[Da
 
 
 def _run_matches(
-    pattern: re.Pattern[str], text: str, runs: tuple[tuple[int, int], ...]
+    pattern: re.Pattern[str], text: str, runs: Sequence[tuple[int, int]]
 ) -> Iterator[re.Match[str]]:
     """The matches of a date pattern without a month name, tried only where a run of digits
     starts: each begins with a digit that no digit precedes (``\\b`` or a lookbehind that
