@@ -72,12 +72,19 @@ CURATED: tuple[tuple[str, str], ...] = (
     ("since", "before"),
     ("by", "to"),
     ("by", "from"),
+    ("this", "last"),
+    ("this", "next"),
+    ("last", "next"),
+    ("previous", "next"),
+    ("this", "previous"),
 )
 """Opposite pairs WordNet lacks or files under other senses; each holds both ways. The time
 relations (``before``, ``during``, ``after``, ``until``, ``since``) pair where two cannot both
 hold of one event: ``until`` and ``before`` may, as may ``since`` and ``after``. ``by``
 against ``to`` and ``from`` tells a change from a level (``rose by $5 million``, ``rose to
-$5 million``) and an agent from a recipient or source (``sold by``, ``sold to``)."""
+$5 million``) and an agent from a recipient or source (``sold by``, ``sold to``).
+``this``, ``last``, ``next`` and ``previous`` tell periods apart (``this week``, ``last
+week``)."""
 
 
 def _wordnet_dir() -> Path | None:

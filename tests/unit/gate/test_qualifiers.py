@@ -162,6 +162,8 @@ def test_reads_no_negation_where_the_verb_governs_no_infinitive_or_gerund(text: 
         ("Staff left the firm during the merger.", "Staff left the firm before the merger."),
         ("The building rose during them.", "The building rose before them."),
         ("Prices stayed high after June.", "Prices stayed high until June."),
+        ("The team met this week.", "The team met last week."),
+        ("The team will meet this month.", "The team will meet next month."),
     ],
 )
 def test_rejects_a_time_relation_swapped_for_one_that_cannot_also_hold(
