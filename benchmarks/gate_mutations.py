@@ -418,6 +418,22 @@ def exception(sentence: str) -> str | None:
     return edited if len(edited.split()) >= 4 else None
 
 
+_RECENT = re.compile(r"\b([Ll]ast|[Nn]ext|[Tt]his)(?= (?:week|month|quarter|year|season)\b)")
+
+
+def recency(sentence: str) -> str | None:
+    """Move the sentence's first relative period (``last year`` -> ``this year``, ``this
+    week`` -> ``last week``, ``next month`` -> ``this month``)."""
+    match = _RECENT.search(sentence)
+    if match is None:
+        return None
+    word = match.group(1)
+    other = {"last": "this", "this": "last", "next": "this"}[word.lower()]
+    if word[0].isupper():
+        other = other.capitalize()
+    return sentence[: match.start()] + other + sentence[match.end() :]
+
+
 MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "negation": negate,
     "antonym": antonym,
@@ -439,5 +455,6 @@ MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "level": level,
     "frequency": frequency,
     "exception": exception,
+    "recency": recency,
 }
 """Every kind of edit, by the name of its evaluation category (``mutant_<kind>``)."""

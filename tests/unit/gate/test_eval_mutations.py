@@ -26,6 +26,7 @@ from benchmarks.gate_mutations import (
     period,
     plan,
     quarter,
+    recency,
     relation,
     scale,
 )
@@ -66,6 +67,7 @@ from benchmarks.gate_mutations import (
         (level, "Revenue rose by 5% in 2023.", "Revenue rose to 5% in 2023."),
         (level, "Revenue fell to $3 million.", "Revenue fell by $3 million."),
         (frequency, "The fee is sometimes charged.", "The fee is charged."),
+        (recency, "Sales fell last year.", "Sales fell this year."),
         (exception, "Sales rose in 2023, except in Europe.", "Sales rose in 2023."),
         (
             condition,
