@@ -59,6 +59,24 @@ def _swap_word(sentence: str, table: dict[str, str]) -> str | None:
     return None
 
 
+def _cut(sentence: str, match: re.Match[str] | None) -> str | None:
+    """The sentence without ``match`` (the word after it capitalised when it opened the
+    sentence), or ``None`` when there is no match."""
+    if match is None:
+        return None
+    rest = sentence[match.end() :]
+    if match.start() == 0:
+        rest = rest[:1].upper() + rest[1:]
+    return sentence[: match.start()] + rest
+
+
+def _put(sentence: str, match: re.Match[str], word: str) -> str:
+    """The sentence with ``word`` in place of ``match``, capitalised as the match was."""
+    if match.group(0)[:1].isupper():
+        word = word[:1].upper() + word[1:]
+    return sentence[: match.start()] + word + sentence[match.end() :]
+
+
 def antonym(sentence: str) -> str | None:
     """Swap the sentence's first word that has an opposite (``rose`` -> ``fell``)."""
     return _swap_word(sentence, _ANTONYMS)
@@ -258,8 +276,7 @@ def conjunction(sentence: str) -> str | None:
     match = _JOINED.search(sentence)
     if match is None:
         return None
-    other = "or" if match.group(1) == "and" else "and"
-    return sentence[: match.start()] + other + sentence[match.end() :]
+    return _put(sentence, match, "or" if match.group(1) == "and" else "and")
 
 
 _GOVERNED = re.compile(
@@ -315,13 +332,7 @@ def bound(sentence: str) -> str | None:
     """Drop the bound of the sentence's first bounded figure (``over $5 million`` -> ``$5
     million``, ``at least 200`` -> ``200``): the claim states exactly what the sentence only
     bounds."""
-    match = _BOUNDED.search(sentence)
-    if match is None:
-        return None
-    rest = sentence[match.end() :]
-    if match.start() == 0:
-        rest = rest[:1].upper() + rest[1:]
-    return sentence[: match.start()] + rest
+    return _cut(sentence, _BOUNDED.search(sentence))
 
 
 _RELATIONS = {"before": "during", "after": "during", "during": "after", "until": "after"}
@@ -334,11 +345,7 @@ def relation(sentence: str) -> str | None:
     match = _RELATION.search(sentence)
     if match is None:
         return None
-    word = match.group(0)
-    other = _RELATIONS[word.lower()]
-    if word[0].isupper():
-        other = other.capitalize()
-    return sentence[: match.start()] + other + sentence[match.end() :]
+    return _put(sentence, match, _RELATIONS[match.group(0).lower()])
 
 
 _FINAL_STOP = re.compile(r"(?<=[a-z0-9])\.$")
@@ -362,13 +369,7 @@ _PARTS = re.compile(
 def part(sentence: str) -> str | None:
     """Say the whole where the sentence says a part (``sold half its stake`` -> ``sold its
     stake``, ``part of the fee`` -> ``the fee``)."""
-    match = _PARTS.search(sentence)
-    if match is None:
-        return None
-    rest = sentence[match.end() :]
-    if match.start() == 0:
-        rest = rest[:1].upper() + rest[1:]
-    return sentence[: match.start()] + rest
+    return _cut(sentence, _PARTS.search(sentence))
 
 
 _CHANGE = re.compile(r"\b(by|to)(?=\s+[$\u20ac\u00a3]?\d)")
@@ -380,8 +381,7 @@ def level(sentence: str) -> str | None:
     match = _CHANGE.search(sentence)
     if match is None:
         return None
-    other = "to" if match.group(1) == "by" else "by"
-    return sentence[: match.start()] + other + sentence[match.end() :]
+    return _put(sentence, match, "to" if match.group(1) == "by" else "by")
 
 
 _FREQUENCY = re.compile(
@@ -394,13 +394,7 @@ _FREQUENCY = re.compile(
 def frequency(sentence: str) -> str | None:
     """Drop how often the sentence says something happens (``is sometimes charged`` -> ``is
     charged``): the claim says it always does."""
-    match = _FREQUENCY.search(sentence)
-    if match is None:
-        return None
-    rest = sentence[match.end() :]
-    if match.start() == 0:
-        rest = rest[:1].upper() + rest[1:]
-    return sentence[: match.start()] + rest
+    return _cut(sentence, _FREQUENCY.search(sentence))
 
 
 _EXCEPTION = re.compile(r",?\s+(?:except|excluding)\b[^,.;:()]*", re.IGNORECASE)
@@ -427,11 +421,9 @@ def recency(sentence: str) -> str | None:
     match = _RECENT.search(sentence)
     if match is None:
         return None
-    word = match.group(1)
-    other = {"last": "this", "this": "last", "next": "this"}[word.lower()]
-    if word[0].isupper():
-        other = other.capitalize()
-    return sentence[: match.start()] + other + sentence[match.end() :]
+    return _put(
+        sentence, match, {"last": "this", "this": "last", "next": "this"}[match.group(1).lower()]
+    )
 
 
 MUTATIONS: dict[str, Callable[[str], str | None]] = {
