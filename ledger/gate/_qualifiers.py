@@ -14,7 +14,8 @@ drops them states something the span does not:
   states it as done (:func:`governing`). A governor that negates (``failed to``) is a negation
   cue of :mod:`ledger.gate._aligned_words` and fails as one.
 
-Each is a pure reading of the two stretches and the words after them.
+Each is a pure reading of the two stretches and the words after them;
+:func:`qualifier_conflict` turns the first found into the failed result the alignment gives.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 
 from ledger.gate._aligned_words import Kind, Word
 from ledger.gate._words import word_set
+from ledger.gate.model import CheckResult, Outcome
 
 BOUNDS = word_set(
     """
@@ -124,3 +126,52 @@ def governing(
     if mine.text != theirs.text or governor.text in INTENTIONS:
         return governor
     return None
+
+
+def qualifier_conflict(
+    claim_part: list[Word],
+    span_part: Sequence[Word],
+    mine: Word | None,
+    theirs: Word | None,
+    *,
+    hedged: bool,
+    shown: object,
+) -> CheckResult | None:
+    """The first span qualifier the claim's stretch drops, as a failed result, or ``None``:
+    a part (``anchor_misaligned``), a bound on the next matched figure (``anchor_misaligned``)
+    or a predicate governing it as an infinitive, which a claim without a hedge of its own
+    (``hedged``) states as done (``hedge_mismatch``). ``mine`` and ``theirs`` are the claim's
+    and the span's next matched words (``None`` after the last match); ``shown`` the span text
+    a detail shows."""
+    part = dropped_part(claim_part, span_part)
+    if part is not None:
+        return CheckResult(
+            "anchors",
+            Outcome.FAIL,
+            "anchor_misaligned",
+            f"the span says a part ({part.text!r}) where the claim says the whole; "
+            f"span text: {shown!r}",
+        )
+    if mine is None or theirs is None:
+        return None
+    bound = dropped_bound(claim_part, span_part, mine)
+    if bound is not None:
+        return CheckResult(
+            "anchors",
+            Outcome.FAIL,
+            "anchor_misaligned",
+            f"the span bounds the figure ({bound.text!r} {theirs.text!r}) where the claim "
+            f"states it exactly ({mine.text!r}); span text: {shown!r}",
+        )
+    if hedged:
+        return None
+    governor = governing(claim_part, span_part, mine, theirs)
+    if governor is None:
+        return None
+    return CheckResult(
+        "polarity",
+        Outcome.FAIL,
+        "hedge_mismatch",
+        f"the span says {governor.text!r} to {theirs.text!r} where the claim states "
+        f"{mine.text!r} as done; span text: {shown!r}",
+    )

@@ -54,7 +54,7 @@ from ledger.gate._matching import (
     span_clauses,
 )
 from ledger.gate._polarity_cues import DIRECTIONS
-from ledger.gate._qualifiers import dropped_bound, dropped_part, governing
+from ledger.gate._qualifiers import qualifier_conflict
 from ledger.gate._reach import leading, trailing
 from ledger.gate._reading import SPAN_CACHE_SIZE
 from ledger.gate._words import stem
@@ -241,19 +241,11 @@ def _stretch_conflict(
         )
     if not span_part:
         return None
-    part = dropped_part(claim_part, span_part)
-    if part is not None:
-        return CheckResult(
-            "anchors",
-            Outcome.FAIL,
-            "anchor_misaligned",
-            f"the span says a part ({part.text!r}) where the claim says the whole; "
-            f"span text: {shown!r}",
-        )
-    if next_word is not None and next_span is not None:
-        qualified = _qualified(claim_part, span_part, next_word, next_span, hedged, shown)
-        if qualified is not None:
-            return qualified
+    qualified = qualifier_conflict(
+        claim_part, span_part, next_word, next_span, hedged=hedged == _HEDGED, shown=shown
+    )
+    if qualified is not None:
+        return qualified
     has_opposite = opposable()
     for mine in claim_part:
         if mine.kind is Kind.WORD:
@@ -295,38 +287,6 @@ def _stretch_conflict(
                 ):
                     return _misaligned(mine, theirs, shown)
     return None
-
-
-def _qualified(
-    claim_part: list[Word],
-    span_part: Sequence[Word],
-    mine: Word,
-    theirs: Word,
-    hedged: int,
-    shown: _Shown,
-) -> CheckResult | None:
-    """A span qualifier of the next matched word that the claim drops (:mod:`._qualifiers`):
-    a bound on a figure (``anchor_misaligned``) or a predicate governing an infinitive, which
-    an unhedged claim states as done (``hedge_mismatch``)."""
-    bound = dropped_bound(claim_part, span_part, mine)
-    if bound is not None:
-        return CheckResult(
-            "anchors",
-            Outcome.FAIL,
-            "anchor_misaligned",
-            f"the span bounds the figure ({bound.text!r} {theirs.text!r}) where the claim "
-            f"states it exactly ({mine.text!r}); span text: {shown!r}",
-        )
-    if hedged == _HEDGED:
-        return None
-    governor = governing(claim_part, span_part, mine, theirs)
-    if governor is None:
-        return None
-    return _fail(
-        "hedge_mismatch",
-        f"the span says {governor.text!r} to {theirs.text!r} where the claim states "
-        f"{mine.text!r} as done; span text: {shown!r}",
-    )
 
 
 def _persons_swapped(claim_part: list[Word], span_part: Sequence[Word]) -> tuple[Word, Word] | None:
