@@ -77,6 +77,13 @@ CURATED: tuple[tuple[str, str], ...] = (
     ("last", "next"),
     ("previous", "next"),
     ("this", "previous"),
+    ("because", "although"),
+    ("because", "though"),
+    ("because", "despite"),
+    ("because", "notwithstanding"),
+    ("due", "despite"),
+    ("thanks", "despite"),
+    ("because", "so"),
 )
 """Opposite pairs WordNet lacks or files under other senses; each holds both ways. The time
 relations (``before``, ``during``, ``after``, ``until``, ``since``) pair where two cannot both
@@ -84,7 +91,8 @@ hold of one event: ``until`` and ``before`` may, as may ``since`` and ``after``.
 against ``to`` and ``from`` tells a change from a level (``rose by $5 million``, ``rose to
 $5 million``) and an agent from a recipient or source (``sold by``, ``sold to``).
 ``this``, ``last``, ``next`` and ``previous`` tell periods apart (``this week``, ``last
-week``)."""
+week``). A cause is no concession (``because``, ``due to``, ``thanks to`` against
+``although``, ``though``, ``despite``), and ``because`` runs the other way from ``so``."""
 
 
 def _wordnet_dir() -> Path | None:

@@ -107,22 +107,50 @@ def dropped_part(claim_part: list[Word], span_part: Sequence[Word]) -> Word | No
     return None
 
 
+GERUND_GOVERNORS = word_set(
+    """
+    consider considers considered considering contemplate contemplates contemplated discuss
+    discusses discussed propose proposes proposed suggest suggests suggested recommend
+    recommends recommended mull mulls mulled weigh weighs weighed explore explores explored
+    avoid avoids avoided resist resists resisted oppose opposes opposed delay delays delayed
+    postpone postpones postponed risk risks risked imagine imagines imagined envisage
+    envisages envisaged favor favors favored favour favours favoured
+    """
+)
+"""Predicates that govern a gerund without making it happen (``considered resigning``,
+``proposed selling``, ``avoided paying``)."""
+
+
 def governing(
     claim_part: list[Word], span_part: Sequence[Word], mine: Word, theirs: Word
 ) -> Word | None:
     """The span word governing ``theirs`` (matched to the claim's ``mine``) as an infinitive
-    (``tried`` of ``tried to approve``) that the claim's stretch drops, or ``None``: the span's
-    stretch ends ``<governor> to``, the claim's has no ``to``, the governor is no preposition's
-    head, negation nor implicative (:data:`IMPLICATIVES`), and the claim changes the verb's
-    form or the governor is an intention (:data:`INTENTIONS`)."""
-    if len(span_part) < 2 or span_part[-1].text != "to" or mine.kind is not Kind.WORD:
+    (``tried`` of ``tried to approve``) or a gerund (``considered`` of ``considered resigning``,
+    :data:`GERUND_GOVERNORS`, where the claim's word is no gerund) that the claim's stretch
+    drops, or ``None``. For an infinitive the claim's stretch has no ``to``, and either the
+    span's stretch is ``to`` alone (its subject the word matched before it) and the claim
+    changes the verb's form, or it ends ``<governor> to`` with a governor that is no
+    preposition's head, negation nor implicative (:data:`IMPLICATIVES`), and the claim changes
+    the verb's form or the governor is an intention (:data:`INTENTIONS`)."""
+    if not span_part or mine.kind is not Kind.WORD:
         return None
-    governor = span_part[-2]
-    if governor.negation or governor.text in PREPOSITIONAL or governor.text in IMPLICATIVES:
+    last = span_part[-1]
+    if last.text in GERUND_GOVERNORS:
+        # ``considered resigning`` under ``resigned``.
+        gerund = theirs.text.endswith("ing") and not mine.text.endswith("ing")
+        return last if gerund else None
+    if last.text != "to":
         return None
     for word in claim_part:
         if word.text == "to":
             return None
+    if len(span_part) == 1:
+        # The infinitive's subject is the matched word before it (``calls for the CEO to
+        # resign`` under ``The CEO resigned``): a changed form tells it.
+        return last if mine.text != theirs.text else None
+    governor = span_part[-2]
+    if governor.negation or governor.text in PREPOSITIONAL or governor.text in IMPLICATIVES:
+        return None
     if mine.text != theirs.text or governor.text in INTENTIONS:
         return governor
     return None

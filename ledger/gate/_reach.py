@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ledger.gate._aligned_words import CONDITIONS, Kind, Word
+from ledger.gate._lexicon import are_opposites
 from ledger.gate._matching import CONJUNCTIONS, SpanClause, lead_start
 from ledger.gate._qualifiers import PARTITIVES
 from ledger.gate._words import stem
@@ -166,8 +167,9 @@ def leading(
 ) -> Sequence[Word]:
     """The span words the claim's ``head`` (its words before the first match, at ``first``)
     is compared with: the margin of :func:`lead_start`, or as far back as the head reaches
-    (:func:`_head_start`), with the span's conjunction where the head begins at one (``and the
-    seller`` over ``or the seller``), and a condition that opens the span clause (``If A, B``
+    (:func:`_head_start`), with the span's conjunction where the head begins at one or at its
+    opposite (``and the seller`` over ``or the seller``; ``because she`` over ``although
+    she``), and a condition that opens the span clause (``If A, B``
     cited for ``B``) unless an earlier clause of the claim sentence took the span clause's
     opening (``opens`` false). Span words of a moved time phrase are left out."""
     found = span.words
@@ -175,7 +177,11 @@ def leading(
     # The head reaches at most its length and the words it may pass over back.
     if head and 0 < start > first - len(head) - MAX_PASSED:
         start = min(start, _head_start(head, found, first, moved))
-        if start and head[0].text in CONJUNCTIONS and found[start - 1].text in CONJUNCTIONS:
+        if (
+            start
+            and found[start - 1].text in CONJUNCTIONS
+            and (head[0].text in CONJUNCTIONS or are_opposites(head[0].key, found[start - 1].key))
+        ):
             start -= 1
     lead: Sequence[Word]
     if moved:

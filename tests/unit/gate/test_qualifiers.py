@@ -203,6 +203,8 @@ def test_does_not_verify_almost_or_nearly_over_a_plain_statement(claimed: str, c
         "The move was unlikely.",
         "The fee is rarely charged, except in Europe.",
         "Analysts questioned whether the fee is charged.",
+        "Although she objected, the plan passed because the board voted for it.",
+        "Calls for the CEO to resign grew after he considered resigning.",
     ],
 )
 def test_verifies_each_span_quoted_verbatim(text: str) -> None:
@@ -298,3 +300,40 @@ def test_reads_no_exception_in_a_unit_note() -> None:
     text = "Revenue was 5 (in thousands, except per share data)."
     verdict = _judge("Revenue was 5.", text)
     assert "negation_mismatch" not in {c.reason for c in verdict.checks}
+
+
+# -- causes, gerunds, an infinitive's subject -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("Sales rose because of higher prices.", "Sales rose despite higher prices."),
+        ("Sales rose because prices fell.", "Sales rose although prices fell."),
+        ("Sales rose, so prices fell.", "Sales rose because prices fell."),
+        ("Because she objected, the plan passed.", "Although she objected, the plan passed."),
+    ],
+)
+def test_rejects_a_cause_where_the_span_concedes_or_runs_the_other_way(
+    claimed: str, cited: str
+) -> None:
+    reason, _ = _rejection(claimed, cited, "polarity")
+    assert reason in ("antonym_mismatch", "direction_mismatch")
+
+
+@pytest.mark.parametrize(
+    "cited",
+    [
+        "The CEO considered resigning.",
+        "The CEO proposed resigning.",
+        "Calls for the CEO to resign grew.",
+    ],
+)
+def test_rejects_as_done_what_the_span_only_weighs_or_calls_for(cited: str) -> None:
+    reason, _ = _rejection("The CEO resigned.", cited, "polarity")
+    assert reason == "hedge_mismatch"
+
+
+def test_lets_a_gerund_claim_follow_its_governor() -> None:
+    verdict = _judge("The CEO considered resigning.", "The CEO considered resigning in May.")
+    assert verdict.status is Status.VERIFIED
