@@ -426,6 +426,27 @@ def recency(sentence: str) -> str | None:
     )
 
 
+_CAUSE = re.compile(r"\b(?:because of|because|although|though|despite|due to|thanks to)\b(?=\s+\w)")
+_CAUSES = {
+    "because of": "despite",
+    "because": "although",
+    "although": "because",
+    "though": "because",
+    "despite": "because of",
+    "due to": "despite",
+    "thanks to": "despite",
+}
+
+
+def cause(sentence: str) -> str | None:
+    """Turn the sentence's first cause into a concession or back (``because`` -> ``although``,
+    ``despite`` -> ``because of``, ``due to`` -> ``despite``), where a clause follows it."""
+    match = _CAUSE.search(sentence)
+    if match is None:
+        return None
+    return _put(sentence, match, _CAUSES[match.group(0)])
+
+
 MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "negation": negate,
     "antonym": antonym,
@@ -448,5 +469,6 @@ MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "frequency": frequency,
     "exception": exception,
     "recency": recency,
+    "cause": cause,
 }
 """Every kind of edit, by the name of its evaluation category (``mutant_<kind>``)."""

@@ -11,6 +11,7 @@ from benchmarks.gate_mutations import (
     again,
     antonym,
     bound,
+    cause,
     condition,
     conjunction,
     direction,
@@ -68,6 +69,8 @@ from benchmarks.gate_mutations import (
         (level, "Revenue fell to $3 million.", "Revenue fell by $3 million."),
         (frequency, "The fee is sometimes charged.", "The fee is charged."),
         (recency, "Sales fell last year.", "Sales fell this year."),
+        (cause, "Sales rose because prices fell.", "Sales rose although prices fell."),
+        (cause, "Sales rose despite the strike.", "Sales rose because of the strike."),
         (exception, "Sales rose in 2023, except in Europe.", "Sales rose in 2023."),
         (
             condition,
