@@ -185,12 +185,15 @@ computational claim's polarity check (:mod:`ledger.gate.polarity`)."""
 ALIGNMENT_HEDGES = word_set(
     """
     sometimes occasionally often frequently periodically intermittently sporadically rarely
-    seldom hardly barely scarcely infrequently doubt doubts doubted doubting whether
+    seldom hardly barely scarcely infrequently doubt doubts doubted doubting whether must
+    should shall ought
     """
 )
 """Hedges of the alignment only (the window check of computational claims keeps the polarity
 cues' list): how often (``The fee is sometimes charged`` is not ``The fee is charged``) and
-doubt (``The CEO doubted that sales rose``, ``Analysts questioned whether sales rose``)."""
+doubt (``The CEO doubted that sales rose``, ``Analysts questioned whether sales rose``) and
+obligation (``The fee must be paid``, ``Kate should have sent the slides`` says nothing of
+what was done)."""
 
 CONDITIONS = word_set("if unless")
 """Words that make a statement conditional: a hedge to the alignment, and read after the
@@ -200,12 +203,12 @@ dividend if profits rise.``; see :func:`ledger.gate._reach.trailing`)."""
 STRICT_HEDGES = word_set(
     """
     unlikely uncertain unclear almost nearly rarely seldom hardly barely scarcely infrequently
-    doubt doubts doubted doubting
+    doubt doubts doubted doubting must should shall ought
     """
 )
 """Hedges that negate: a claim must say them where its span does, not merely be hedged
 (``The deal almost closed`` says that it did not; ``nearly 500`` is fewer than 500;
-``rarely`` is nearly never; a doubt is no assertion)."""
+``rarely`` is nearly never; a doubt is no assertion; what must be is not what may be)."""
 
 _TOKEN = re.compile(r"n't|%|[;,]|[^\W_]+(?:[.,'][^\W_]+)*")
 """Words, ``n't``, ``%``, and the commas and semicolons that cut clauses (:func:`clauses`)."""

@@ -121,24 +121,46 @@ GERUND_GOVERNORS = word_set(
 ``proposed selling``, ``avoided paying``)."""
 
 
+GERUND_LINKS = word_set("about in on to of for toward towards")
+"""Prepositions through which a word governs a gerund (``thinking about renewing``,
+``interested in renewing``, ``close to agreeing``)."""
+FACTIVE_HEADS = word_set(
+    """
+    succeed succeeds succeeded succeeding proud known famous instrumental credited praised
+    celebrated thanked responsible
+    """
+)
+"""Words whose gerund did happen (``succeeded in selling``, ``proud of winning``)."""
+
+
 def governing(
     claim_part: list[Word], span_part: Sequence[Word], mine: Word, theirs: Word
 ) -> Word | None:
     """The span word governing ``theirs`` (matched to the claim's ``mine``) as an infinitive
-    (``tried`` of ``tried to approve``) or a gerund (``considered`` of ``considered resigning``,
-    :data:`GERUND_GOVERNORS`, where the claim's word is no gerund) that the claim's stretch
-    drops, or ``None``. For an infinitive the claim's stretch has no ``to``, and either the
-    span's stretch is ``to`` alone (its subject the word matched before it) and the claim
-    changes the verb's form, or it ends ``<governor> to`` with a governor that is no
-    preposition's head, negation nor implicative (:data:`IMPLICATIVES`), and the claim changes
-    the verb's form or the governor is an intention (:data:`INTENTIONS`)."""
+    (``tried`` of ``tried to approve``) or a gerund that the claim's stretch drops, or
+    ``None``.
+
+    A gerund (where the claim's word is none) is governed by a word of
+    :data:`GERUND_GOVERNORS` (``considered resigning``) or by any word but a factive one
+    through a preposition of :data:`GERUND_LINKS` (``thinking about renewing``). For an
+    infinitive the claim's stretch has no ``to``, and either the span's stretch is ``to``
+    alone (its subject the word matched before it) and the claim changes the verb's form, or
+    it ends ``<governor> to`` with a governor that is no preposition's head, negation nor
+    implicative (:data:`IMPLICATIVES`), and the claim changes the verb's form or the
+    governor is an intention (:data:`INTENTIONS`)."""
     if not span_part or mine.kind is not Kind.WORD:
         return None
     last = span_part[-1]
+    gerund = theirs.text.endswith("ing") and not mine.text.endswith("ing")
     if last.text in GERUND_GOVERNORS:
         # ``considered resigning`` under ``resigned``.
-        gerund = theirs.text.endswith("ing") and not mine.text.endswith("ing")
         return last if gerund else None
+    if gerund and last.text in GERUND_LINKS and len(span_part) > 1:
+        # ``thinking about renewing``, ``close to agreeing`` under ``renewed``, ``agreed``.
+        head = span_part[-2]
+        if head.must and head.text not in FACTIVE_HEADS and not head.negation:
+            return head
+        return None
     if last.text != "to":
         return None
     for word in claim_part:

@@ -327,6 +327,10 @@ def test_rejects_a_cause_where_the_span_concedes_or_runs_the_other_way(
         "The CEO considered resigning.",
         "The CEO proposed resigning.",
         "Calls for the CEO to resign grew.",
+        "The CEO is thinking about resigning.",
+        "The CEO is close to resigning.",
+        "The CEO should have resigned.",
+        "The CEO must resign.",
     ],
 )
 def test_rejects_as_done_what_the_span_only_weighs_or_calls_for(cited: str) -> None:
@@ -337,3 +341,15 @@ def test_rejects_as_done_what_the_span_only_weighs_or_calls_for(cited: str) -> N
 def test_lets_a_gerund_claim_follow_its_governor() -> None:
     verdict = _judge("The CEO considered resigning.", "The CEO considered resigning in May.")
     assert verdict.status is Status.VERIFIED
+
+
+def test_lets_a_factive_head_govern_a_gerund_the_claim_states() -> None:
+    verdict = _judge("The firm closed the plant.", "The firm succeeded in closing the plant.")
+    assert "hedge_mismatch" not in {c.reason for c in verdict.checks}
+    verdict = _judge("The firm closed the plant.", "The firm was thinking of closing the plant.")
+    assert "hedge_mismatch" in {c.reason for c in verdict.checks}
+
+
+def test_does_not_verify_an_obligation_over_a_permission() -> None:
+    verdict = _judge("Tenants must pay the fee.", "Tenants may pay the fee.")
+    assert verdict.status is not Status.VERIFIED
