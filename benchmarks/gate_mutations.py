@@ -447,6 +447,15 @@ def cause(sentence: str) -> str | None:
     return _put(sentence, match, _CAUSES[match.group(0)])
 
 
+_OBLIGED = re.compile(r"\b(?:must|should|shall|ought to)\s+(?!not\b|have\b|be\b)(?=[a-z]+\b)")
+
+
+def obligation(sentence: str) -> str | None:
+    """State what the sentence says must or should be done as done: drop the modal before
+    a verb (``Tenants must pay the fee.`` -> ``Tenants pay the fee.``)."""
+    return _cut(sentence, _OBLIGED.search(sentence))
+
+
 MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "negation": negate,
     "antonym": antonym,
@@ -470,5 +479,6 @@ MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "exception": exception,
     "recency": recency,
     "cause": cause,
+    "obligation": obligation,
 }
 """Every kind of edit, by the name of its evaluation category (``mutant_<kind>``)."""

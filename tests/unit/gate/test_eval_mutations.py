@@ -22,6 +22,7 @@ from benchmarks.gate_mutations import (
     level,
     negate,
     number,
+    obligation,
     ordinal,
     part,
     period,
@@ -71,6 +72,7 @@ from benchmarks.gate_mutations import (
         (recency, "Sales fell last year.", "Sales fell this year."),
         (cause, "Sales rose because prices fell.", "Sales rose although prices fell."),
         (cause, "Sales rose despite the strike.", "Sales rose because of the strike."),
+        (obligation, "Tenants must pay the fee.", "Tenants pay the fee."),
         (exception, "Sales rose in 2023, except in Europe.", "Sales rose in 2023."),
         (
             condition,
