@@ -186,14 +186,16 @@ ALIGNMENT_HEDGES = word_set(
     """
     sometimes occasionally often frequently periodically intermittently sporadically rarely
     seldom hardly barely scarcely infrequently doubt doubts doubted doubting whether must
-    should shall ought
+    should shall ought until till claim claims claimed alleges alleged believe believes
+    believed think thinks thought
     """
 )
 """Hedges of the alignment only (the window check of computational claims keeps the polarity
 cues' list): how often (``The fee is sometimes charged`` is not ``The fee is charged``) and
 doubt (``The CEO doubted that sales rose``, ``Analysts questioned whether sales rose``) and
 obligation (``The fee must be paid``, ``Kate should have sent the slides`` says nothing of
-what was done)."""
+what was done), a state that ended (``was the largest until 2020``) and belief or claim
+(``The company claims the drug cures ...``)."""
 
 CONDITIONS = word_set("if unless")
 """Words that make a statement conditional: a hedge to the alignment, and read after the
@@ -203,7 +205,8 @@ dividend if profits rise.``; see :func:`ledger.gate._reach.trailing`)."""
 STRICT_HEDGES = word_set(
     """
     unlikely uncertain unclear almost nearly rarely seldom hardly barely scarcely infrequently
-    doubt doubts doubted doubting must should shall ought
+    doubt doubts doubted doubting must should shall ought claim claims claimed alleges alleged
+    believe believes believed think thinks thought
     """
 )
 """Hedges that negate: a claim must say them where its span does, not merely be hedged

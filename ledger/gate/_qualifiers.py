@@ -93,18 +93,52 @@ def dropped_bound(claim_part: list[Word], span_part: Sequence[Word], figure: Wor
 
 PARTITIVES = word_set("half part parts portion partly partially fraction")
 """Words that say a part of what follows them (``sold half its stake``, ``paid in part``)."""
+FORMER = word_set("former formerly previously onetime")
+"""Words that put what follows them in the past (``the former CEO``, ``was formerly the
+largest``): a claim without them says it holds now."""
+_RANKS = word_set("most best worst least top leading")
 
 
 def dropped_part(claim_part: list[Word], span_part: Sequence[Word]) -> Word | None:
-    """A span word of the stretch saying a part (``half``, ``part of``) where the claim's
-    stretch says none, or ``None``; ``as part of`` says where, not how much."""
+    """A span word of the stretch saying a part (``half``, ``part of``) or a past
+    (:data:`FORMER`) where the claim's stretch says none, or ``None``; ``as part of`` says
+    where, not how much."""
     for i, word in enumerate(span_part):
+        if word.text in FORMER:
+            for mine in claim_part:
+                if mine.text in FORMER:
+                    return None
+            return word
         if word.text in PARTITIVES and not (i and span_part[i - 1].text == "as"):
             for mine in claim_part:
                 if mine.text in PARTITIVES:
                     return None
             return word
     return None
+
+
+def dropped_rank(claim_part: list[Word], span_part: Sequence[Word], top: Word) -> Word | None:
+    """A span word ranking the next matched superlative (``second largest``, ``one of the
+    largest``, ``among the largest``) where the claim's stretch has no rank of its own, or
+    ``None``: an ordinal in the last two words of the stretch, or ``one of`` or ``among``
+    anywhere in it."""
+    if not (top.text in _RANKS or (top.text.endswith("est") and len(top.text) > 4)):
+        return None
+    found = None
+    for i, word in enumerate(span_part):
+        if (
+            (word.kind is Kind.ORDINAL and i >= len(span_part) - 2)
+            or word.text == "among"
+            or (word.text == "one" and i + 1 < len(span_part) and span_part[i + 1].text == "of")
+        ):
+            found = word
+            break
+    if found is None:
+        return None
+    for mine in claim_part:
+        if mine.kind is Kind.ORDINAL or mine.text in ("among", "one"):
+            return None
+    return found
 
 
 GERUND_GOVERNORS = word_set(
@@ -121,6 +155,11 @@ GERUND_GOVERNORS = word_set(
 ``proposed selling``, ``avoided paying``)."""
 
 
+BARE_GOVERNORS = word_set("help helps helped helping")
+"""Predicates that govern a bare infinitive without making it happen (``helps cure``)."""
+LIGHT_VERBS = word_set("be become becomes remain stay reach hit have get")
+"""Verbs an infinitive of a span may hold that a claim turns into a state (``aims to become
+the largest`` under ``is the largest``)."""
 GERUND_LINKS = word_set("about in on to of for toward towards")
 """Prepositions through which a word governs a gerund (``thinking about renewing``,
 ``interested in renewing``, ``close to agreeing``)."""
@@ -155,6 +194,12 @@ def governing(
     if last.text in GERUND_GOVERNORS:
         # ``considered resigning`` under ``resigned``.
         return last if gerund else None
+    if last.text in BARE_GOVERNORS:
+        # ``helps cure`` under ``cures``.
+        return last if mine.text != theirs.text else None
+    embedded = _embedded_state(claim_part, span_part)
+    if embedded is not None:
+        return embedded
     if gerund and last.text in GERUND_LINKS and len(span_part) > 1:
         # ``thinking about renewing``, ``close to agreeing`` under ``renewed``, ``agreed``.
         head = span_part[-2]
@@ -178,6 +223,23 @@ def governing(
     return None
 
 
+def _embedded_state(claim_part: list[Word], span_part: Sequence[Word]) -> Word | None:
+    """The governor of ``<governor> to <light verb>`` inside the span's stretch (``aims to
+    become``, ``is set to become``, ``used to be``) when the claim's stretch has no ``to``."""
+    for i in range(1, len(span_part) - 1):
+        if span_part[i].text == "to" and span_part[i + 1].text in LIGHT_VERBS:
+            governor = span_part[i - 1]
+            if (
+                governor.negation
+                or governor.text in PREPOSITIONAL
+                or governor.text in IMPLICATIVES
+                or any(w.text == "to" for w in claim_part)
+            ):
+                return None
+            return governor
+    return None
+
+
 def qualifier_conflict(
     claim_part: list[Word],
     span_part: Sequence[Word],
@@ -195,15 +257,26 @@ def qualifier_conflict(
     a detail shows."""
     part = dropped_part(claim_part, span_part)
     if part is not None:
+        said = "a past" if part.text in FORMER else "a part"
+        whole = "it holds now" if part.text in FORMER else "the whole"
         return CheckResult(
             "anchors",
             Outcome.FAIL,
             "anchor_misaligned",
-            f"the span says a part ({part.text!r}) where the claim says the whole; "
+            f"the span says {said} ({part.text!r}) where the claim says {whole}; "
             f"span text: {shown!r}",
         )
     if mine is None or theirs is None:
         return None
+    rank = dropped_rank(claim_part, span_part, mine)
+    if rank is not None:
+        return CheckResult(
+            "anchors",
+            Outcome.FAIL,
+            "anchor_misaligned",
+            f"the span ranks {theirs.text!r} ({rank.text!r}) where the claim says it is first; "
+            f"span text: {shown!r}",
+        )
     bound = dropped_bound(claim_part, span_part, mine)
     if bound is not None:
         return CheckResult(

@@ -124,10 +124,11 @@ def trailing(tail: list[Word], span: SpanClause, last: int, moved: set[int]) -> 
     return out if condition is None else [*out, condition]
 
 
-LIMITS = (*sorted(CONDITIONS), "except", stem("excluding"))
-"""Keys of the words that limit what a span clause says: a condition (``if``, ``unless``) or
-an exception (``except``, ``excluding``), read in the first and last stretches wherever they
-stand in them (``Sales rose in 2023.`` over ``Sales rose in 2023, except in Europe.``)."""
+LIMITS = (*sorted(CONDITIONS), "except", stem("excluding"), "until", "till")
+"""Keys of the words that limit what a span clause says: a condition (``if``, ``unless``), an
+exception (``except``, ``excluding``) or an end (``until``), read in the first and last
+stretches wherever they stand in them (``Sales rose in 2023.`` over ``Sales rose in 2023,
+except in Europe.``; ``X is the largest bank.`` over ``X was the largest bank until 2020.``)."""
 
 
 def _limited(span: SpanClause) -> bool:

@@ -161,7 +161,6 @@ def test_reads_no_negation_where_the_verb_governs_no_infinitive_or_gerund(text: 
         ("Staff left the firm during the merger.", "Staff left the firm after the merger."),
         ("Staff left the firm during the merger.", "Staff left the firm before the merger."),
         ("The building rose during them.", "The building rose before them."),
-        ("Prices stayed high after June.", "Prices stayed high until June."),
         ("The team met this week.", "The team met last week."),
         ("The team will meet this month.", "The team will meet next month."),
     ],
@@ -205,6 +204,8 @@ def test_does_not_verify_almost_or_nearly_over_a_plain_statement(claimed: str, c
         "Analysts questioned whether the fee is charged.",
         "Although she objected, the plan passed because the board voted for it.",
         "Calls for the CEO to resign grew after he considered resigning.",
+        "X, once one of the largest banks and formerly the second largest, aims to become "
+        "the largest bank again until 2030, its former CEO believes.",
     ],
 )
 def test_verifies_each_span_quoted_verbatim(text: str) -> None:
@@ -352,4 +353,52 @@ def test_lets_a_factive_head_govern_a_gerund_the_claim_states() -> None:
 
 def test_does_not_verify_an_obligation_over_a_permission() -> None:
     verdict = _judge("Tenants must pay the fee.", "Tenants may pay the fee.")
+    assert verdict.status is not Status.VERIFIED
+
+
+# -- ranks, ends, pasts, beliefs, helps ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "cited",
+    [
+        "X is one of the largest banks in Europe.",
+        "X is among the largest banks in Europe.",
+        "X is the second-largest bank in Europe.",
+        "X is the former largest bank in Europe.",
+    ],
+)
+def test_rejects_first_place_where_the_span_ranks_it_lower(cited: str) -> None:
+    reason, _ = _rejection("X is the largest bank in Europe.", cited, "anchors")
+    assert reason == "anchor_misaligned"
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("X is the largest bank.", "X was the largest bank until 2020."),
+        ("Prices stayed high after June.", "Prices stayed high until June."),
+        ("X is the largest bank.", "X aims to become the largest bank."),
+        ("X is the largest bank.", "X is set to become the largest bank."),
+        ("X is the largest bank.", "X used to be the largest bank."),
+        ("The drug cures the disease.", "The drug helps cure the disease."),
+        ("The drug cures the disease.", "The company claims the drug cures the disease."),
+        ("The drug cures the disease.", "Doctors believe the drug cures the disease."),
+    ],
+)
+def test_rejects_a_state_the_span_ends_aims_at_or_only_believes(claimed: str, cited: str) -> None:
+    reason, _ = _rejection(claimed, cited, "polarity")
+    assert reason in ("hedge_mismatch", "antonym_mismatch")
+
+
+def test_rejects_the_ceo_where_the_span_says_the_former_ceo() -> None:
+    reason, detail = _rejection(
+        "The CEO approved the deal.", "The former CEO approved the deal.", "anchors"
+    )
+    assert reason == "anchor_misaligned"
+    assert "a past" in detail
+
+
+def test_does_not_verify_a_claim_resting_on_a_belief_it_does_not_state() -> None:
+    verdict = _judge("The company claims the drug cures it.", "The drug cures it.")
     assert verdict.status is not Status.VERIFIED
