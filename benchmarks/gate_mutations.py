@@ -456,6 +456,32 @@ def obligation(sentence: str) -> str | None:
     return _cut(sentence, _OBLIGED.search(sentence))
 
 
+_RANKED = re.compile(
+    r"\b(?:one of the |among the |(?:second|third|fourth|fifth)[- ])(?=\w+est\b|most\b|best\b)",
+    re.IGNORECASE,
+)
+
+
+def rank(sentence: str) -> str | None:
+    """Put first what the sentence ranks lower (``one of the largest banks`` -> ``the
+    largest banks``, ``second-largest`` -> ``largest``)."""
+    match = _RANKED.search(sentence)
+    if match is None:
+        return None
+    word = match.group(0).lower()
+    keep = "the " if word.startswith(("one of", "among")) else ""
+    return _put(sentence, match, keep)
+
+
+_FORMER = re.compile(r"\b(?:former|formerly|previously)\s+", re.IGNORECASE)
+
+
+def former(sentence: str) -> str | None:
+    """Say that what the sentence puts in the past holds now (``the former CEO`` -> ``the
+    CEO``, ``was formerly known as`` -> ``was known as``)."""
+    return _cut(sentence, _FORMER.search(sentence))
+
+
 MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "negation": negate,
     "antonym": antonym,
@@ -480,5 +506,7 @@ MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "recency": recency,
     "cause": cause,
     "obligation": obligation,
+    "rank": rank,
+    "former": former,
 }
 """Every kind of edit, by the name of its evaluation category (``mutant_<kind>``)."""
