@@ -99,6 +99,18 @@ largest``): a claim without them says it holds now."""
 _RANKS = word_set("most best worst least top leading")
 
 
+_MARKS = PARTITIVES | FORMER
+
+
+def _marked(span_part: Sequence[Word]) -> bool:
+    """Whether the stretch holds a word of :data:`PARTITIVES` or :data:`FORMER` at all (most
+    hold none, and are not read further)."""
+    for word in span_part:  # noqa: SIM110 (a loop: it runs for every stretch)
+        if word.text in _MARKS:
+            return True
+    return False
+
+
 def dropped_part(claim_part: list[Word], span_part: Sequence[Word]) -> Word | None:
     """A span word of the stretch saying a part (``half``, ``part of``) or a past
     (:data:`FORMER`) where the claim's stretch says none, or ``None``; ``as part of`` says
@@ -197,7 +209,7 @@ def governing(
     if last.text in BARE_GOVERNORS:
         # ``helps cure`` under ``cures``.
         return last if mine.text != theirs.text else None
-    embedded = _embedded_state(claim_part, span_part)
+    embedded = _embedded_state(claim_part, span_part) if len(span_part) > 2 else None
     if embedded is not None:
         return embedded
     if gerund and last.text in GERUND_LINKS and len(span_part) > 1:
@@ -255,7 +267,7 @@ def qualifier_conflict(
     (``hedged``) states as done (``hedge_mismatch``). ``mine`` and ``theirs`` are the claim's
     and the span's next matched words (``None`` after the last match); ``shown`` the span text
     a detail shows."""
-    part = dropped_part(claim_part, span_part)
+    part = dropped_part(claim_part, span_part) if _marked(span_part) else None
     if part is not None:
         said = "a past" if part.text in FORMER else "a part"
         whole = "it holds now" if part.text in FORMER else "the whole"
