@@ -84,6 +84,16 @@ CURATED: tuple[tuple[str, str], ...] = (
     ("due", "despite"),
     ("thanks", "despite"),
     ("because", "so"),
+    ("for", "against"),
+    ("on", "behind"),
+    ("ahead", "behind"),
+    ("within", "over"),
+    ("within", "outside"),
+    ("into", "out"),
+    ("at", "below"),
+    ("at", "above"),
+    ("at", "over"),
+    ("at", "under"),
 )
 """Opposite pairs WordNet lacks or files under other senses; each holds both ways. The time
 relations (``before``, ``during``, ``after``, ``until``, ``since``) pair where two cannot both
@@ -92,7 +102,10 @@ against ``to`` and ``from`` tells a change from a level (``rose by $5 million``,
 $5 million``) and an agent from a recipient or source (``sold by``, ``sold to``).
 ``this``, ``last``, ``next`` and ``previous`` tell periods apart (``this week``, ``last
 week``). A cause is no concession (``because``, ``due to``, ``thanks to`` against
-``although``, ``though``, ``despite``), and ``because`` runs the other way from ``so``."""
+``although``, ``though``, ``despite``), and ``because`` runs the other way from ``so``.
+Positions: ``for``/``against`` (a vote), ``on``/``ahead``/``behind`` (a schedule),
+``within``/``over``/``outside`` (a budget), ``into``/``out``, and ``at`` against ``below``,
+``above``, ``over``, ``under`` (``at par``, ``below par``)."""
 
 
 def _wordnet_dir() -> Path | None:

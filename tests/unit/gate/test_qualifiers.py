@@ -402,3 +402,18 @@ def test_rejects_the_ceo_where_the_span_says_the_former_ceo() -> None:
 def test_does_not_verify_a_claim_resting_on_a_belief_it_does_not_state() -> None:
     verdict = _judge("The company claims the drug cures it.", "The drug cures it.")
     assert verdict.status is not Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("The board voted for the merger.", "The board voted against the merger."),
+        ("The project is on schedule.", "The project is behind schedule."),
+        ("Costs came in within budget.", "Costs came in over budget."),
+        ("The firm moved into the market.", "The firm moved out of the market."),
+        ("Shares traded at par.", "Shares traded below par."),
+    ],
+)
+def test_rejects_a_position_swapped_for_one_that_cannot_also_hold(claimed: str, cited: str) -> None:
+    reason, _ = _rejection(claimed, cited, "polarity")
+    assert reason in ("antonym_mismatch", "direction_mismatch")
