@@ -31,7 +31,8 @@ The stricter cases (see ``docs/gate.md``, "Evaluation figures"):
 7. ``mutant_<kind>``: every verbatim sentence with one edit of each kind that applies
    (:mod:`benchmarks.gate_mutations`: negation, antonym, number, ordinal, quarter, scale,
    period, gender, plan, condition, direction, conjunction, embedded, bound, relation,
-   again, part, level, frequency, exception, recency, cause, obligation, rank, former)
+   again, part, level, frequency, exception, recency, cause, obligation, rank, former,
+   position)
    citing the sentence -> at most 1% verified;
 8. ``wice_negated``: supported WiCE claims with a negation inserted, citing their gold
    sentences -> at most 1% verified.

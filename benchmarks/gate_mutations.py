@@ -482,6 +482,34 @@ def former(sentence: str) -> str | None:
     return _cut(sentence, _FORMER.search(sentence))
 
 
+_POSITIONS = {
+    "for": "against",
+    "against": "for",
+    "on": "behind",
+    "behind": "ahead of",
+    "within": "over",
+    "into": "out of",
+    "at": "below",
+}
+_POSITION = re.compile(
+    r"\b(?:voted (?P<vote>for|against)|(?P<time>on|behind) schedule|(?P<budget>within) budget"
+    r"|moved (?P<move>into)|traded (?P<par>at) par)\b"
+)
+
+
+def position(sentence: str) -> str | None:
+    """Swap the sentence's first position of a vote, a schedule, a budget, a move or a price
+    (``voted for`` -> ``voted against``, ``on schedule`` -> ``behind schedule``, ``within
+    budget`` -> ``over budget``, ``moved into`` -> ``moved out of``, ``at par`` -> ``below
+    par``)."""
+    match = _POSITION.search(sentence)
+    if match is None:
+        return None
+    group = next(name for name, value in match.groupdict().items() if value)
+    start, end = match.span(group)
+    return sentence[:start] + _POSITIONS[match.group(group)] + sentence[end:]
+
+
 MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "negation": negate,
     "antonym": antonym,
@@ -508,5 +536,6 @@ MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "obligation": obligation,
     "rank": rank,
     "former": former,
+    "position": position,
 }
 """Every kind of edit, by the name of its evaluation category (``mutant_<kind>``)."""

@@ -28,6 +28,7 @@ from benchmarks.gate_mutations import (
     part,
     period,
     plan,
+    position,
     quarter,
     rank,
     recency,
@@ -78,6 +79,8 @@ from benchmarks.gate_mutations import (
         (rank, "X is one of the largest banks.", "X is the largest banks."),
         (rank, "X is the second-largest bank.", "X is the largest bank."),
         (former, "The former CEO left.", "The CEO left."),
+        (position, "The board voted for the merger.", "The board voted against the merger."),
+        (position, "Shares traded at par.", "Shares traded below par."),
         (exception, "Sales rose in 2023, except in Europe.", "Sales rose in 2023."),
         (
             condition,
