@@ -271,32 +271,23 @@ def qualifier_conflict(
     if part is not None:
         said = "a past" if part.text in FORMER else "a part"
         whole = "it holds now" if part.text in FORMER else "the whole"
-        return CheckResult(
-            "anchors",
-            Outcome.FAIL,
-            "anchor_misaligned",
+        return _misaligned(
             f"the span says {said} ({part.text!r}) where the claim says {whole}; "
-            f"span text: {shown!r}",
+            f"span text: {shown!r}"
         )
     if mine is None or theirs is None:
         return None
     rank = dropped_rank(claim_part, span_part, mine)
     if rank is not None:
-        return CheckResult(
-            "anchors",
-            Outcome.FAIL,
-            "anchor_misaligned",
+        return _misaligned(
             f"the span ranks {theirs.text!r} ({rank.text!r}) where the claim says it is first; "
-            f"span text: {shown!r}",
+            f"span text: {shown!r}"
         )
     bound = dropped_bound(claim_part, span_part, mine)
     if bound is not None:
-        return CheckResult(
-            "anchors",
-            Outcome.FAIL,
-            "anchor_misaligned",
+        return _misaligned(
             f"the span bounds the figure ({bound.text!r} {theirs.text!r}) where the claim "
-            f"states it exactly ({mine.text!r}); span text: {shown!r}",
+            f"states it exactly ({mine.text!r}); span text: {shown!r}"
         )
     if hedged:
         return None
@@ -310,3 +301,8 @@ def qualifier_conflict(
         f"the span says {governor.text!r} to {theirs.text!r} where the claim states "
         f"{mine.text!r} as done; span text: {shown!r}",
     )
+
+
+def _misaligned(detail: str) -> CheckResult:
+    """A failed anchors result for a qualifier the claim drops."""
+    return CheckResult("anchors", Outcome.FAIL, "anchor_misaligned", detail)
