@@ -143,11 +143,15 @@ repetition (``again``: a claim that something happened again says more than once
 GRAMMAR = STOP_WORDS - KEEP
 """Words a claim may add or drop without changing what it says."""
 
-NEGATION_CUES = NEGATIONS | {"non"} | word_set("deny denies denied denying excluding")
+NEGATION_CUES = (
+    NEGATIONS
+    | {"non"}
+    | word_set("deny denies denied denying excluding lack lacks lacked lacking absence absent")
+)
 """Negation cues of the alignment: the polarity cues, the prefix ``non-`` (a hyphenated
 ``non-binding`` reads ``non binding``), ``deny`` (``She denied that the deal closed`` does
-not say that it closed) and ``excluding`` (``Revenue excluding acquisitions rose`` is not
-what revenue did)."""
+not say that it closed), ``excluding`` (``Revenue excluding acquisitions rose`` is not what
+revenue did) and ``lack`` and ``absence`` (``found a lack of evidence`` found none)."""
 
 NEGATIVE_IMPLICATIVES = word_set(
     """

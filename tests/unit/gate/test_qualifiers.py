@@ -417,3 +417,15 @@ def test_does_not_verify_a_claim_resting_on_a_belief_it_does_not_state() -> None
 def test_rejects_a_position_swapped_for_one_that_cannot_also_hold(claimed: str, cited: str) -> None:
     reason, _ = _rejection(claimed, cited, "polarity")
     assert reason in ("antonym_mismatch", "direction_mismatch")
+
+
+@pytest.mark.parametrize(
+    "cited",
+    [
+        "The study found a lack of evidence of harm.",
+        "The study found an absence of evidence of harm.",
+    ],
+)
+def test_rejects_evidence_where_the_span_finds_its_lack(cited: str) -> None:
+    reason, _ = _rejection("The study found evidence of harm.", cited, "polarity")
+    assert reason == "negation_mismatch"
