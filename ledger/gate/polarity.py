@@ -19,9 +19,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ledger.gate._aligned_words import (
+    ALIGNMENT_HEDGES,
+    MODALS,
+    NEGATION_CUES,
+    NEGATIVE_IMPLICATIVES,
+)
 from ledger.gate._polarity_cues import DIRECTIONS, HEDGES, NEGATIONS
+from ledger.gate._qualifiers import INTENTIONS
 from ledger.gate._reading import Reading, read_span, read_text
-from ledger.gate._words import STOP_WORDS, stem
+from ledger.gate._words import STOP_WORDS, stem, word_set
 from ledger.gate.model import CheckResult, Outcome
 
 CHECK = "polarity"
@@ -29,18 +36,53 @@ WINDOW_MARGIN = 3
 """Tokens kept on each side of the matched stretch; covers ``did not`` before a verb."""
 
 
-def _cues(words: Sequence[str]) -> tuple[bool, bool, set[tuple[str, int]]]:
-    """Negation present, hedge present, and the (axis, side) direction cues of ``words``."""
-    negated = not NEGATIONS.isdisjoint(words)
-    hedged = not HEDGES.isdisjoint(words)
+_NEGATIONS = NEGATION_CUES - {"non"}
+"""The alignment's negation cues (``deny``, ``excluding``, ``lack``, ...) besides the polarity
+cues; ``non`` is left out (a window reads ``non-GAAP`` as one token)."""
+_HEDGES = HEDGES | MODALS | ALIGNMENT_HEDGES
+"""The alignment's hedges besides the polarity cues: ``will``, ``would``, how often, doubt,
+obligation, belief and ``until``."""
+_GOVERNORS = INTENTIONS | word_set("set poised")
+"""Words whose infinitive a window reads as not done (``was set to rise``, ``planned to
+sell``): no preposition's head (``due to``) is among them."""
+
+
+_PLAIN, _PLANNED, _HEDGED = 0, 1, 2
+"""How far a text is hedged: not at all, by a modal (``will``, ``would``) only, or by another
+hedge. A claim's modal covers a window's modal only (``will rise`` is not ``may rise``)."""
+
+
+def _cues(words: Sequence[str], prose: bool = True) -> tuple[bool, int, set[tuple[str, int]]]:
+    """Negation present, how far hedged, and the (axis, side) direction cues of ``words``.
+
+    Against ``prose`` (a sentence, not a table cell's evidence) the negations, hedges and
+    governed infinitives the alignment reads count too (``failed to rise``, ``was set to
+    rise``, ``would have risen``, ``excluding acquisitions``); a cell's window reads its
+    table's caption, whose ``excluding lease liabilities`` or ``should be read with`` says
+    nothing of the figure."""
     directions = {DIRECTIONS[w] for w in words if w in DIRECTIONS}
+    if not prose:
+        hedged = _PLAIN if HEDGES.isdisjoint(words) else _HEDGED
+        return not NEGATIONS.isdisjoint(words), hedged, directions
+    negated = not _NEGATIONS.isdisjoint(words)
+    hedged = _PLAIN if _HEDGES.isdisjoint(words) else _HEDGED
+    if hedged and _HEDGES.isdisjoint(word for word in words if word not in MODALS):
+        hedged = _PLANNED
+    if "to" in words:
+        for i in range(1, len(words) - 1):
+            if words[i] == "to" and words[i + 1].isalpha():
+                negated = negated or words[i - 1] in NEGATIVE_IMPLICATIVES
+                if words[i - 1] in _GOVERNORS:
+                    hedged = _HEDGED
     return negated, hedged, directions
 
 
-def _best_window(claim_stems: set[str], evidence: Sequence[str]) -> tuple[list[str], int]:
-    """The evidence window that matches the claim best, and how many claim stems it shares."""
+def _best_window(claim_stems: set[str], evidence: Sequence[str]) -> tuple[list[str], int, bool]:
+    """The evidence window that matches the claim best, how many claim stems it shares, and
+    whether it is prose (a table cell's evidence, its text and envelope, holds a line break)."""
     best: list[str] = []
     best_score = 0
+    prose = False
     for text in evidence:
         span = read_span(text)
         for words, stems in zip(span.sentence_tokens, span.sentence_stems, strict=True):
@@ -53,7 +95,8 @@ def _best_window(claim_stems: set[str], evidence: Sequence[str]) -> tuple[list[s
                 start = max(0, first - WINDOW_MARGIN)
                 best = [w for w, _ in words[start : last + WINDOW_MARGIN + 1]]
                 best_score = score
-    return best, best_score
+                prose = "\n" not in text
+    return best, best_score, prose
 
 
 def _shortest_cover(hits: list[tuple[int, str]], wanted: int) -> tuple[int, int]:
@@ -84,7 +127,7 @@ def check_polarity(claim: str | Reading, evidence: Sequence[str]) -> CheckResult
     reading = read_text(claim) if isinstance(claim, str) else claim
     claim_words = reading.cue_tokens
     claim_stems = {stem(w) for w in claim_words if w not in STOP_WORDS}
-    window, score = _best_window(claim_stems, evidence)
+    window, score, prose = _best_window(claim_stems, evidence)
     if score == 0:
         return CheckResult(
             CHECK,
@@ -92,8 +135,8 @@ def check_polarity(claim: str | Reading, evidence: Sequence[str]) -> CheckResult
             "no_matching_sentence",
             "no support sentence shares a content word with the claim",
         )
-    c_neg, c_hedge, c_dirs = _cues(claim_words)
-    s_neg, s_hedge, s_dirs = _cues(window)
+    c_neg, c_hedge, c_dirs = _cues(claim_words, prose)
+    s_neg, s_hedge, s_dirs = _cues(window, prose)
     shown = " ".join(window)
     if c_neg != s_neg:
         has, lacks = ("the claim", "the span") if c_neg else ("the span", "the claim")
@@ -103,7 +146,7 @@ def check_polarity(claim: str | Reading, evidence: Sequence[str]) -> CheckResult
             "negation_mismatch",
             f"{has} is negated and {lacks} is not; span text: {shown!r}",
         )
-    if s_hedge and not c_hedge:
+    if s_hedge and not (c_hedge == _HEDGED or c_hedge == s_hedge == _PLANNED):
         return CheckResult(
             CHECK,
             Outcome.FAIL,
