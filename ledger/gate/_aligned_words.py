@@ -186,6 +186,12 @@ MODALS = word_set("will would")
 over ``The board will approve the plan.`` turns a plan into a fact). Not to the window of a
 computational claim's polarity check (:mod:`ledger.gate.polarity`)."""
 
+PLAIN, PLANNED, HEDGED = 0, 1, 2
+"""How far a text is hedged, for the alignment's stretches and the polarity window alike: not
+at all, by a modal only (:data:`MODALS`, which covers only the other side's modals: ``will
+rise`` is not ``may rise``), or by another hedge (which covers every hedge of the other
+side)."""
+
 ALIGNMENT_HEDGES = word_set(
     """
     sometimes occasionally often frequently periodically intermittently sporadically rarely

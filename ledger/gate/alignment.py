@@ -42,7 +42,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ledger.gate._aligned_words import GRAMMAR, MODALS, STRICT_HEDGES, Kind, Word
+from ledger.gate._aligned_words import (
+    GRAMMAR,
+    HEDGED,
+    MODALS,
+    PLAIN,
+    PLANNED,
+    STRICT_HEDGES,
+    Kind,
+    Word,
+)
 from ledger.gate._lexicon import are_opposites, opposable
 from ledger.gate._matching import (
     TIME,
@@ -156,14 +165,14 @@ def _conflict(
     # The claim is hedged by a hedge of its own, not one it shares with the span at a matched
     # pair (``will rise`` does not cover the ``probably`` of ``will probably rise``); a modal
     # of its own covers only the span's modals (``would sell`` over ``will sell``, but not
-    # ``will increase`` over ``may increase``): see _HEDGED.
-    hedged = _PLAIN
+    # ``will increase`` over ``may increase``): see HEDGED.
+    hedged = PLAIN
     for i, w in enumerate(clause):
         if w.hedge and i not in shared:
             if w.text not in MODALS:
-                hedged = _HEDGED
+                hedged = HEDGED
                 break
-            hedged = _PLANNED
+            hedged = PLANNED
     first_c, first_s = pairs[0]
     head = (
         [w for i, w in enumerate(clause[:first_c]) if i not in moved] if moved else clause[:first_c]
@@ -187,11 +196,6 @@ def _conflict(
     if not tail and last_s + 1 == len(found):
         return None
     return _stretch_conflict(tail, trailing(tail, span, last_s, moved), None, None, hedged, shown)
-
-
-_PLAIN, _PLANNED, _HEDGED = 0, 1, 2
-"""How far a claim clause is hedged: not at all, by a modal of its own (which covers the span's
-modals), or by another hedge of its own (which covers every hedge of the span)."""
 
 
 def _stretch_conflict(
@@ -224,8 +228,8 @@ def _stretch_conflict(
         if w.hedge and s_hedge is None:
             if w.text in STRICT_HEDGES and not any(c.text == w.text for c in claim_part):
                 # A hedge that negates (``unlikely``) is not covered by one of the claim's.
-                hedged = _PLAIN
-            if hedged == _PLAIN or w.text not in MODALS:
+                hedged = PLAIN
+            if hedged == PLAIN or w.text not in MODALS:
                 s_hedge = w.text
     if (c_neg is None) != (s_neg is None):
         has, lacks, cue = ("claim", "span", c_neg) if c_neg else ("span", "claim", s_neg)
@@ -233,7 +237,7 @@ def _stretch_conflict(
             "negation_mismatch",
             f"the {has} is negated ({cue!r}) where the {lacks} is not; span text: {shown!r}",
         )
-    if hedged != _HEDGED and s_hedge is not None:
+    if hedged != HEDGED and s_hedge is not None:
         return _fail(
             "hedge_mismatch",
             f"the span is hedged ({s_hedge!r}) where the claim states it as fact; "
@@ -242,7 +246,7 @@ def _stretch_conflict(
     if not span_part:
         return None
     qualified = qualifier_conflict(
-        claim_part, span_part, next_word, next_span, hedged=hedged == _HEDGED, shown=shown
+        claim_part, span_part, next_word, next_span, hedged=hedged == HEDGED, shown=shown
     )
     if qualified is not None:
         return qualified

@@ -10,9 +10,15 @@ or removed from the matching stretch always fails.
 - negation: the claim has a negation cue and the window has none, or the reverse ->
   ``negation_mismatch``;
 - hedging: the window is hedged and the claim is not -> ``hedge_mismatch`` (a hedged claim may
-  cite a plain statement; a plain claim cannot cite a hedged one);
+  cite a plain statement; a plain claim cannot cite a hedged one; a claim's ``will`` covers
+  only a window's modal);
 - direction: on some axis (rise/fall, profit/loss, win/lose, ...) the claim uses only one side
   and the window only the other -> ``direction_mismatch``.
+
+A window of prose (a sentence, not a table cell's text and envelope) is read with the
+alignment's cues too: its negations (``failed to``, ``excluding``, ``lack``), its hedges
+(``would``, ``should``, ``believes``, ``until``) and an infinitive an intention governs
+(``was set to rise``).
 """
 
 from __future__ import annotations
@@ -21,9 +27,12 @@ from collections.abc import Sequence
 
 from ledger.gate._aligned_words import (
     ALIGNMENT_HEDGES,
+    HEDGED,
     MODALS,
     NEGATION_CUES,
     NEGATIVE_IMPLICATIVES,
+    PLAIN,
+    PLANNED,
 )
 from ledger.gate._polarity_cues import DIRECTIONS, HEDGES, NEGATIONS
 from ledger.gate._qualifiers import INTENTIONS
@@ -47,11 +56,6 @@ _GOVERNORS = INTENTIONS | word_set("set poised")
 sell``): no preposition's head (``due to``) is among them."""
 
 
-_PLAIN, _PLANNED, _HEDGED = 0, 1, 2
-"""How far a text is hedged: not at all, by a modal (``will``, ``would``) only, or by another
-hedge. A claim's modal covers a window's modal only (``will rise`` is not ``may rise``)."""
-
-
 def _cues(words: Sequence[str], prose: bool = True) -> tuple[bool, int, set[tuple[str, int]]]:
     """Negation present, how far hedged, and the (axis, side) direction cues of ``words``.
 
@@ -62,18 +66,17 @@ def _cues(words: Sequence[str], prose: bool = True) -> tuple[bool, int, set[tupl
     nothing of the figure."""
     directions = {DIRECTIONS[w] for w in words if w in DIRECTIONS}
     if not prose:
-        hedged = _PLAIN if HEDGES.isdisjoint(words) else _HEDGED
+        hedged = PLAIN if HEDGES.isdisjoint(words) else HEDGED
         return not NEGATIONS.isdisjoint(words), hedged, directions
     negated = not _NEGATIONS.isdisjoint(words)
-    hedged = _PLAIN if _HEDGES.isdisjoint(words) else _HEDGED
-    if hedged and _HEDGES.isdisjoint(word for word in words if word not in MODALS):
-        hedged = _PLANNED
+    hedges = {word for word in words if word in _HEDGES}
+    hedged = PLAIN if not hedges else PLANNED if hedges <= MODALS else HEDGED
     if "to" in words:
         for i in range(1, len(words) - 1):
             if words[i] == "to" and words[i + 1].isalpha():
                 negated = negated or words[i - 1] in NEGATIVE_IMPLICATIVES
                 if words[i - 1] in _GOVERNORS:
-                    hedged = _HEDGED
+                    hedged = HEDGED
     return negated, hedged, directions
 
 
@@ -146,7 +149,7 @@ def check_polarity(claim: str | Reading, evidence: Sequence[str]) -> CheckResult
             "negation_mismatch",
             f"{has} is negated and {lacks} is not; span text: {shown!r}",
         )
-    if s_hedge and not (c_hedge == _HEDGED or c_hedge == s_hedge == _PLANNED):
+    if s_hedge and not (c_hedge == HEDGED or c_hedge == s_hedge == PLANNED):
         return CheckResult(
             CHECK,
             Outcome.FAIL,
