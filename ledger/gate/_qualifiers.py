@@ -271,7 +271,7 @@ def qualifier_conflict(
     if part is not None:
         said = "a past" if part.text in FORMER else "a part"
         whole = "it holds now" if part.text in FORMER else "the whole"
-        return _misaligned(
+        return anchor_misaligned(
             f"the span says {said} ({part.text!r}) where the claim says {whole}; "
             f"span text: {shown!r}"
         )
@@ -279,13 +279,13 @@ def qualifier_conflict(
         return None
     rank = dropped_rank(claim_part, span_part, mine)
     if rank is not None:
-        return _misaligned(
+        return anchor_misaligned(
             f"the span ranks {theirs.text!r} ({rank.text!r}) where the claim says it is first; "
             f"span text: {shown!r}"
         )
     bound = dropped_bound(claim_part, span_part, mine)
     if bound is not None:
-        return _misaligned(
+        return anchor_misaligned(
             f"the span bounds the figure ({bound.text!r} {theirs.text!r}) where the claim "
             f"states it exactly ({mine.text!r}); span text: {shown!r}"
         )
@@ -294,15 +294,18 @@ def qualifier_conflict(
     governor = governing(claim_part, span_part, mine, theirs)
     if governor is None:
         return None
-    return CheckResult(
-        "polarity",
-        Outcome.FAIL,
+    return polarity_failure(
         "hedge_mismatch",
         f"the span says {governor.text!r} to {theirs.text!r} where the claim states "
         f"{mine.text!r} as done; span text: {shown!r}",
     )
 
 
-def _misaligned(detail: str) -> CheckResult:
-    """A failed anchors result for a qualifier the claim drops."""
+def anchor_misaligned(detail: str) -> CheckResult:
+    """A failed anchors result of the alignment (``anchor_misaligned``)."""
     return CheckResult("anchors", Outcome.FAIL, "anchor_misaligned", detail)
+
+
+def polarity_failure(reason: str, detail: str) -> CheckResult:
+    """A failed polarity result of the alignment."""
+    return CheckResult("polarity", Outcome.FAIL, reason, detail)

@@ -24,9 +24,9 @@ from ledger.gate._aligned_words import (
 )
 from ledger.gate._lexicon import are_opposites, opposable
 from ledger.gate._polarity_cues import DIRECTIONS
-from ledger.gate._qualifiers import qualifier_conflict
+from ledger.gate._qualifiers import anchor_misaligned, polarity_failure, qualifier_conflict
 from ledger.gate._words import stem
-from ledger.gate.model import CheckResult, Outcome
+from ledger.gate.model import CheckResult
 
 _DIRECTION_STEMS = {stem(w): axis for w, axis in DIRECTIONS.items()}
 
@@ -167,14 +167,7 @@ def _persons_swapped(claim_part: list[Word], span_part: Sequence[Word]) -> tuple
 
 
 def _misaligned(mine: Word, theirs: Word, shown: object) -> CheckResult:
-    return CheckResult(
-        "anchors",
-        Outcome.FAIL,
-        "anchor_misaligned",
+    return anchor_misaligned(
         f"the claim has {mine.text!r} where the span has {theirs.text!r} ({mine.kind.value}); "
-        f"span text: {shown!r}",
+        f"span text: {shown!r}"
     )
-
-
-def polarity_failure(reason: str, detail: str) -> CheckResult:
-    return CheckResult("polarity", Outcome.FAIL, reason, detail)

@@ -60,9 +60,10 @@ from ledger.gate._matching import (
     moved,
     span_clauses,
 )
+from ledger.gate._qualifiers import polarity_failure
 from ledger.gate._reach import leading, trailing
 from ledger.gate._reading import SPAN_CACHE_SIZE
-from ledger.gate._stretches import polarity_failure, stretch_conflict
+from ledger.gate._stretches import stretch_conflict
 from ledger.gate.model import CheckResult, Outcome
 
 _MAX_LISTED = 12
