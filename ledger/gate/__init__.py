@@ -7,6 +7,14 @@ establish support and ``rejected`` whenever a citation is broken or contradicted
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ledger.gate._compiled import select
+
+COMPILED = select(Path(__file__).parent)
+"""Whether the gate's modules run compiled (:mod:`ledger.gate._compiled`); decided before any
+of them is imported."""
+
 from ledger.gate.gate import HARD_CHECKS, ORDER, judge
 from ledger.gate.model import (
     Binding,
@@ -24,6 +32,7 @@ from ledger.gate.normalize import normalise_quote
 from ledger.gate.reasons import REASONS
 
 __all__ = [
+    "COMPILED",
     "HARD_CHECKS",
     "ORDER",
     "REASONS",
