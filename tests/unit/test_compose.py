@@ -116,3 +116,14 @@ def test_the_base_image_is_pinned_by_digest() -> None:
     assert re.fullmatch(r"python:3\.11-slim@sha256:[0-9a-f]{64}", images[0])
     froms = re.findall(r"^FROM (\S+)", dockerfile, re.MULTILINE)
     assert froms == ["${PYTHON_IMAGE}", "${PYTHON_IMAGE}"]
+
+
+def test_the_image_carries_the_compiled_gate() -> None:
+    """The build stage has a C compiler and setup.py; the image refuses to build without the
+    compiled gate rather than ship the slower one unnoticed."""
+    dockerfile = (ROOT / "docker" / "Dockerfile").read_text()
+    build, run = dockerfile.split("\nFROM ${PYTHON_IMAGE}\n")
+    assert "gcc" in build
+    assert "setup.py" in build
+    assert "gcc" not in run
+    assert "ledger.gate.COMPILED" in run
