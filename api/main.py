@@ -44,6 +44,7 @@ from api.routes import (
 from api.services import Services, build_services
 from api.settings import Settings
 from api.tracing import start_tracing
+from ledger.gate import COMPILED as GATE_COMPILED
 from ledger.gate import Status
 from ledger.gate.warm import warm_up
 from ledger.retrieval.dense import shared_embedder
@@ -117,6 +118,7 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
             "ledger_opened",
             database=services.runtime.database.describe(),
             signing_kid=services.ledger.signing_key.kid,
+            gate_compiled=GATE_COMPILED,
         )
         try:
             yield

@@ -10,6 +10,9 @@ of the claim are the same, the whitespace between them differs (a different stri
 verdict), so nothing the gate might remember about a claim text can help.
 Target: median <= 100 us.
 
+The gate runs compiled where the install compiled it (``setup.py``; docs/gate.md, "The compiled
+gate"), and from source with ``PROVLEDGER_GATE_PURE=1``; the first line says which.
+
 As a baseline in the same process it first times a fixed piece of plain Python (sorting 1,000
 words and joining them, what any text check does many times over), so that runs on machines
 or days of different speed can be compared as ratios.
@@ -22,7 +25,7 @@ import statistics
 import time
 from dataclasses import replace
 
-from ledger.gate import Binding, ClaimDraft, ClaimType, Role, SpanFacts, judge
+from ledger.gate import COMPILED, Binding, ClaimDraft, ClaimType, Role, SpanFacts, judge
 from ledger.gate._matching import span_clauses
 from ledger.gate._operands import cited_operands, span_figures
 from ledger.gate._reading import read_span
@@ -147,6 +150,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=5000)
     args = parser.parse_args()
     reference = _baseline(args.calls)
+    print("gate: " + ("compiled (mypyc)" if COMPILED else "from source"))
     print(f"baseline: sort and join 1,000 words, median {reference:.1f} us")
     for cold in (False, True):
         for name, case in (("factual", FACTUAL), ("computational", COMPUTATIONAL)):
