@@ -38,7 +38,7 @@ from processes.entailment_sampler import EntailmentSampler
 from processes.expiry import ExpiryProcess
 from processes.witness_client import WitnessClient
 from processes.witness_submitter import WitnessSubmitter
-from projections.database import ensure_postgres_schema
+from projections.database import ensure_postgres_schema, setup_lock
 from projections.log_rows import notification_id_of
 from projections.service import ReadSide
 
@@ -52,10 +52,13 @@ def open_ledger(settings: Settings) -> LedgerRuntime:
     if database.kind == "sqlite":
         assert database.sqlite_path is not None
         database.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
-    ensure_postgres_schema(database)
     limits = Limits(settings.max_text_bytes, settings.max_sentence_chars)
     checks = EventChecks(keyring, keystore.load_keyring, locate=notification_id_of)
-    ledger = Ledger(signing_key, database.eventsourcing_env(), checks)
+    # The schema and the event store's tables are created by whichever process opens the
+    # ledger first; others starting at the same moment wait for it (setup_lock).
+    with setup_lock(database):
+        ensure_postgres_schema(database)
+        ledger = Ledger(signing_key, database.eventsourcing_env(), checks)
     runtime = LedgerRuntime(
         ledger=ledger,
         keyring=keyring,

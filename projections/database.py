@@ -6,7 +6,9 @@ database and schema of the events. Async reads use aiosqlite or asyncpg.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,18 +192,51 @@ def _create(engine: Engine) -> None:
             index.create(engine, checkfirst=True)
 
 
-def ensure_postgres_schema(database: DatabaseConfig) -> None:
-    """Create the configured PostgreSQL schema if it does not exist yet."""
-    if database.kind != "postgresql" or not database.schema:
-        return
-    with psycopg.connect(
+def _connect(database: DatabaseConfig) -> psycopg.Connection[tuple[Any, ...]]:
+    return psycopg.connect(
         host=database.host,
         port=database.port,
         dbname=database.dbname,
         user=database.user,
         password=database.password or None,
         autocommit=True,
-    ) as conn:
+    )
+
+
+def setup_lock_key(database: DatabaseConfig) -> int:
+    """The advisory lock key under which a process prepares a PostgreSQL ledger: 63 bits of
+    SHA-256 of its schema (another key than the worker lease's, ``processes.lease``)."""
+    digest = hashlib.sha256(f"provledger.setup:{database.schema}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+@contextmanager
+def setup_lock(database: DatabaseConfig) -> Iterator[None]:
+    """Hold, on PostgreSQL, the ledger's setup lock while the body creates its schema, tables
+    and functions (a no-op on SQLite).
+
+    Two sessions creating the same schema at once fail with a unique violation, and two
+    replacing the same function or table at once with ``tuple concurrently updated``: an API
+    server and a projection runner started together, or several API workers, would otherwise
+    fail to start. The lock is a session-level advisory lock on a connection of its own,
+    released when the body ends (or the connection closes)."""
+    if database.kind != "postgresql":
+        yield
+        return
+    key = setup_lock_key(database)
+    with _connect(database) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+        try:
+            yield
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+
+
+def ensure_postgres_schema(database: DatabaseConfig) -> None:
+    """Create the configured PostgreSQL schema if it does not exist yet."""
+    if database.kind != "postgresql" or not database.schema:
+        return
+    with _connect(database) as conn:
         conn.execute(
             sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(database.schema))
         )
