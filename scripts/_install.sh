@@ -28,7 +28,8 @@ install_project() {
     target=".[$extra]" done_stamp=.venv/.installed-$extra
   fi
   if compgen -G ".venv/.installed*" >/dev/null; then
-    echo "pyproject.toml changed since the last install: reinstalling $target into .venv" >&2
+    echo "pyproject.toml or setup.py changed since the last install: reinstalling $target" \
+      "into .venv" >&2
   else
     echo "installing provledger ($target) and its dependencies into .venv;" \
       "the first run takes a minute or two, later runs skip this" >&2
@@ -43,6 +44,7 @@ install_project() {
 # sources than those in the checkout now; until then the gate runs from its sources
 # (ledger/gate/_compiled.py). Nothing to do where they never compiled (no C compiler).
 compile_gate() {
+  [ -f ledger/gate/_compiled.py ] || return 0
   local state
   state="$(.venv/bin/python - <<'PY'
 import runpy

@@ -1,17 +1,26 @@
-"""scripts/serve and scripts/check install the project only when pyproject.toml changed.
+"""scripts/serve and scripts/check install the project only when pyproject.toml or setup.py
+changed, and compile the gate again only when its sources changed.
 
 The install step (scripts/_install.sh) runs here against a stand-in ``.venv/bin/python`` that
 records each pip call, so the test needs neither the network nor a real install."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
+import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).parents[2] / "scripts" / "_install.sh"
+from ledger.gate._compiled import digests
+
+REPO = Path(__file__).parents[2]
+SCRIPT = REPO / "scripts" / "_install.sh"
 STAND_IN = """#!/usr/bin/env bash
+if [ "$1" = "-" ]; then exec REAL_PYTHON -; fi
 echo "$@" >> "$(dirname "$0")/../pip-calls"
 touch "$(dirname "$0")/provledger" && chmod +x "$(dirname "$0")/provledger"
 echo "Collecting something"
@@ -28,8 +37,9 @@ def checkout(tmp_path: Path) -> Path:
     bin_dir.mkdir(parents=True)
     (tmp_path / ".venv" / "pyvenv.cfg").write_text("version = 3.11.7\n")
     python = bin_dir / "python"
-    python.write_text(STAND_IN)
+    python.write_text(STAND_IN.replace("REAL_PYTHON", sys.executable))
     python.chmod(0o755)
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup()\n")
     return tmp_path
 
 
@@ -76,7 +86,61 @@ def test_a_changed_pyproject_reinstalls(checkout: Path) -> None:
     screen = _install(checkout)
 
     assert len(_pip_calls(checkout)) == 2
-    assert "pyproject.toml changed since the last install" in screen
+    assert "pyproject.toml or setup.py changed since the last install" in screen
+
+
+def test_a_changed_setup_py_reinstalls(checkout: Path) -> None:
+    _install(checkout)
+    (checkout / "setup.py").write_text("from setuptools import setup\nsetup(name='x')\n")
+
+    _install(checkout)
+
+    assert len(_pip_calls(checkout)) == 2
+
+
+def _gate(checkout: Path) -> Path:
+    """A gate package in the checkout with one compiled module, its extension and a manifest
+    of its source (as setup.py writes them)."""
+    gate = checkout / "ledger" / "gate"
+    gate.mkdir(parents=True)
+    shutil.copy(REPO / "ledger" / "gate" / "_compiled.py", gate)
+    (gate / "alignment.py").write_text("RULE = 1\n")
+    (gate / f"alignment{sysconfig.get_config_var('EXT_SUFFIX')}").write_bytes(b"\x7fELF")
+    (gate / "compiled.json").write_text(json.dumps(digests(gate)))
+    return gate
+
+
+def test_current_compiled_gate_is_left_alone(checkout: Path) -> None:
+    _gate(checkout)
+    _install(checkout)
+
+    screen = _install(checkout)
+
+    assert len(_pip_calls(checkout)) == 1
+    assert screen == ""
+
+
+def test_a_changed_gate_source_is_compiled_again(checkout: Path) -> None:
+    gate = _gate(checkout)
+    _install(checkout)
+    (gate / "alignment.py").write_text("RULE = 2\n")
+
+    screen = _install(checkout)
+
+    assert _pip_calls(checkout)[1:] == [
+        "-m pip install --disable-pip-version-check --progress-bar off --no-deps -e ."
+    ]
+    assert "compiling them again" in screen
+
+
+def test_a_gate_that_never_compiled_is_not_compiled_on_every_run(checkout: Path) -> None:
+    gate = _gate(checkout)
+    (gate / f"alignment{sysconfig.get_config_var('EXT_SUFFIX')}").unlink()
+    _install(checkout)
+
+    _install(checkout)
+
+    assert len(_pip_calls(checkout)) == 1
 
 
 def test_a_development_install_serves_but_a_plain_one_does_not_run_the_checks(
@@ -94,7 +158,8 @@ def test_a_development_install_serves_but_a_plain_one_does_not_run_the_checks(
 
 def test_a_failed_install_stops_and_is_tried_again_next_time(checkout: Path) -> None:
     python = checkout / ".venv" / "bin" / "python"
-    python.write_text(STAND_IN + 'echo "ERROR: No matching distribution"\nexit 1\n')
+    failing = 'echo "ERROR: No matching distribution"\nexit 1\n'
+    python.write_text(STAND_IN.replace("REAL_PYTHON", sys.executable) + failing)
 
     with pytest.raises(subprocess.CalledProcessError) as failed:
         _install(checkout)
