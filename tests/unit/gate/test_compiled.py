@@ -24,7 +24,6 @@ from ledger.gate._compiled import (
     compiled_names,
     current,
     digests,
-    extension,
 )
 
 REPO = Path(__file__).resolve().parents[3]
@@ -107,7 +106,9 @@ def _import_gate(root: Path, **env: str) -> dict[str, object]:
 
 
 built = pytest.mark.skipif(
-    extension(GATE, "alignment") is None, reason="the gate was not compiled in this checkout"
+    not current(GATE),
+    reason="the gate of this checkout is not compiled from these sources (scripts/check "
+    "compiles it)",
 )
 
 
