@@ -510,6 +510,25 @@ def position(sentence: str) -> str | None:
     return sentence[:start] + _POSITIONS[match.group(group)] + sentence[end:]
 
 
+_NEGATED_TAIL = re.compile(
+    r"\b(?:not|never|no(?!\.?\s*\d)|n't|without)\s+[^,;:()]*\w\s+"
+    r"(?P<tail>(?:in|on|for|since|during|from|at|by|with|under|over|after|before|until)"
+    r"(?:\s+[^\s,;:()]+?){1,5})(?P<end>[.!?]?\s*)$",
+    re.IGNORECASE,
+)
+
+
+def scope(sentence: str) -> str | None:
+    """Drop the phrase that ends the clause of the sentence's negation (``has not paid a
+    dividend since 2019`` -> ``has not paid a dividend``): what followed the negation
+    narrowed what it denied, so the sentence now denies more. ``No 310`` (a number) is no
+    negation, and no phrase in brackets is cut."""
+    match = _NEGATED_TAIL.search(sentence)
+    if match is None or " and " in match.group(0) or " but " in match.group(0):
+        return None
+    return sentence[: match.start("tail")].rstrip() + match.group("end")
+
+
 MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "negation": negate,
     "antonym": antonym,
@@ -537,5 +556,6 @@ MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "rank": rank,
     "former": former,
     "position": position,
+    "scope": scope,
 }
 """Every kind of edit, by the name of its evaluation category (``mutant_<kind>``)."""

@@ -63,6 +63,7 @@ from ledger.gate._matching import (
 from ledger.gate._qualifiers import polarity_failure
 from ledger.gate._reach import leading, trailing
 from ledger.gate._reading import SPAN_CACHE_SIZE
+from ledger.gate._scope import Taken, narrowed, note_taken
 from ledger.gate._stretches import stretch_conflict
 from ledger.gate.model import CheckResult, Outcome
 
@@ -278,6 +279,7 @@ def align_claim(
     cell_keys = [_cell_keys(text) for text in cells]
     polarity: CheckResult | None = None
     anchor: CheckResult | None = None
+    taken: dict[int, Taken] = {}
     wanted = aligned = 0
     worst = 1.0
     missing: list[str] = []
@@ -322,11 +324,11 @@ def align_claim(
             anchor = anchor or conflict
         elif conflict is not None:
             polarity = polarity or conflict
-    return ClaimAlignment(
-        polarity or _agrees(shown),
-        _support(wanted, aligned, worst, missing, threshold) if wanted else None,
-        anchor,
-    )
+        note_taken(taken, best.piece, clause, best.pairs, moved_keys)
+    support = _support(wanted, aligned, worst, missing, threshold) if wanted else None
+    if polarity is None and (support is None or support.outcome is Outcome.PASS):
+        support = narrowed(taken) or support
+    return ClaimAlignment(polarity or _agrees(shown), support, anchor)
 
 
 _NOTHING_ALIGNED = CheckResult(

@@ -49,7 +49,7 @@ def test_verifies_a_verbatim_quote_of_its_span(text: str) -> None:
 
 def test_verifies_a_claim_that_shares_no_down_payment_with_its_span() -> None:
     verdict = _judge(
-        "The plan offers a loan with no down payment.",
+        "The plan offers a loan with no down payment to first-time buyers.",
         "Since 2020 the plan offers a loan with no down payment to first-time buyers.",
     )
     assert verdict.status is Status.VERIFIED

@@ -34,6 +34,7 @@ from benchmarks.gate_mutations import (
     recency,
     relation,
     scale,
+    scope,
 )
 
 
@@ -82,6 +83,8 @@ from benchmarks.gate_mutations import (
         (position, "The board voted for the merger.", "The board voted against the merger."),
         (position, "Shares traded at par.", "Shares traded below par."),
         (exception, "Sales rose in 2023, except in Europe.", "Sales rose in 2023."),
+        (scope, "It has not paid a dividend since 2019.", "It has not paid a dividend."),
+        (scope, "She never worked for the firm before 2010", "She never worked for the firm"),
         (
             condition,
             "Fees are waived, unless stated otherwise, for members.",
@@ -142,3 +145,16 @@ def test_drops_no_condition_that_is_none_or_another_clauses(sentence: str) -> No
 )
 def test_leaves_a_to_without_a_direction_alone(sentence: str) -> None:
     assert direction(sentence) is None
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "He did not go to school.",
+        "It is not clear, he said in March.",
+        "The firm did not report a loss and revenue rose in 2023.",
+        "Sales rose in 2023.",
+    ],
+)
+def test_drops_no_phrase_outside_a_negations_clause(sentence: str) -> None:
+    assert scope(sentence) is None

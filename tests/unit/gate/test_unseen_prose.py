@@ -19,9 +19,11 @@ def test_builds_a_verbatim_case_and_each_edit_that_applies() -> None:
         "mutant_period",
         "mutant_gender",
         "mutant_again",
+        "mutant_scope",
     ]
     assert built[3].claim.text == "He did not sign the lease in March 2020."
     assert built[4].claim.text == "She did not sign the lease in March 2020 again."
+    assert built[5].claim.text == "She did not sign the lease."
 
 
 def test_reads_the_sources_shipped_with_the_dependencies() -> None:

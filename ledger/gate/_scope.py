@@ -1,0 +1,120 @@
+"""What a claim may not leave out under a negation it shares with the span.
+
+Leaving words of a span out is how a claim summarises it: ``The firm hired 200 staff in 2023``
+supports ``The firm hired staff``. Under a negation it is the other way round. A negation
+denies all of what follows it in its clause, so the words there narrow what is denied, and a
+claim that drops one denies more than the span does: ``The trial reported no serious side
+effects`` does not say ``The trial reported no side effects``, nor ``did not fully recover``
+``did not recover``, nor ``has not paid a dividend since 2019`` ``has not paid a dividend``.
+Adding words there is safe (they would have to align anyway). Such a claim is not contradicted,
+only not supported: ``support_scope_narrowed`` keeps it ``unverified``.
+
+The negation is one the claim aligns to the span's own (where they differ the alignment
+already fails ``negation_mismatch``), read as the alignment reads negations (``not``, ``no``,
+``never``, ``without``, ``failed to``, ``denied``, ``lack of``, ...), but not ``non-`` (it
+negates its own word: ``non-binding``), ``excluding``, ``except`` or ``unless`` (they set
+aside a part, they do not deny the rest of the clause). Its scope is read as the rest of the
+span clause (the alignment's clauses end at commas, semicolons and conjunctions), which is
+wider than grammar's on purpose: when in doubt, unverified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ledger.gate._aligned_words import Word
+from ledger.gate._matching import SpanClause
+from ledger.gate._words import word_set
+from ledger.gate.model import CheckResult, Outcome
+
+_NOT_DENYING = word_set("non excluding except unless notonly")
+"""Negation cues of the alignment that do not deny the rest of their clause."""
+_PREPOSITIONS = word_set(
+    """
+    about after against at before by during for from in into on onto over since through to
+    under until with within
+    """
+)
+"""Prepositions whose phrase, left out whole, narrows a denial even when its object is
+grammar (``would not cooperate with them``, ``had no teeth in it``)."""
+
+
+@dataclass(slots=True)
+class Taken:
+    """What the claim's clauses took in one span clause: its positions (matched, or in a
+    moved time phrase) and each clause's words with its pairs."""
+
+    span: SpanClause
+    positions: set[int] = field(default_factory=set)
+    matches: list[tuple[list[Word], list[tuple[int, int]]]] = field(default_factory=list)
+
+
+def note_taken(
+    taken: dict[int, Taken],
+    span: SpanClause,
+    clause: list[Word],
+    pairs: list[tuple[int, int]],
+    moved: set[int],
+) -> None:
+    """Note what a clause's match takes in ``span`` (``moved`` holds ``-s - 1`` for each span
+    position of a moved time phrase): a later clause of the claim may take the rest."""
+    entry = taken.get(id(span))
+    if entry is None:
+        entry = taken[id(span)] = Taken(span)
+    entry.positions.update(s for _, s in pairs)
+    entry.positions.update(-k - 1 for k in moved if k < 0)
+    entry.matches.append((clause, pairs))
+
+
+def narrowed(taken: dict[int, Taken]) -> CheckResult | None:
+    """Fail ``support_scope_narrowed`` for the first span clause in which, after a negation
+    the claim aligns to there, the claim leaves out a word that must align (not grammar) or a
+    preposition with the word after it."""
+    for entry in taken.values():
+        found = entry.span.words
+        cues = sorted(
+            {
+                s
+                for _, pairs in entry.matches
+                for _, s in pairs
+                if found[s].negation and found[s].text not in _NOT_DENYING
+            }
+        )
+        for cue in cues:
+            end = len(found)
+            dropped = [
+                w.text
+                for i, w in enumerate(found[cue + 1 : end], cue + 1)
+                if i not in entry.positions
+                and (w.must or (w.text in _PREPOSITIONS and _phrase_left_out(entry, i)))
+            ]
+            if dropped:
+                return CheckResult(
+                    "support",
+                    Outcome.FAIL,
+                    "support_scope_narrowed",
+                    f"the claim leaves out {_quoted(dropped)} of the span after "
+                    f"{found[cue].text!r}: the words after a negation narrow what it denies; "
+                    f"span text: {' '.join(w.text for w in found[cue:end])!r}",
+                )
+    return None
+
+
+def _phrase_left_out(entry: Taken, at: int) -> bool:
+    """Whether the preposition at span position ``at`` opens a phrase the claim leaves out:
+    the word after it is not taken either, and no clause matched there has a word of the same
+    text between its matches around that place (or before its first, or after its last)."""
+    found = entry.span.words
+    if at + 1 >= len(found) or at + 1 in entry.positions:
+        return False
+    for clause, pairs in entry.matches:
+        before = [c for c, s in pairs if s < at]
+        after = [c for c, s in pairs if s > at]
+        stretch = clause[before[-1] + 1 if before else 0 : after[0] if after else len(clause)]
+        if any(w.text == found[at].text for w in stretch):
+            return False
+    return True
+
+
+def _quoted(texts: list[str]) -> str:
+    return ", ".join(repr(t) for t in texts)

@@ -1,0 +1,111 @@
+"""Words a claim may not leave out under a negation it shares with the span
+(:mod:`ledger.gate._scope`).
+
+Under a negation the words that follow it narrow what is denied; a claim that drops one denies
+more than its span and is not supported (``support_scope_narrowed``, unverified). Each span
+below is true and each claim drops something after the span's negation; the span's verbatim
+quote still verifies, and so do claims that drop words elsewhere.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ledger.gate import Outcome, Status
+from tests.unit.gate._facts import judged
+
+NARROWED = [
+    ("The trial reported no serious side effects.", "The trial reported no side effects."),
+    ("The company did not fully recover its losses.", "The company did not recover its losses."),
+    ("Sales did not significantly change in 2023.", "Sales did not change in 2023."),
+    ("The CEO never publicly criticised the board.", "The CEO never criticised the board."),
+    ("There was no major outage last quarter.", "There was no outage last quarter."),
+    (
+        "The drug is not approved for use in children under five.",
+        "The drug is not approved for use in children.",
+    ),
+    (
+        "The board did not approve the merger in its current form.",
+        "The board did not approve the merger.",
+    ),
+    ("We found no evidence of fraud in the audited accounts.", "We found no evidence of fraud."),
+    ("Nobody on the team objected to the new schedule.", "Nobody objected to the new schedule."),
+    ("The company has not paid a dividend since 2019.", "The company has not paid a dividend."),
+    ("The shipment was not delivered on time.", "The shipment was not delivered."),
+    ("Revenue did not grow as fast as expected.", "Revenue did not grow."),
+    (
+        "The vendor is not required to refund the full fee.",
+        "The vendor is not required to refund the fee.",
+    ),
+    ("No customers in Europe were affected.", "No customers were affected."),
+    ("None of the new stores were profitable.", "None of the stores were profitable."),
+    ("The bank failed to meet its full-year target.", "The bank failed to meet its target."),
+    ("He would not cooperate with them.", "He would not cooperate."),
+    ("The treaty had no teeth in it.", "The treaty had no teeth."),
+]
+
+
+@pytest.mark.parametrize(("span", "claim"), NARROWED)
+def test_a_claim_that_drops_words_after_a_shared_negation_is_unverified(
+    span: str, claim: str
+) -> None:
+    verdict = judged(claim, span)
+    support = next(c for c in verdict.checks if c.check == "support")
+
+    assert verdict.status is Status.UNVERIFIED
+    assert (support.outcome, support.reason) == (Outcome.FAIL, "support_scope_narrowed")
+
+
+@pytest.mark.parametrize("span", [span for span, _ in NARROWED])
+def test_the_verbatim_quote_of_each_span_still_verifies(span: str) -> None:
+    assert judged(span, span).status is Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    ("span", "claim"),
+    [
+        # Words dropped outside the negation's clause, or before the negation.
+        (
+            "Sales rose 4% in 2023, but margins did not improve in the second half.",
+            "Sales rose in 2023.",
+        ),
+        ("The audited firm did not report a loss.", "The firm did not report a loss."),
+        # Cues that set a part aside rather than deny the rest of their clause.
+        (
+            "Revenue excluding acquisitions rose 5% in 2023.",
+            "Revenue excluding acquisitions rose in 2023.",
+        ),
+        ("The non-binding offer was made in March 2024.", "The non-binding offer was made."),
+        # Nothing left out; the same words in two claim clauses over one span clause.
+        ("The firm did not report a loss.", "The firm did not report a loss."),
+        (
+            "The index is relative to the start of the sequence, without copying any data and "
+            "with the returned index checked.",
+            "The index is relative to the start of the sequence, without copying any data and "
+            "with the returned index checked.",
+        ),
+        ("Not only did sales rise, margins held.", "Sales did rise."),
+    ],
+)
+def test_words_dropped_elsewhere_still_verify(span: str, claim: str) -> None:
+    assert judged(claim, span).status is Status.VERIFIED
+
+
+def test_the_detail_names_the_words_left_out_and_the_negation() -> None:
+    verdict = judged(
+        "The trial reported no side effects.", "The trial reported no serious side effects."
+    )
+    support = next(c for c in verdict.checks if c.check == "support")
+
+    assert "'serious'" in support.detail
+    assert "after 'no'" in support.detail
+
+
+def test_adding_words_under_the_negation_is_no_narrowing_but_must_align() -> None:
+    verdict = judged(
+        "The trial reported no serious side effects.", "The trial reported no side effects."
+    )
+    support = next(c for c in verdict.checks if c.check == "support")
+
+    assert verdict.status is Status.UNVERIFIED
+    assert support.reason == "support_unaligned"
