@@ -529,6 +529,26 @@ def scope(sentence: str) -> str | None:
     return sentence[: match.start("tail")].rstrip() + match.group("end")
 
 
+_DAYS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
+_DEADLINE = re.compile(
+    rf"\bby(?=\s+(?:(?P<day>{_DAYS})\b|(?P<end>the end of)\b|"
+    rf"(?P<month>{'|'.join(_MONTHS)})\b(?P<dated>\s+\d)?|(?P<year>(?:19|20)\d\d)\b))"
+)
+
+
+def deadline(sentence: str) -> str | None:
+    """Turn the sentence's first deadline into a time (``by Friday`` -> ``on Friday``, ``by
+    the end of June`` -> ``at the end of June``, ``by March 31`` -> ``on March 31``, ``by
+    March`` / ``by 2025`` -> ``in March`` / ``in 2025``): the sentence now says when it
+    happens, not by when."""
+    match = _DEADLINE.search(sentence)
+    if match is None:
+        return None
+    word = "on" if match.group("day") or match.group("dated") else "in"
+    word = "at" if match.group("end") else word
+    return sentence[: match.start()] + word + sentence[match.end() :]
+
+
 MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "negation": negate,
     "antonym": antonym,
@@ -557,5 +577,6 @@ MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "former": former,
     "position": position,
     "scope": scope,
+    "deadline": deadline,
 }
 """Every kind of edit, by the name of its evaluation category (``mutant_<kind>``)."""

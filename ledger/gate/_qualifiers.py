@@ -91,6 +91,40 @@ def dropped_bound(claim_part: list[Word], span_part: Sequence[Word], figure: Wor
     return word
 
 
+WEEKDAYS = word_set("monday tuesday wednesday thursday friday saturday sunday")
+_MOMENTS = WEEKDAYS | word_set("end close start beginning middle tomorrow noon midnight")
+"""Time words a deadline may stand before besides months, years and quarters (``by
+Friday``, ``by the end of June``)."""
+
+
+def dropped_deadline(
+    claim_part: list[Word], span_part: Sequence[Word], moment: Word
+) -> Word | None:
+    """The span's ``by`` setting a deadline on ``moment`` (a matched month, year, quarter or
+    :data:`_MOMENTS` word: ``due by March 31``, ``by the end of June``), with only grammar
+    or such words between them (``in June`` over ``by the end of June``), when the claim's stretch has no ``by`` of its own (``due on March 31``
+    says when, not by when); else ``None``."""
+    if (
+        moment.kind is not Kind.MONTH
+        and moment.kind is not Kind.YEAR
+        and moment.kind is not Kind.PERIOD
+        and moment.text not in _MOMENTS
+    ):
+        return None
+    for i in range(len(span_part) - 1, -1, -1):
+        word = span_part[i]
+        if word.text == "by":
+            break
+        if word.must and word.text not in _MOMENTS:
+            return None
+    else:
+        return None
+    for mine in claim_part:
+        if mine.text == "by":
+            return None
+    return word
+
+
 PARTITIVES = word_set("half part parts portion partly partially fraction")
 """Words that say a part of what follows them (``sold half its stake``, ``paid in part``)."""
 FORMER = word_set("former formerly previously onetime")
@@ -288,6 +322,12 @@ def qualifier_conflict(
         return anchor_misaligned(
             f"the span bounds the figure ({bound.text!r} {theirs.text!r}) where the claim "
             f"states it exactly ({mine.text!r}); span text: {shown!r}"
+        )
+    deadline = dropped_deadline(claim_part, span_part, mine)
+    if deadline is not None:
+        return anchor_misaligned(
+            f"the span sets a deadline ({deadline.text!r} {theirs.text!r}) where the claim "
+            f"says when ({mine.text!r}); span text: {shown!r}"
         )
     if hedged:
         return None

@@ -14,6 +14,7 @@ from benchmarks.gate_mutations import (
     cause,
     condition,
     conjunction,
+    deadline,
     direction,
     embedded,
     exception,
@@ -84,6 +85,10 @@ from benchmarks.gate_mutations import (
         (position, "Shares traded at par.", "Shares traded below par."),
         (exception, "Sales rose in 2023, except in Europe.", "Sales rose in 2023."),
         (scope, "It has not paid a dividend since 2019.", "It has not paid a dividend."),
+        (deadline, "Pay by Friday.", "Pay on Friday."),
+        (deadline, "Pay by March 31.", "Pay on March 31."),
+        (deadline, "Done by the end of June.", "Done at the end of June."),
+        (deadline, "Done by 2026.", "Done in 2026."),
         (scope, "She never worked for the firm before 2010", "She never worked for the firm"),
         (
             condition,
@@ -158,3 +163,7 @@ def test_leaves_a_to_without_a_direction_alone(sentence: str) -> None:
 )
 def test_drops_no_phrase_outside_a_negations_clause(sentence: str) -> None:
     assert scope(sentence) is None
+
+
+def test_leaves_a_by_before_a_name_alone() -> None:
+    assert deadline("She read a poem by Maya Angelou.") is None

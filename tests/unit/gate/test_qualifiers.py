@@ -477,3 +477,37 @@ def test_reads_a_cells_caption_with_the_polarity_cues_only() -> None:
         "borrowings, December 31, 2019 Fair Value: 12.4",
     )
     assert status is not Status.REJECTED
+
+
+# -- deadlines -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("Delivery will be on Friday.", "Delivery will be by Friday."),
+        ("Payment is due on March 31, 2024.", "Payment is due by March 31, 2024."),
+        ("The results come out at the end of June.", "The results come out by the end of June."),
+        ("The results come out in June.", "The results come out by the end of June."),
+        ("The plant will be closed in 2026.", "The plant will be closed by 2026."),
+        ("The migration finishes in Q3 2024.", "The migration finishes by Q3 2024."),
+    ],
+)
+def test_rejects_a_time_where_the_span_sets_a_deadline(claimed: str, cited: str) -> None:
+    reason, detail = _rejection(claimed, cited, "anchors")
+    assert reason == "anchor_misaligned"
+    assert "sets a deadline" in detail
+    assert _judge(cited, cited).status is Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("The deal closed by Friday.", "The deal closed on Friday."),
+        ("The company was founded by June Carter.", "The company was founded by June Carter."),
+        ("Revenue rose 5% in 2023.", "Revenue rose by 5% in 2023."),
+        ("The plan was approved in March.", "The plan was approved by the board in March."),
+    ],
+)
+def test_verifies_a_deadline_kept_or_a_by_that_is_no_deadline(claimed: str, cited: str) -> None:
+    assert _judge(claimed, cited).status is Status.VERIFIED
