@@ -102,8 +102,9 @@ def dropped_deadline(
 ) -> Word | None:
     """The span's ``by`` setting a deadline on ``moment`` (a matched month, year, quarter or
     :data:`_MOMENTS` word: ``due by March 31``, ``by the end of June``), with only grammar
-    or such words between them (``in June`` over ``by the end of June``), when the claim's stretch has no ``by`` of its own (``due on March 31``
-    says when, not by when); else ``None``."""
+    or such words between them (``in June`` over ``by the end of June``), when the claim's
+    stretch has no ``by`` of its own (``due on March 31`` says when, not by when); else
+    ``None``."""
     if (
         moment.kind is not Kind.MONTH
         and moment.kind is not Kind.YEAR
