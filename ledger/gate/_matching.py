@@ -240,8 +240,25 @@ def _adjacent(
         c0, s0 = out[-1]
         if c == c0 + 1 and content[s] - content[s0 + 1] > MAX_INSERTED:
             continue
+        if content[s] - content[s0 + 1] > 1 and _bridges(clause, span, c0, s0, c, s):
+            continue
         out.append((c, s))
     return out
+
+
+def _bridges(clause: list[Word], span: SpanClause, c0: int, s0: int, c: int, s: int) -> bool:
+    """Whether the span words between two matches hold a conjunction with words that are not
+    grammar on both sides of it, and the claim's words between them none: the claim would
+    join the start of one conjunct to the end of the next (``rejected by the board`` over
+    ``rejected by the committee and later approved by the board``), where leaving out a
+    conjunct whole is a summary (``Revenue rose`` over ``Revenue and profit rose``)."""
+    found = span.words
+    for k in range(s0 + 1, s):
+        if found[k].text in CONJUNCTIONS:
+            content = span.content
+            if content[k] - content[s0 + 1] > 0 and content[s] - content[k + 1] > 0:
+                return not any(clause[i].text in CONJUNCTIONS for i in range(c0 + 1, c))
+    return False
 
 
 def lead_start(span: SpanClause, first: int) -> int:

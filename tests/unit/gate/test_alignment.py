@@ -379,3 +379,44 @@ def test_splits_a_claim_into_clauses_each_aligned_to_its_own_span() -> None:
     assert result.support is not None
     assert (result.support.outcome, result.support.reason) == (Outcome.PASS, "support_aligned")
     assert result.polarity.reason == "polarity_agrees"
+
+
+@pytest.mark.parametrize(
+    ("claim", "span"),
+    [
+        (
+            "The proposal was rejected by the board.",
+            "The proposal was rejected by the committee and later approved by the board.",
+        ),
+        (
+            "We saw strong growth in licenses.",
+            "We saw strong growth in cloud and modest growth in licenses.",
+        ),
+        (
+            "She studied law at Harvard.",
+            "She studied law at Yale and economics at Harvard.",
+        ),
+        (
+            "The committee approved the plan.",
+            "The committee approved the budget and the board approved the plan.",
+        ),
+    ],
+)
+def test_does_not_join_the_start_of_one_conjunct_to_the_end_of_the_next(
+    claim: str, span: str
+) -> None:
+    assert _judge(claim, span).status is not Status.VERIFIED
+    assert _judge(span, span).status is Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    ("claim", "span"),
+    [
+        ("Revenue rose in 2023.", "Revenue and profit rose in 2023."),
+        ("Sales of cars rose.", "Sales of cars and trucks rose."),
+        ("Revenue rose in Asia.", "Revenue rose in Europe and in Asia."),
+        ("Shares of Google fell.", "Shares of Apple rose and shares of Google fell."),
+    ],
+)
+def test_verifies_a_claim_that_leaves_out_a_conjunct_whole(claim: str, span: str) -> None:
+    assert _judge(claim, span).status is Status.VERIFIED
