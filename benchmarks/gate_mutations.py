@@ -549,6 +549,24 @@ def deadline(sentence: str) -> str | None:
     return sentence[: match.start()] + word + sentence[match.end() :]
 
 
+_QUANTIFIER = re.compile(
+    r"(?<!\bthe )(?<!\bat )(?<!\bThe )(?<!\bAt )(?<!'s )(?<!\bhis )(?<!\bher )"
+    r"(?<!\bits )(?<!\btheir )(?<!\bour )(?<!\bmy )(?<!\byour )(?<!\bsome )(?<!\ba )"
+    r"\b(?:a few|most|many|several|few)\s+"
+    r"(?!of\b|more\b|less\b|other\b|times\b|years\b|\d)(?=[a-z])",
+    re.IGNORECASE,
+)
+
+
+def quantifier(sentence: str) -> str | None:
+    """Drop the sentence's first quantifier of a noun (``for most patients`` -> ``for
+    patients``, ``Many analysts expect`` -> ``Analysts expect``): the sentence now says of all
+    what it said of some. Not ``the most``, ``at most``, ``most of``, ``many times``, nor after
+    a possessive (``his most creative work``, ``their many tastes``), nor ``some`` (``ate some
+    bread`` says that bread was eaten)."""
+    return _cut(sentence, _QUANTIFIER.search(sentence))
+
+
 MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "negation": negate,
     "antonym": antonym,
@@ -578,5 +596,6 @@ MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "position": position,
     "scope": scope,
     "deadline": deadline,
+    "quantifier": quantifier,
 }
 """Every kind of edit, by the name of its evaluation category (``mutant_<kind>``)."""

@@ -27,6 +27,10 @@ from ledger.gate._matching import SpanClause
 from ledger.gate._words import word_set
 from ledger.gate.model import CheckResult, Outcome
 
+QUANTIFIERS = word_set("some most many several few")
+"""Determiners that say how many of what follows them (``for most patients``, ``some
+analysts``): a claim without one says it of all. Not ``the most`` (a superlative) nor ``at
+most`` (a bound)."""
 _NOT_DENYING = word_set("non excluding except unless notonly")
 """Negation cues of the alignment that do not deny the rest of their clause."""
 _PREPOSITIONS = word_set(
@@ -67,9 +71,10 @@ def note_taken(
 
 
 def narrowed(taken: dict[int, Taken]) -> CheckResult | None:
-    """Fail ``support_scope_narrowed`` for the first span clause in which, after a negation
-    the claim aligns to there, the claim leaves out a word that must align (not grammar) or a
-    preposition with the word after it."""
+    """Fail ``support_scope_narrowed`` for the first span clause in which the claim leaves out
+    a quantifier of a word it takes (:func:`_quantifier_dropped`) or, after a negation it
+    aligns to there, a word that must align (not grammar) or a preposition with the word
+    after it."""
     for entry in taken.values():
         found = entry.span.words
         cues = sorted(
@@ -80,6 +85,9 @@ def narrowed(taken: dict[int, Taken]) -> CheckResult | None:
                 if found[s].negation and found[s].text not in _NOT_DENYING
             }
         )
+        quantified = _quantifier_dropped(entry)
+        if quantified is not None:
+            return quantified
         for cue in cues:
             end = len(found)
             dropped = [
@@ -98,6 +106,43 @@ def narrowed(taken: dict[int, Taken]) -> CheckResult | None:
                     f"span text: {' '.join(w.text for w in found[cue:end])!r}",
                 )
     return None
+
+
+def _quantifier_dropped(entry: Taken) -> CheckResult | None:
+    """Fail ``support_scope_narrowed`` when the span clause says how many of a word the claim
+    takes (a :data:`QUANTIFIERS` word at most three words before it) and no clause of the
+    claim there says how many itself (``The pilot cut wait times for patients.`` over ``...
+    for most patients.``)."""
+    found = entry.span.words
+    for q, word in enumerate(found):
+        if word.text not in QUANTIFIERS or q in entry.positions:
+            continue
+        if q and found[q - 1].text in ("the", "at"):
+            continue
+        if not any(q < p <= q + 3 for p in entry.positions):
+            continue
+        if _quantified_in_claim(entry, q):
+            continue
+        return CheckResult(
+            "support",
+            Outcome.FAIL,
+            "support_scope_narrowed",
+            f"the claim leaves out {word.text!r} of the span: it says of all what the span says "
+            f"of {word.text}; span text: {' '.join(w.text for w in found[q : q + 4])!r}",
+        )
+    return None
+
+
+def _quantified_in_claim(entry: Taken, q: int) -> bool:
+    """Whether a claim clause says how many of the span word it matched first after the
+    quantifier at ``q``: a :data:`QUANTIFIERS` word among the three claim words before it."""
+    for clause, pairs in entry.matches:
+        for c, s in pairs:
+            if s > q:
+                if any(w.text in QUANTIFIERS for w in clause[max(c - 3, 0) : c]):
+                    return True
+                break
+    return False
 
 
 def _phrase_left_out(entry: Taken, at: int) -> bool:

@@ -81,8 +81,9 @@ REASONS: dict[tuple[str, str], Reason] = {
                "order to one support span"),
         Reason("support_unaligned", "support", _F, "a word of the claim aligns to nothing, or "
                "only out of order, in the span its clause aligns to"),
-        Reason("support_scope_narrowed", "support", _F, "under a negation it shares with the "
-               "span, the claim leaves out a word that narrows what the span denies"),
+        Reason("support_scope_narrowed", "support", _F, "the claim leaves out a span word that "
+               "narrows what the span says: a quantifier of a word it takes (some, most, "
+               "many, several, few), or a word after a negation it shares with the span"),
         Reason("no_content_words", "support", _S, "the claim has no content words"),
         Reason("no_evidence", "anchors", _S, "the claim has no support span"),
         Reason("no_evidence", "polarity", _S, "the claim has no support span"),

@@ -30,6 +30,7 @@ from benchmarks.gate_mutations import (
     period,
     plan,
     position,
+    quantifier,
     quarter,
     rank,
     recency,
@@ -86,6 +87,8 @@ from benchmarks.gate_mutations import (
         (exception, "Sales rose in 2023, except in Europe.", "Sales rose in 2023."),
         (scope, "It has not paid a dividend since 2019.", "It has not paid a dividend."),
         (deadline, "Pay by Friday.", "Pay on Friday."),
+        (quantifier, "It helped most patients.", "It helped patients."),
+        (quantifier, "A few plans were offered.", "Plans were offered."),
         (deadline, "Pay by March 31.", "Pay on March 31."),
         (deadline, "Done by the end of June.", "Done at the end of June."),
         (deadline, "Done by 2026.", "Done in 2026."),
@@ -167,3 +170,12 @@ def test_drops_no_phrase_outside_a_negations_clause(sentence: str) -> None:
 
 def test_leaves_a_by_before_a_name_alone() -> None:
     assert deadline("She read a poem by Maya Angelou.") is None
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["the most important thing", "at most 5 people", "most of the staff", "his most creative work",
+     "He ate some bread."],
+)  # fmt: skip
+def test_drops_no_superlative_bound_or_possessed_quantifier(sentence: str) -> None:
+    assert quantifier(sentence) is None

@@ -109,3 +109,46 @@ def test_adding_words_under_the_negation_is_no_narrowing_but_must_align() -> Non
 
     assert verdict.status is Status.UNVERIFIED
     assert support.reason == "support_unaligned"
+
+
+@pytest.mark.parametrize(
+    ("span", "claim"),
+    [
+        (
+            "The pilot cut wait times for most patients.",
+            "The pilot cut wait times for patients.",
+        ),
+        ("Some analysts expect a rebound in 2024.", "Analysts expect a rebound in 2024."),
+        ("Many customers renewed their contracts.", "Customers renewed their contracts."),
+        ("Several banks raised their rates.", "Banks raised their rates."),
+        ("A few plans include dental cover.", "Plans include dental cover."),
+        (
+            "The jolt caused many slips and a few spills.",
+            "The jolt caused slips and a few spills.",
+        ),
+    ],
+)
+def test_a_claim_that_says_of_all_what_the_span_says_of_some_is_unverified(
+    span: str, claim: str
+) -> None:
+    verdict = judged(claim, span)
+    support = next(c for c in verdict.checks if c.check == "support")
+
+    assert verdict.status is Status.UNVERIFIED
+    assert (support.outcome, support.reason) == (Outcome.FAIL, "support_scope_narrowed")
+    assert judged(span, span).status is Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    ("span", "claim"),
+    [
+        ("It was the most popular resort in 2023.", "It was the popular resort in 2023."),
+        ("The fund lost at most 5% in 2023.", "The fund lost at most 5% in 2023."),
+        ("Most analysts expect a rebound.", "Most analysts expect a rebound."),
+    ],
+)
+def test_a_superlative_a_bound_or_a_kept_quantifier_is_no_dropped_quantifier(
+    span: str, claim: str
+) -> None:
+    support = next(c for c in judged(claim, span).checks if c.check == "support")
+    assert support.reason != "support_scope_narrowed"
