@@ -238,12 +238,23 @@ def _adjacent(
     content = span.content
     for c, s in pairs[1:]:
         c0, s0 = out[-1]
-        if c == c0 + 1 and content[s] - content[s0 + 1] > MAX_INSERTED:
+        if c == c0 + 1 and (
+            content[s] - content[s0 + 1] > MAX_INSERTED or _figure_between(span, s0, s)
+        ):
             continue
         if content[s] - content[s0 + 1] > 1 and _bridges(clause, span, c0, s0, c, s):
             continue
         out.append((c, s))
     return out
+
+
+def _figure_between(span: SpanClause, s0: int, s: int) -> bool:
+    """Whether a figure stands between two span positions: the one word a span may insert
+    between neighbours of the claim is a modifier, not a count (``120 participants
+    completed`` is not said by ``120 participants, of whom 80 completed``; a year may stand
+    there: ``Revenue rose`` over ``Revenue in 2023 rose``)."""
+    found = span.words
+    return any(found[k].kind is Kind.NUMBER for k in range(s0 + 1, s))
 
 
 def _bridges(clause: list[Word], span: SpanClause, c0: int, s0: int, c: int, s: int) -> bool:

@@ -420,3 +420,12 @@ def test_does_not_join_the_start_of_one_conjunct_to_the_end_of_the_next(
 )
 def test_verifies_a_claim_that_leaves_out_a_conjunct_whole(claim: str, span: str) -> None:
     assert _judge(claim, span).status is Status.VERIFIED
+
+
+def test_the_one_word_between_neighbours_may_not_be_a_count() -> None:
+    span = "The study included 120 participants, of whom 80 completed the trial."
+    assert _judge("120 participants completed the trial.", span).status is not Status.VERIFIED
+    assert _judge("120 participants of whom 80 completed the trial.", span).status is (
+        Status.VERIFIED
+    )
+    assert _judge("Revenue rose 5%.", "Revenue in 2023 rose 5%.").status is Status.VERIFIED
