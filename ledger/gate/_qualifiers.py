@@ -97,13 +97,20 @@ _MOMENTS = WEEKDAYS | word_set("end close start beginning middle tomorrow noon m
 Friday``, ``by the end of June``)."""
 
 
+_TIME_BOUNDS = word_set("by since after before")
+"""Words that bound a time rather than place something in it (``by Friday``, ``since
+2019``, ``after 2020``)."""
+_CLAIM_BOUNDS = _TIME_BOUNDS | word_set("until till")
+
+
 def dropped_deadline(
     claim_part: list[Word], span_part: Sequence[Word], moment: Word
 ) -> Word | None:
-    """The span's ``by`` setting a deadline on ``moment`` (a matched month, year, quarter or
-    :data:`_MOMENTS` word: ``due by March 31``, ``by the end of June``), with only grammar
-    or such words between them (``in June`` over ``by the end of June``), when the claim's
-    stretch has no ``by`` of its own (``due on March 31`` says when, not by when); else
+    """The span's bound on ``moment`` (a matched month, year, quarter or :data:`_MOMENTS`
+    word): a :data:`_TIME_BOUNDS` word (``due by March 31``, ``since 2019``, ``by the end of
+    June``), with only grammar or such words between them (``in June`` over ``by the end of
+    June``), when the claim's stretch bounds the time by none of its own (``due on March 31``
+    says when, not by when; ``improved in 2019`` says when, not since when); else
     ``None``."""
     if (
         moment.kind is not Kind.MONTH
@@ -114,14 +121,14 @@ def dropped_deadline(
         return None
     for i in range(len(span_part) - 1, -1, -1):
         word = span_part[i]
-        if word.text == "by":
+        if word.text in _TIME_BOUNDS:
             break
         if word.must and word.text not in _MOMENTS:
             return None
     else:
         return None
     for mine in claim_part:
-        if mine.text == "by":
+        if mine.text in _CLAIM_BOUNDS:
             return None
     return word
 
@@ -327,7 +334,7 @@ def qualifier_conflict(
     deadline = dropped_deadline(claim_part, span_part, mine)
     if deadline is not None:
         return anchor_misaligned(
-            f"the span sets a deadline ({deadline.text!r} {theirs.text!r}) where the claim "
+            f"the span bounds the time ({deadline.text!r} {theirs.text!r}) where the claim "
             f"says when ({mine.text!r}); span text: {shown!r}"
         )
     if hedged:
