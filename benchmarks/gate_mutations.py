@@ -324,14 +324,14 @@ _BOUNDED = re.compile(
     r"\b(?:[Mm]ore than|[Ll]ess than|[Ff]ewer than|[Aa]t least|[Aa]t most|[Uu]p to|[Oo]ver|"
     r"[Uu]nder|[Aa]bove|[Bb]elow|[Nn]early|[Aa]lmost|[Aa]pproximately|[Aa]bout|[Aa]round|"
     r"[Rr]oughly|[Ii]n excess of|[Uu]pwards of|[Cc]lose to|[Jj]ust over|[Jj]ust under)\s+"
-    r"(?=[$\u20ac\u00a3]?\d)"
+    r"(?=[$\u20ac\u00a3]?\d|(?:doubled|tripled|quadrupled|halved)\b)"
 )
 
 
 def bound(sentence: str) -> str | None:
     """Drop the bound of the sentence's first bounded figure (``over $5 million`` -> ``$5
-    million``, ``at least 200`` -> ``200``): the claim states exactly what the sentence only
-    bounds."""
+    million``, ``at least 200`` -> ``200``, ``more than doubled`` -> ``doubled``): the claim
+    states exactly what the sentence only bounds."""
     return _cut(sentence, _BOUNDED.search(sentence))
 
 

@@ -71,11 +71,25 @@ the claim writes the governed verb in the span's own form (``The firms merge`` o
 plan to merge``): elsewhere a change of form (``approved`` over ``to approve``) tells it."""
 
 
+MULTIPLES = word_set(
+    """
+    double doubled doubles doubling triple tripled triples tripling quadruple quadrupled
+    quadruples halve halved halves halving
+    """
+)
+"""Verbs that state a figure (``costs doubled``): a bound may stand before them as before
+a number (``more than doubled``)."""
+
+
 def dropped_bound(claim_part: list[Word], span_part: Sequence[Word], figure: Word) -> Word | None:
-    """The span's bound on ``figure`` (a matched number or year: ``around 1850``), the last
-    word of its stretch or linked to it (``more than``, ``up to``), when the claim's stretch
-    has no bound of its own; else ``None``."""
-    if (figure.kind is not Kind.NUMBER and figure.kind is not Kind.YEAR) or not span_part:
+    """The span's bound on ``figure`` (a matched number or year, ``around 1850``, or a
+    multiple, ``more than doubled``), the last word of its stretch or linked to it (``more
+    than``, ``up to``), when the claim's stretch has no bound of its own; else ``None``."""
+    if (
+        figure.kind is not Kind.NUMBER
+        and figure.kind is not Kind.YEAR
+        and figure.text not in MULTIPLES
+    ) or not span_part:
         return None
     last = span_part[-1]
     word = last

@@ -87,6 +87,7 @@ from benchmarks.gate_mutations import (
         (exception, "Sales rose in 2023, except in Europe.", "Sales rose in 2023."),
         (scope, "It has not paid a dividend since 2019.", "It has not paid a dividend."),
         (deadline, "Pay by Friday.", "Pay on Friday."),
+        (bound, "Costs more than doubled.", "Costs doubled."),
         (quantifier, "It helped most patients.", "It helped patients."),
         (quantifier, "A few plans were offered.", "Plans were offered."),
         (deadline, "Pay by March 31.", "Pay on March 31."),

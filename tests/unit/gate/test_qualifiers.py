@@ -517,3 +517,11 @@ def test_rejects_a_time_where_the_span_bounds_it(claimed: str, cited: str) -> No
 )
 def test_verifies_a_deadline_kept_or_a_by_that_is_no_deadline(claimed: str, cited: str) -> None:
     assert _judge(claimed, cited).status is Status.VERIFIED
+
+
+@pytest.mark.parametrize("bound", ["more than", "nearly", "almost", "over"])
+def test_rejects_a_multiple_whose_bound_the_claim_drops(bound: str) -> None:
+    verdict = _judge("Costs doubled over the period.", f"Costs {bound} doubled over the period.")
+    assert verdict.status is Status.REJECTED
+    span = f"Costs {bound} doubled over the period."
+    assert _judge(span, span).status is Status.VERIFIED
