@@ -164,7 +164,7 @@ def _condition(span: SpanClause, start: int, end: int, *, trailing: bool) -> Wor
 
 
 def leading(
-    head: list[Word], span: SpanClause, first: int, moved: set[int], opens: bool
+    head: list[Word], span: SpanClause, first: int, moved: set[int], floor: int = -1
 ) -> Sequence[Word]:
     """The span words the claim's ``head`` (its words before the first match, at ``first``)
     is compared with: the margin of :func:`lead_start`, or as far back as the head reaches
@@ -172,7 +172,10 @@ def leading(
     opposite (``and the seller`` over ``or the seller``; ``because she`` over ``although
     she``), and a condition that opens the span clause (``If A, B``
     cited for ``B``) unless an earlier clause of the claim sentence took the span clause's
-    opening (``opens`` false). Span words of a moved time phrase are left out."""
+    opening. ``floor`` is the last span position such an earlier clause matched (``-1``:
+    none); the margin never reaches back to it (that clause compared those words already:
+    ``... must go though procedures``, cut before ``though`` in the claim, does not read the
+    ``must`` again). Span words of a moved time phrase are left out."""
     found = span.words
     start = lead_start(span, first)
     # The head reaches at most its length and the words it may pass over back.
@@ -184,12 +187,15 @@ def leading(
             and (head[0].text in CONJUNCTIONS or are_opposites(head[0].key, found[start - 1].key))
         ):
             start -= 1
+    start = max(start, floor + 1)
     lead: Sequence[Word]
     if moved:
         lead = [found[j] for j in range(start, first) if -j - 1 not in moved]
     else:
         lead = found[start:first]
     condition = (
-        _condition(span, 0, start, trailing=False) if start and opens and _limited(span) else None
+        _condition(span, 0, start, trailing=False)
+        if start and floor < 0 and _limited(span)
+        else None
     )
     return lead if condition is None else [condition, *lead]

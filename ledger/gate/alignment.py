@@ -110,7 +110,7 @@ def _conflict(
     pairs: list[tuple[int, int]],
     moved: set[int],
     *,
-    opens: bool = True,
+    floor: int = -1,
 ) -> CheckResult | None:
     """The first disagreement at the aligned positions, or ``None``: at each matched pair,
     then in each stretch between two (see :func:`ledger.gate._stretches.stretch_conflict`).
@@ -159,7 +159,7 @@ def _conflict(
     head = (
         [w for i, w in enumerate(clause[:first_c]) if i not in moved] if moved else clause[:first_c]
     )
-    lead = leading(head, span, first_s, moved, opens)
+    lead = leading(head, span, first_s, moved, floor)
     result = stretch_conflict(head, lead, clause[first_c], found[first_s], hedged, shown)
     for c1, s1, c2, s2 in gaps:
         if result is not None:
@@ -307,7 +307,7 @@ def align_claim(
         # A span clause an earlier clause of this claim sentence took: what opens it is that
         # clause's.
         piece_id = id(best.piece)
-        opens = piece_id not in floors
+        floor = floors.get(piece_id, -1)
         floors[piece_id] = best.pairs[-1][1]
         aligned += best.score
         if must:
@@ -319,7 +319,7 @@ def align_claim(
             matched = {c for c, _ in best.pairs} | {c for c, _ in best.moved}
             missing += [w.text for i, w in enumerate(clause) if w.must and i not in matched]
         shown = shown or _Shown(best.piece, best.pairs)
-        conflict = _conflict(clause, best.piece, best.pairs, moved_keys, opens=opens)
+        conflict = _conflict(clause, best.piece, best.pairs, moved_keys, floor=floor)
         if conflict is not None and conflict.check == "anchors":
             anchor = anchor or conflict
         elif conflict is not None:
