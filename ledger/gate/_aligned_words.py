@@ -386,16 +386,20 @@ def _negated(word: Word) -> Word:
 
 BREAK_WORDS = frozenset(_ordered("and but while whereas although though"))
 """Conjunctions a clause may begin with."""
+COMMA_BREAKS = BREAK_WORDS | {"so"}
+"""Conjunctions a clause may begin with after a comma: also ``so`` (``Sales did not rise, so
+we cut costs``), which without one is more often a degree (``not so different``)."""
 
 
-_MARKS = BREAK_WORDS | {";", ","}
+_MARKS = COMMA_BREAKS | {";", ","}
 """The words :func:`clauses` looks at: the others are only carried into the current clause."""
 
 
 def clauses(found: list[Word], *, claim: bool) -> list[list[Word]]:
     """The clauses of one sentence's words: cut at a semicolon, before ``but``, and before a
-    conjunction of :data:`BREAK_WORDS` after a comma; a claim also before a plain conjunction
-    (so that a claim clause never needs two span clauses). Commas and semicolons are dropped."""
+    conjunction of :data:`COMMA_BREAKS` after a comma; a claim also before a plain conjunction
+    of :data:`BREAK_WORDS` (so that a claim clause never needs two span clauses). Commas and
+    semicolons are dropped."""
     out: list[list[Word]] = []
     current: list[Word] = []
     comma = False
@@ -414,7 +418,7 @@ def clauses(found: list[Word], *, claim: bool) -> list[list[Word]]:
                 current = []
             comma = text == ","
             continue
-        if current and (claim or comma or text == "but"):
+        if current and (comma or text == "but" or (claim and text in BREAK_WORDS)):
             out.append(current)
             current = []
         current.append(word)

@@ -39,6 +39,10 @@ class SpanClause:
     positions: dict[str, tuple[int, ...]]
     content: tuple[int, ...]
     shown: dict[tuple[int, int], str] = field(default_factory=dict, compare=False, repr=False)
+    opening: SpanClause | None = field(default=None, compare=False, repr=False)
+    """The first clause of the sentence, where it opens with a condition (``If A, B, and C``:
+    the condition governs ``and C`` as well as ``B``); ``None`` for that clause itself and
+    where the sentence opens with none."""
 
 
 @lru_cache(maxsize=SPAN_CACHE_SIZE)
@@ -46,19 +50,28 @@ def span_clauses(text: str) -> tuple[SpanClause, ...]:
     """The clauses of a span text (sentences cut as a claim's are), each as its words."""
     out: list[SpanClause] = []
     for sentence in sentences(mask_cues(text)):
-        for found in _merged(cut_clauses(words(sentence), claim=False)):
+        opening: SpanClause | None = None
+        for n, found in enumerate(_merged(cut_clauses(words(sentence), claim=False))):
             positions: dict[str, list[int]] = {}
             for i, word in enumerate(found):
                 positions.setdefault(word.key, []).append(i)
             content = [0]
             for word in found:
                 content.append(content[-1] + (word.text not in GRAMMAR))
-            out.append(
-                SpanClause(
-                    tuple(found), {k: tuple(v) for k, v in positions.items()}, tuple(content)
-                )
+            clause = SpanClause(
+                tuple(found),
+                {k: tuple(v) for k, v in positions.items()},
+                tuple(content),
+                opening=opening,
             )
+            if n == 0 and found[0].text in _OPENING_CONDITIONS:
+                opening = clause
+            out.append(clause)
     return tuple(out)
+
+
+_OPENING_CONDITIONS = frozenset(["if", "unless"])
+"""Words whose condition, opening a sentence, governs every clause of it."""
 
 
 def claim_clauses(text: str) -> list[list[Word]]:

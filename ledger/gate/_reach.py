@@ -164,7 +164,12 @@ def _condition(span: SpanClause, start: int, end: int, *, trailing: bool) -> Wor
 
 
 def leading(
-    head: list[Word], span: SpanClause, first: int, moved: set[int], floor: int = -1
+    head: list[Word],
+    span: SpanClause,
+    first: int,
+    moved: set[int],
+    floor: int = -1,
+    governed: Word | None = None,
 ) -> Sequence[Word]:
     """The span words the claim's ``head`` (its words before the first match, at ``first``)
     is compared with: the margin of :func:`lead_start`, or as far back as the head reaches
@@ -175,7 +180,9 @@ def leading(
     opening. ``floor`` is the last span position such an earlier clause matched (``-1``:
     none); the margin never reaches back to it (that clause compared those words already:
     ``... must go though procedures``, cut before ``though`` in the claim, does not read the
-    ``must`` again). Span words of a moved time phrase are left out."""
+    ``must`` again). ``governed`` is the condition that opens the span clause's sentence in an
+    earlier span clause no clause of the claim took (``If A, B, and C`` cited for ``C``): it
+    is read as if it opened this one. Span words of a moved time phrase are left out."""
     found = span.words
     start = lead_start(span, first)
     # The head reaches at most its length and the words it may pass over back.
@@ -198,4 +205,5 @@ def leading(
         if start and floor < 0 and _limited(span)
         else None
     )
+    condition = condition or governed
     return lead if condition is None else [condition, *lead]

@@ -111,6 +111,7 @@ def _conflict(
     moved: set[int],
     *,
     floor: int = -1,
+    governed: Word | None = None,
 ) -> CheckResult | None:
     """The first disagreement at the aligned positions, or ``None``: at each matched pair,
     then in each stretch between two (see :func:`ledger.gate._stretches.stretch_conflict`).
@@ -159,7 +160,7 @@ def _conflict(
     head = (
         [w for i, w in enumerate(clause[:first_c]) if i not in moved] if moved else clause[:first_c]
     )
-    lead = leading(head, span, first_s, moved, floor)
+    lead = leading(head, span, first_s, moved, floor, governed)
     result = stretch_conflict(head, lead, clause[first_c], found[first_s], hedged, shown)
     for c1, s1, c2, s2 in gaps:
         if result is not None:
@@ -319,7 +320,14 @@ def align_claim(
             matched = {c for c, _ in best.pairs} | {c for c, _ in best.moved}
             missing += [w.text for i, w in enumerate(clause) if w.must and i not in matched]
         shown = shown or _Shown(best.piece, best.pairs)
-        conflict = _conflict(clause, best.piece, best.pairs, moved_keys, floor=floor)
+        conflict = _conflict(
+            clause,
+            best.piece,
+            best.pairs,
+            moved_keys,
+            floor=floor,
+            governed=_governing(best.piece, floor, floors),
+        )
         if conflict is not None and conflict.check == "anchors":
             anchor = anchor or conflict
         elif conflict is not None:
@@ -329,6 +337,16 @@ def align_claim(
     if polarity is None and (support is None or support.outcome is Outcome.PASS):
         support = narrowed(taken) or support
     return ClaimAlignment(polarity or _agrees(shown), support, anchor)
+
+
+def _governing(piece: SpanClause, floor: int, floors: dict[int, int]) -> Word | None:
+    """The condition opening the sentence of ``piece`` in an earlier span clause (``If A, B,
+    and C``), when the clause now matched opens ``piece`` (``floor`` below 0) and no clause of
+    the claim sentence took that earlier one (``floors``): the claim drops it."""
+    opening = piece.opening
+    if opening is None or floor >= 0 or id(opening) in floors:
+        return None
+    return opening.words[0]
 
 
 _NOTHING_ALIGNED = CheckResult(

@@ -439,3 +439,33 @@ def test_a_later_clause_does_not_read_again_what_an_earlier_clause_matched() -> 
     assert _judge("New entrants go though immigration procedures.", text).status is not (
         Status.VERIFIED
     )
+
+
+def test_a_clause_after_a_comma_and_so_is_its_own() -> None:
+    span = "Sales did not rise, so we cut costs."
+    assert _judge("We cut costs.", span).status is Status.VERIFIED
+    assert _judge(span, span).status is Status.VERIFIED
+    degree = "The results were not so different."
+    assert _judge(degree, degree).status is Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The buyer gets a voucher.",
+        "The fee is waived, and the buyer gets a voucher.",
+        "The fee is waived.",
+    ],
+)
+def test_a_condition_opening_the_sentence_governs_each_of_its_clauses(claim: str) -> None:
+    span = "If the order ships late, the fee is waived, and the buyer gets a voucher."
+    verdict = _judge(claim, span)
+    polarity = next(c for c in verdict.checks if c.check == "polarity")
+    assert verdict.status is Status.REJECTED
+    assert polarity.reason == "hedge_mismatch"
+    assert _judge(span, span).status is Status.VERIFIED
+
+
+def test_a_concession_opening_the_sentence_governs_nothing() -> None:
+    span = "Even if the order ships late, the fee is kept, and the buyer pays in full."
+    assert _judge("The buyer pays in full.", span).status is Status.VERIFIED
