@@ -2,7 +2,8 @@
 
 Leaving words of a span out is how a claim summarises it: ``The firm hired 200 staff in 2023``
 supports ``The firm hired staff``. Under a negation it is the other way round. A negation
-denies all of what follows it in its clause, so the words there narrow what is denied, and a
+denies what follows it in its clause, up to a conjunction such as ``while``, so the words
+there narrow what is denied, and a
 claim that drops one denies more than the span does: ``The trial reported no serious side
 effects`` does not say ``The trial reported no side effects``, nor ``did not fully recover``
 ``did not recover``, nor ``has not paid a dividend since 2019`` ``has not paid a dividend``.
@@ -14,8 +15,8 @@ already fails ``negation_mismatch``), read as the alignment reads negations (``n
 ``never``, ``without``, ``failed to``, ``denied``, ``lack of``, ...), but not ``non-`` (it
 negates its own word: ``non-binding``), ``excluding``, ``except`` or ``unless`` (they set
 aside a part, they do not deny the rest of the clause). Its scope is read as the rest of the
-span clause (the alignment's clauses end at commas, semicolons and conjunctions), which is
-wider than grammar's on purpose: when in doubt, unverified.
+span clause up to the next conjunction of :data:`_SCOPE_ENDS`, which is wider than grammar's
+on purpose: when in doubt, unverified.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ QUANTIFIERS = word_set("some most many several few")
 analysts``): a claim without one says it of all. Not ``the most`` (a superlative) nor ``at
 most`` (a bound)."""
 _NOT_DENYING = word_set("non excluding except unless notonly")
+_SCOPE_ENDS = word_set("but while whereas although though because")
+"""Conjunctions that end a negation's scope in its span clause: what follows them is another
+clause's (``cannot be trusted while he is under oath elsewhere``). ``and``, ``or``, ``so``
+and ``which`` do not: they join words inside the denial as often (``did not appear on albums
+or compilations from 1991 to 2000``, ``not so hot at history``)."""
 """Negation cues of the alignment that do not deny the rest of their clause."""
 _PREPOSITIONS = word_set(
     """
@@ -89,7 +95,10 @@ def narrowed(taken: dict[int, Taken]) -> CheckResult | None:
         if quantified is not None:
             return quantified
         for cue in cues:
-            end = len(found)
+            end = next(
+                (i for i in range(cue + 1, len(found)) if found[i].text in _SCOPE_ENDS),
+                len(found),
+            )
             dropped = [
                 w.text
                 for i, w in enumerate(found[cue + 1 : end], cue + 1)

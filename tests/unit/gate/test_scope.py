@@ -152,3 +152,26 @@ def test_a_superlative_a_bound_or_a_kept_quantifier_is_no_dropped_quantifier(
 ) -> None:
     support = next(c for c in judged(claim, span).checks if c.check == "support")
     assert support.reason != "support_scope_narrowed"
+
+
+@pytest.mark.parametrize(
+    ("span", "claim"),
+    [
+        (
+            "The witness cannot be trusted while he is under oath elsewhere.",
+            "The witness cannot be trusted.",
+        ),
+        (
+            "He had no objection to drinking but they left early for Europe.",
+            "He had no objection to drinking.",
+        ),
+    ],
+)
+def test_a_subordinating_conjunction_ends_the_scope_of_a_negation(span: str, claim: str) -> None:
+    assert judged(claim, span).status is Status.VERIFIED
+
+
+def test_and_or_continue_the_scope_of_a_negation() -> None:
+    span = "Vic did not appear on any albums or compilations from 1991 to 2000."
+    claim = "Vic did not appear on any albums or compilations."
+    assert judged(claim, span).status is Status.UNVERIFIED
