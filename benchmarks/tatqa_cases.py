@@ -154,7 +154,9 @@ def _table_spans(table: list[list[str]], title: str | None = None) -> list[SpanF
     TAT-QA tables have no title: the ``title`` given (the table's caption) and the column-0
     labels of the header rows (``($ in millions)``, ``Years Ended December 31,``) stand in for
     it. A row with a label and no values opens a section whose label prefixes the rows below it
-    (``Revenue: Product``).
+    (``Revenue: Product``). A table that stacks two periods repeats its header rows below the
+    first block (``As of December 31, 2018`` over the same columns): from such a row on, the
+    repeated header block heads the columns (:func:`_stacked_header`).
     """
     rows = [[_clean_cell(c) for c in row] for row in table]
     width = max((len(r) for r in rows), default=0)
@@ -165,7 +167,13 @@ def _table_spans(table: list[list[str]], title: str | None = None) -> list[SpanF
     title = " ".join([title, *notes] if title else notes) or "Table"
     out = []
     section = ""
+    block: list[list[str]] = []
     for r, row in enumerate(rows[header_rows:], start=header_rows):
+        if _stacked_header(row) or (block and _header_like(row)):
+            block.append(row)
+            continue
+        if block:
+            headers, block, section = _column_headers(block, width), [], ""
         if row[0] and not any(row[1:]):
             section = row[0].rstrip(":")
             continue
@@ -176,6 +184,31 @@ def _table_spans(table: list[list[str]], title: str | None = None) -> list[SpanF
             envelope = f"{title} \u2014 {label}, {headers[c]}: {value}"
             out.append(span(f"t{r}.{c}", value, envelope))
     return out
+
+
+def _header_like(row: list[str]) -> bool:
+    """A row with no label whose values are all headers (no figure but a year, no empty
+    value such as ``—``)."""
+    values = [c for c in row[1:] if c]
+    return (
+        not row[0]
+        and bool(values)
+        and not any(
+            (_FIGURE.fullmatch(c) and not re.fullmatch(r"\d{4}", c)) or _EMPTY_VALUE.fullmatch(c)
+            for c in values
+        )
+    )
+
+
+def _stacked_header(row: list[str]) -> bool:
+    """Whether a body row opens a repeated header block: header-like and naming a year
+    (``As of December 31, 2018``, ``Fiscal 2018``); a row of words only (``Expenses:`` in the
+    first value column) is a misplaced section label, and a date alone (``11/4/2024``) the
+    wrapped end of the cell above."""
+    return _header_like(row) and any(_HEADER_YEAR.search(c) for c in row[1:])
+
+
+_HEADER_YEAR = re.compile(r"(?<![/\d])(?:19|20)\d\d(?![/\d])")
 
 
 def _operand_values(derivation: str) -> list[float]:

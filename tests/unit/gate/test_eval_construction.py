@@ -36,6 +36,41 @@ def test_prefixes_rows_with_the_section_label_above_them() -> None:
     assert [c.envelope for c in cells][1] == "($ in millions) \u2014 Revenue: Product, 2019: $5"
 
 
+def test_heads_a_stacked_second_period_with_its_own_header_block() -> None:
+    cells = _table_spans(
+        [
+            ["", "As of December 31, 2019", ""],
+            ["", "Cost", "Value"],
+            ["Total", "$229", "$223"],
+            ["", "As of December 31, 2018", ""],
+            ["", "Cost", "Value"],
+            ["Total", "$171", "$179"],
+        ]
+    )
+    assert [c.envelope for c in cells] == [
+        "Table \u2014 Total, As of December 31, 2019 Cost: $229",
+        "Table \u2014 Total, As of December 31, 2019 Value: $223",
+        "Table \u2014 Total, As of December 31, 2018 Cost: $171",
+        "Table \u2014 Total, As of December 31, 2018 Value: $179",
+    ]
+
+
+def test_reads_a_wrapped_date_or_a_misplaced_section_label_as_no_header_block() -> None:
+    cells = _table_spans(
+        [
+            ["", "2019", "2018"],
+            ["Notional", "29,423", "77,630"],
+            ["Maturity date", "30/7/2021~", "28/6/2019~"],
+            ["", "11/4/2024", "8/12/2023"],
+            ["Rate", "2.10%", "1.60%"],
+            ["", "Expenses:", ""],
+            ["Cost", "$5", "$6"],
+        ]
+    )
+    assert cells[-1].envelope == "Table \u2014 Cost, 2018: $6"
+    assert cells[-4].envelope == "Table \u2014 Rate, 2018: 1.60%"
+
+
 def test_drops_the_divisor_of_an_average_and_the_hundred_of_a_percentage() -> None:
     assert _operand_values("(53,294 + 61,431) / 2") == [53294.0, 61431.0]
     assert _operand_values("(5,015-5,256)/5,256 * 100") == [5015.0, 5256.0]
