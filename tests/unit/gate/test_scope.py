@@ -14,6 +14,15 @@ import pytest
 from ledger.gate import Outcome, Status
 from tests.unit.gate._facts import judged
 
+
+def _assert_narrowed(claim: str, span: str) -> None:
+    """The claim over the span is unverified, its support failing ``support_scope_narrowed``."""
+    verdict = judged(claim, span)
+    support = next(c for c in verdict.checks if c.check == "support")
+    assert verdict.status is Status.UNVERIFIED
+    assert (support.outcome, support.reason) == (Outcome.FAIL, "support_scope_narrowed")
+
+
 NARROWED = [
     ("The trial reported no serious side effects.", "The trial reported no side effects."),
     ("The company did not fully recover its losses.", "The company did not recover its losses."),
@@ -49,11 +58,7 @@ NARROWED = [
 def test_a_claim_that_drops_words_after_a_shared_negation_is_unverified(
     span: str, claim: str
 ) -> None:
-    verdict = judged(claim, span)
-    support = next(c for c in verdict.checks if c.check == "support")
-
-    assert verdict.status is Status.UNVERIFIED
-    assert (support.outcome, support.reason) == (Outcome.FAIL, "support_scope_narrowed")
+    _assert_narrowed(claim, span)
 
 
 @pytest.mark.parametrize("span", [span for span, _ in NARROWED])
@@ -131,11 +136,7 @@ def test_adding_words_under_the_negation_is_no_narrowing_but_must_align() -> Non
 def test_a_claim_that_says_of_all_what_the_span_says_of_some_is_unverified(
     span: str, claim: str
 ) -> None:
-    verdict = judged(claim, span)
-    support = next(c for c in verdict.checks if c.check == "support")
-
-    assert verdict.status is Status.UNVERIFIED
-    assert (support.outcome, support.reason) == (Outcome.FAIL, "support_scope_narrowed")
+    _assert_narrowed(claim, span)
     assert judged(span, span).status is Status.VERIFIED
 
 
