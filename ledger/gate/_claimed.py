@@ -33,7 +33,8 @@ _CUES: tuple[tuple[str, str, int], ...] = (
     (r"basis[\s-]points?\s+(?:change|increase|decrease)", "bps", 0),
     (r"(?:fell|decreased|declined|dropped|shrank|contracted|slipped|lost|decrease|decline|"
      r"drop|reduction|fall|down)", "change", -1),
-    (r"(?:rose|increased|grew|gained|climbed|jumped|increase|rise|growth|grown|risen|up|gain)",
+    (r"(?:rose|increased|grew|gained|climbed|jumped|increase|rise|growth|grown|risen|gain"
+     r"|up(?!\s+to\b))",
      "change", 1),
     (r"(?:changed?|movement)", "change", 0),
     (r"(?:difference|differ(?:ed|s)?)", "difference", 0),

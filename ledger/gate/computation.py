@@ -228,6 +228,7 @@ def check_computation(
         (claim.operation,) if claim.operation else ("points",) if claim.points else OPEN_OPERATIONS
     )
     allowed = tolerance(claim, relative_tolerance)
+    bound = claimed_bound(reading.text, claim.amount)
     years = _claim_years(reading)
     tried: list[Candidate] = []
     ambiguous = False
@@ -240,13 +241,15 @@ def check_computation(
             for candidate, other in operands.candidates(FORMULAS[operation], unit):
                 if not _uses_every_span(candidate, writing) or not _within(candidate, years):
                     continue
-                hit = abs(candidate.value - target) <= allowed
-                other_hit = hit if other is candidate else abs(other.value - target) <= allowed
+                hit = meets(candidate.value, target, allowed, bound)
+                other_hit = (
+                    hit if other is candidate else meets(other.value, target, allowed, bound)
+                )
                 if hit and other_hit:
                     return _recomputed(operation, candidate, claim, allowed, ""), claim.amount
-                if (
-                    target
-                    and min(abs(candidate.value + target), abs(other.value + target)) <= allowed
+                if target and (
+                    meets(candidate.value, -target, allowed, bound)
+                    or meets(other.value, -target, allowed, bound)
                 ):
                     opposite = True
                 if hit and negative_only is None and not _negative_base(candidate):
@@ -285,6 +288,51 @@ def check_computation(
     if unambiguous:
         return CheckResult(CHECK, Outcome.FAIL, "recompute_mismatch", detail), claim.amount
     return CheckResult(CHECK, Outcome.SKIP, "not_reproduced", detail), claim.amount
+
+
+_BOUND = re.compile(
+    r"\b(?P<word>more\s+than|greater\s+than|over|above|exceeding|in\s+excess\s+of|upwards\s+of"
+    r"|at\s+least|no\s+less\s+than|less\s+than|fewer\s+than|under|below|at\s+most"
+    r"|no\s+more\s+than|up\s+to)\s*[$\u20ac\u00a3]?\s*$",
+    re.IGNORECASE,
+)
+_BOUNDS = {
+    "more than": ">", "greater than": ">", "over": ">", "above": ">", "exceeding": ">",
+    "in excess of": ">", "upwards of": ">", "at least": ">=", "no less than": ">=",
+    "less than": "<", "fewer than": "<", "under": "<", "below": "<", "at most": "<=",
+    "no more than": "<=", "up to": "<=",
+}  # fmt: skip
+
+
+def claimed_bound(text: str, amount: Amount) -> str | None:
+    """The comparison a bound word right before the claimed figure asks for (``fell by more
+    than 40``: ``>``; ``at least``: ``>=``; ``less than``: ``<``; ``up to``: ``<=``), or
+    ``None`` for a figure stated exactly."""
+    found = _BOUND.search(text, 0, amount.start)
+    if found is None:
+        return None
+    return _BOUNDS[" ".join(found["word"].lower().split())]
+
+
+def meets(value: float, target: float, allowed: float, bound: str | None) -> bool:
+    """Whether a recomputed ``value`` makes the claimed ``target`` true: within ``allowed``
+    of it when stated exactly; otherwise on the side the bound says, by magnitude and with
+    the target's sign (``fell by more than 40`` is true of a fall of 45, false of a fall of
+    40 or of a rise of 45; ``less than 5`` is also true of 0)."""
+    if bound is None:
+        return abs(value - target) <= allowed
+    if value and target and (value > 0) != (target > 0):
+        return False
+    size, limit = abs(value), abs(target)
+    # Figures such as 44.1 - 56.7 carry a float error of about 1e-15: equal within 1e-9.
+    near = 1e-9 * max(size, limit, 1.0)
+    if bound == ">":
+        return bool(value) and size > limit + near
+    if bound == ">=":
+        return bool(value) and size >= limit - near
+    if bound == "<":
+        return size < limit - near
+    return size <= limit + near
 
 
 _OTHER_UNITS = {"points": ("bps", "percent_change"), "bps": ("points",)}

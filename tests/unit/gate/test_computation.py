@@ -287,3 +287,29 @@ def test_never_recomputes_both_a_figure_and_its_sign_flip(
             for v in (value, -value)
         ]
         assert not all(verdicts), (figures, operation, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "holds"),
+    [
+        ("Other sales fell by more than 10 million from 2018 to 2019.", True),
+        ("Other sales fell by more than 12.6 million from 2018 to 2019.", False),
+        ("Other sales fell by over 15 million from 2018 to 2019.", False),
+        ("Other sales fell by at least 12.6 million from 2018 to 2019.", True),
+        ("Other sales fell by less than 15 million from 2018 to 2019.", True),
+        ("Other sales fell by less than 12 million from 2018 to 2019.", False),
+        ("Other sales fell by up to 12.6 million from 2018 to 2019.", True),
+        ("Other sales rose by more than 10 million from 2018 to 2019.", False),
+    ],
+)
+def test_a_bound_on_the_claimed_figure_is_compared_as_a_bound(text: str, holds: bool) -> None:
+    outcome, reason, _ = _run(text)
+    if holds:
+        assert (outcome, reason) == (Outcome.PASS, "recomputed")
+    else:
+        assert outcome is not Outcome.PASS
+
+
+def test_up_to_is_a_bound_not_a_rise() -> None:
+    outcome, reason, _ = _run("Other sales decreased by up to 12.6 million from 2018 to 2019.")
+    assert (outcome, reason) == (Outcome.PASS, "recomputed")
