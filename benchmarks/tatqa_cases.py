@@ -162,28 +162,46 @@ def _table_spans(table: list[list[str]], title: str | None = None) -> list[SpanF
     width = max((len(r) for r in rows), default=0)
     rows = [r + [""] * (width - len(r)) for r in rows]
     header_rows = _header_rows(rows)
-    headers = _column_headers(rows[:header_rows], width)
     notes = [r[0] for r in rows[:header_rows] if r[0]]
     title = " ".join([title, *notes] if title else notes) or "Table"
     out = []
-    section = ""
-    block: list[list[str]] = []
-    for r, row in enumerate(rows[header_rows:], start=header_rows):
-        if _stacked_header(row) or (block and _header_like(row)):
-            block.append(row)
-            continue
-        if block:
-            headers, block, section = _column_headers(block, width), [], ""
-        if row[0] and not any(row[1:]):
-            section = row[0].rstrip(":")
-            continue
-        label = f"{section}: {row[0]}" if section and row[0] else row[0]
-        for c, value in enumerate(row[1:], start=1):
-            if not value:
+    for head, body, end in table_blocks(table):
+        headers = _column_headers(rows[head:body], width)
+        section = ""
+        for r, row in enumerate(rows[body:end], start=body):
+            if row[0] and not any(row[1:]):
+                section = row[0].rstrip(":")
                 continue
-            envelope = f"{title} \u2014 {label}, {headers[c]}: {value}"
-            out.append(span(f"t{r}.{c}", value, envelope))
+            label = f"{section}: {row[0]}" if section and row[0] else row[0]
+            for c, value in enumerate(row[1:], start=1):
+                if not value:
+                    continue
+                envelope = f"{title} \u2014 {label}, {headers[c]}: {value}"
+                out.append(span(f"t{r}.{c}", value, envelope))
     return out
+
+
+def table_blocks(table: list[list[str]]) -> list[tuple[int, int, int]]:
+    """The blocks of a TAT-QA table as ``(header start, body start, body end)`` row indices:
+    the leading header rows over the body, and, in a table that stacks a second period under
+    the first, each repeated header block (:func:`_stacked_header`) over the rows below it."""
+    rows = [[_clean_cell(c) for c in row] for row in table]
+    width = max((len(r) for r in rows), default=0)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    head, body = 0, _header_rows(rows)
+    blocks: list[tuple[int, int, int]] = []
+    r = body
+    while r < len(rows):
+        if _stacked_header(rows[r]):
+            blocks.append((head, body, r))
+            head = r
+            while r < len(rows) and _header_like(rows[r]):
+                r += 1
+            body = r
+            continue
+        r += 1
+    blocks.append((head, body, len(rows)))
+    return blocks
 
 
 def _header_like(row: list[str]) -> bool:

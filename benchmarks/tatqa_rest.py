@@ -8,8 +8,9 @@ with status 2 when it is missing; only the dev file is read. For every TAT-QA de
 registers one source over the HTTP API (an in-process ``TestClient`` over a fresh SQLite
 ledger): the paragraphs as text/plain, and the table exactly as the data holds it, its leading
 header rows as ``header_rows`` and the rest as ``rows`` (blank header cells, section rows and
-stub notes such as ``($ in millions)`` left to the ledger; the client only decides how many
-rows are headers, by :func:`benchmarks.tatqa_cases.header_row_count`). With ``--caption`` the
+stub notes such as ``($ in millions)`` left to the ledger; the client only decides which rows
+are headers, by :func:`benchmarks.tatqa_cases.table_blocks`: a table that stacks a second
+period under the first with its own header rows is sent as two tables). With ``--caption`` the
 paragraph sentence that introduces the table is sent as its ``caption``.
 
 The claims are those of ``python -m benchmarks.gate_eval`` (``tatqa_arithmetic`` in both
@@ -42,8 +43,8 @@ from benchmarks.tatqa_cases import (
     QUESTION_FORM,
     caption,
     context_cases,
-    header_row_count,
     paragraph_sentences,
+    table_blocks,
     tatqa,
 )
 from ledger.gate import GateConfig, Status, judge
@@ -63,38 +64,49 @@ PERTURBED = tuple(
 
 
 def source_body(context: dict[str, Any], with_caption: bool) -> dict[str, Any]:
-    """The ``POST /v1/sources`` body of a TAT-QA context, its table as the data holds it."""
+    """The ``POST /v1/sources`` body of a TAT-QA context, its table as the data holds it: one
+    table ``t1``, or, where the table stacks a second period under the first with its own
+    header rows, one table per block (``t1``, ``t2``: :func:`benchmarks.tatqa_cases.table_blocks`),
+    as a report's two tables."""
     rows: list[list[str]] = context["table"]["table"]
-    headers = header_row_count(rows)
     width = max((len(row) for row in rows), default=1)
-    table: dict[str, Any] = {
-        "table_id": "t1",
-        "title": "",
-        "header_rows": rows[:headers] or [[""] * width],
-        "rows": rows[headers:],
-    }
-    if with_caption:
-        found = caption(rows, paragraph_sentences(context))
+    found = caption(rows, paragraph_sentences(context)) if with_caption else None
+    tables = []
+    for n, (head, body, end) in enumerate(table_blocks(rows), start=1):
+        table: dict[str, Any] = {
+            "table_id": f"t{n}",
+            "title": "",
+            "header_rows": rows[head:body] or [[""] * width],
+            "rows": rows[body:end],
+        }
         if found:
             table["caption"] = found
+        tables.append(table)
     text = "\n\n".join(p["text"].strip() for p in context["paragraphs"] if p["text"].strip())
     return {
         "source_id": f"tatqa-{context['table']['uid']}",
         "title": "TAT-QA report",
         "authority": "derived",
         "text": text or "(no paragraphs)",
-        "tables": [table],
+        "tables": tables,
     }
 
 
 def rest_span(
-    span_id: str, spans: list[dict[str, Any]], headers: int, sentences: list[str]
+    span_id: str,
+    spans: list[dict[str, Any]],
+    blocks: list[tuple[int, int, int]],
+    sentences: list[str],
 ) -> str | None:
-    """The ledger's span for an evaluation span id (``t{row}.{col}`` or ``p{index}``)."""
+    """The ledger's span for an evaluation span id (``t{row}.{col}`` or ``p{index}``), a row
+    of the data's table found in the block (sent as its own table) that holds it."""
     if span_id.startswith("t"):
         row, col = (int(part) for part in span_id[1:].split("."))
-        ref = {"table_id": "t1", "row": row - headers, "col": col}
-        return next((s["span_id"] for s in spans if s["table_ref"] == ref), None)
+        for n, (_, first, end) in enumerate(blocks, start=1):
+            if first <= row < end:
+                ref = {"table_id": f"t{n}", "row": row - first, "col": col}
+                return next((s["span_id"] for s in spans if s["table_ref"] == ref), None)
+        return None
     sentence = sentences[int(span_id[1:])].strip()
     body = [s for s in spans if s["table_ref"] is None and s["parent_span_id"] is None]
     for test in (
@@ -188,13 +200,13 @@ def run(
                             rest[case.category, case.half or "tune"]["refused"] += 1
                         continue
                     spans = response.json()["spans"]
-                    header_rows = len(body["tables"][0]["header_rows"])
+                    blocks = table_blocks(context["table"]["table"])  # type: ignore[index]
                     sentences = paragraph_sentences(context)
                     for case in cases:
                         half = case.half or "tune"
                         verdict = judge(case.claim, case.spans, config)
                         local[case.category, half][verdict.status.value] += 1
-                        bound = [rest_span(k, spans, header_rows, sentences) for k in case.spans]
+                        bound = [rest_span(k, spans, blocks, sentences) for k in case.spans]
                         if any(span_id is None for span_id in bound):
                             unmapped += 1
                             rest[case.category, half]["unmapped"] += 1
