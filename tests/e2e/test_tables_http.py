@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from benchmarks.tatqa_cases import table_blocks
+from benchmarks.tatqa_rest import rest_span, source_body
 from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import open_receipt, register
 
@@ -138,3 +140,29 @@ def test_bad_table_input_is_a_422_naming_the_field_and_rule_and_writes_nothing(
     assert (error["field"], error["rule"]) == (field, rule)
     assert field in error["message"]
     assert runtime.ledger.last_position() == position
+
+
+def test_a_stacked_tatqa_table_is_sent_as_a_table_per_header_block(
+    client: TestClient, headers: dict[str, str]
+) -> None:
+    """A table that stacks 2018 under 2019 with its own header rows reaches the ledger as two
+    tables (benchmarks.tatqa_rest), so each cell's envelope names its own period."""
+    table = [
+        ["", "As of December 31, 2019", ""],
+        ["", "Cost", "Value"],
+        ["Total", "$229", "$223"],
+        ["", "As of December 31, 2018", ""],
+        ["", "Cost", "Value"],
+        ["Total", "$171", "$179"],
+    ]
+    context = {"table": {"uid": "stacked", "table": table}, "paragraphs": [], "questions": []}
+    body = source_body(context, with_caption=False)
+    assert [t["table_id"] for t in body["tables"]] == ["t1", "t2"]
+    response = client.post("/v1/sources", json=body, headers=headers)
+    assert response.status_code == 201, response.text
+    spans = response.json()["spans"]
+    cell = rest_span("t5.1", spans, table_blocks(table), [])
+    found = next(s for s in spans if s["span_id"] == cell)
+    assert found["text"] == "$171"
+    assert "2018" in found["envelope"]
+    assert "2019" not in found["envelope"]
