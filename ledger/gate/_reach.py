@@ -149,7 +149,9 @@ def _condition(span: SpanClause, start: int, end: int, *, trailing: bool) -> Wor
     (:data:`LIMITS`: ``if``, ``unless``, ``except``, ``excluding``), unless it is ``even if``,
     ``as if`` or ``if any``
     (which only allows for none); after a claim's last match (``trailing``), only up to a
-    conjunction: what follows one is another clause's."""
+    conjunction: what follows one is another clause's; before its first match, an end or an
+    exception inside the clause only when no conjunction follows it there (one opening the
+    clause, and a condition, always)."""
     found = span.words
     places = sorted(p for key in LIMITS for p in span.positions.get(key, ()) if start <= p < end)
     for p in places:
@@ -159,6 +161,17 @@ def _condition(span: SpanClause, start: int, end: int, *, trailing: bool) -> Wor
             continue
         if trailing and any(w.text in CONJUNCTIONS for w in found[start:p]):
             return None
+        if (
+            not trailing
+            and p
+            and found[p].key not in CONDITIONS
+            and any(w.text in CONJUNCTIONS for w in found[p + 1 : end])
+        ):
+            # An end or exception inside an earlier conjunct (``Prices rose until March and
+            # demand fell``) limits that conjunct; one that opens the span clause, and a
+            # condition anywhere, limit what follows whatever its own conjunctions (``If
+            # prices rise and demand falls, ...``, ``Until 2020 and 2021, ...``).
+            continue
         return found[p]
     return None
 

@@ -469,3 +469,19 @@ def test_a_condition_opening_the_sentence_governs_each_of_its_clauses(claim: str
 def test_a_concession_opening_the_sentence_governs_nothing() -> None:
     span = "Even if the order ships late, the fee is kept, and the buyer pays in full."
     assert _judge("The buyer pays in full.", span).status is Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    ("claim", "span", "verified"),
+    [
+        ("Demand fell in April.", "Prices rose until March and demand fell in April.", True),
+        ("Sales rose in Asia.", "Costs fell except in Europe and sales rose in Asia.", True),
+        ("We cut output.", "If prices rise and demand falls, we cut output.", False),
+        ("X is the largest bank.", "Until 2020 and 2021, X was the largest bank.", False),
+        ("Sales rose.", "Sales rose, except in Europe and Asia.", False),
+    ],
+)
+def test_an_end_or_exception_inside_an_earlier_conjunct_limits_only_that_conjunct(
+    claim: str, span: str, verified: bool
+) -> None:
+    assert (_judge(claim, span).status is Status.VERIFIED) is verified
