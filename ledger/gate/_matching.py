@@ -26,6 +26,11 @@ MAX_INSERTED = 1
 """Words (not grammar) the span may insert between two words adjacent in the claim: one
 modifier (``net revenue`` over ``net product revenue``)."""
 CONJUNCTIONS = frozenset(["and", "or", "but", "while", "whereas", "although", "though"])
+SUBORDINATORS = frozenset(["because", "when"])
+"""Words that open a subordinate clause: a claim clause that begins after one (``Demand was
+weak.`` over ``The firm did not raise prices because demand was weak.``) does not take the
+words before it as its leading stretch, as after a conjunction."""
+LEAD_STOPS = CONJUNCTIONS | SUBORDINATORS
 TIME = frozenset({Kind.YEAR, Kind.PERIOD, Kind.MONTH})
 
 
@@ -288,9 +293,10 @@ def _bridges(clause: list[Word], span: SpanClause, c0: int, s0: int, c: int, s: 
 def lead_start(span: SpanClause, first: int) -> int:
     """Where the leading stretch of a match starting at span word ``first`` begins: up to
     :data:`LEAD_MARGIN` words that are not grammar back (``she's not here`` keeps ``not``),
-    never past a conjunction (a claim clause may begin at a span's ``and``)."""
+    never past a conjunction (a claim clause may begin at a span's ``and``) or a word that
+    opens a subordinate clause (:data:`SUBORDINATORS`)."""
     at, seen = first, 0
-    while at > 0 and seen < LEAD_MARGIN and span.words[at - 1].text not in CONJUNCTIONS:
+    while at > 0 and seen < LEAD_MARGIN and span.words[at - 1].text not in LEAD_STOPS:
         at -= 1
         if span.words[at].text not in GRAMMAR:
             seen += 1

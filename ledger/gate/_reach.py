@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from ledger.gate._aligned_words import CONDITIONS, Kind, Word
 from ledger.gate._lexicon import are_opposites
-from ledger.gate._matching import CONJUNCTIONS, SpanClause, lead_start
+from ledger.gate._matching import CONJUNCTIONS, LEAD_STOPS, SpanClause, lead_start
 from ledger.gate._qualifiers import PARTITIVES
 from ledger.gate._words import stem
 
@@ -203,8 +203,8 @@ def leading(
         start = min(start, _head_start(head, found, first, moved))
         if (
             start
-            and found[start - 1].text in CONJUNCTIONS
-            and (head[0].text in CONJUNCTIONS or are_opposites(head[0].key, found[start - 1].key))
+            and found[start - 1].text in LEAD_STOPS
+            and (head[0].text in LEAD_STOPS or are_opposites(head[0].key, found[start - 1].key))
         ):
             start -= 1
     start = max(start, floor + 1)

@@ -485,3 +485,22 @@ def test_an_end_or_exception_inside_an_earlier_conjunct_limits_only_that_conjunc
     claim: str, span: str, verified: bool
 ) -> None:
     assert (_judge(claim, span).status is Status.VERIFIED) is verified
+
+
+@pytest.mark.parametrize(
+    ("claim", "span"),
+    [
+        ("Demand was weak.", "The firm did not raise prices because demand was weak."),
+        ("Demand was weak.", "The firm did not raise prices when demand was weak."),
+    ],
+)
+def test_a_clause_after_because_or_when_does_not_read_the_main_clauses_negation(
+    claim: str, span: str
+) -> None:
+    assert _judge(claim, span).status is Status.VERIFIED
+
+
+def test_a_cause_swapped_for_a_concession_is_still_read_at_the_subordinator() -> None:
+    span = "The firm raised prices because demand was strong."
+    claim = "The firm raised prices although demand was strong."
+    assert _judge(claim, span).status is Status.REJECTED
