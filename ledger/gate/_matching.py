@@ -18,7 +18,7 @@ from itertools import accumulate
 from ledger.gate._aligned_words import GRAMMAR, Kind, Word, mask_cues, words
 from ledger.gate._aligned_words import clauses as cut_clauses
 from ledger.gate._reading import SPAN_CACHE_SIZE
-from ledger.gate._words import sentences
+from ledger.gate._words import sentences, word_set
 
 LEAD_MARGIN = 3
 """Span words before the first matched word that belong to the first stretch."""
@@ -48,6 +48,8 @@ class SpanClause:
     """The first clause of the sentence, where it opens with a condition (``If A, B, and C``:
     the condition governs ``and C`` as well as ``B``); ``None`` for that clause itself and
     where the sentence opens with none."""
+    commas: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
+    """The positions of the words a comma stands right before."""
 
 
 @lru_cache(maxsize=SPAN_CACHE_SIZE)
@@ -56,7 +58,12 @@ def span_clauses(text: str) -> tuple[SpanClause, ...]:
     out: list[SpanClause] = []
     for sentence in sentences(mask_cues(text)):
         opening: SpanClause | None = None
-        for n, found in enumerate(_merged(cut_clauses(words(sentence), claim=False))):
+        tokens = words(sentence)
+        # The clauses hold the tokens in order less the commas and semicolons: a word's flag
+        # is taken by its place in that sequence (equal words are one cached object).
+        after_comma = _after_comma(tokens)
+        taken = 0
+        for n, found in enumerate(_merged(cut_clauses(tokens, claim=False))):
             positions: dict[str, list[int]] = {}
             for i, word in enumerate(found):
                 positions.setdefault(word.key, []).append(i)
@@ -68,11 +75,71 @@ def span_clauses(text: str) -> tuple[SpanClause, ...]:
                 {k: tuple(v) for k, v in positions.items()},
                 tuple(content),
                 opening=opening,
+                commas=frozenset(i for i in range(len(found)) if after_comma[taken + i])
+                if any(after_comma)
+                else frozenset(),
             )
+            taken += len(found)
             if n == 0 and found[0].text in _OPENING_CONDITIONS:
                 opening = clause
             out.append(clause)
     return tuple(out)
+
+
+FRONTED = word_set(
+    """
+    despite although though while whereas after before because since when once unlike
+    following given having as
+    """
+)
+"""Words that open a fronted adverbial phrase or clause (``Despite not meeting its goal,
+...``): its first comma ends it."""
+PARENTHETICALS = frozenset(["which", "who", "whom", "whose", "where", "not"])
+"""Words that open a phrase set off by commas that says something of its own (``The company,
+which has never paid a dividend, reported ...``; ``The board, not the CEO, approved ...``)."""
+
+
+def _fronted_end(span: SpanClause) -> int:
+    """The position of the first word after the fronted phrase that opens the span clause
+    (:data:`FRONTED`, up to its first comma), or 0: a leading stretch after it does not reach
+    into it (``The campaign raised $2 million.`` over ``Despite not meeting its goal, the
+    campaign raised $2 million.``)."""
+    if not span.commas or span.words[0].text not in FRONTED:
+        return 0
+    return min(span.commas)
+
+
+_LIMITING = word_set("if unless except excluding until till")
+
+
+def parenthetical(span: SpanClause, start: int, end: int) -> tuple[int, int] | None:
+    """The first phrase set off by commas strictly between span positions ``start`` and
+    ``end`` that opens with a word of :data:`PARENTHETICALS` and holds no condition,
+    exception or end (``, which if not utilized, begin to expire``: the condition reaches past
+    the comma), as ``(first, after)`` positions, or ``None``."""
+    commas = span.commas
+    if len(commas) < 2:
+        return None
+    for a in sorted(commas):
+        if start < a < end and span.words[a].text in PARENTHETICALS:
+            after = min((b for b in commas if a < b <= end), default=None)
+            if after is not None and not any(w.text in _LIMITING for w in span.words[a:after]):
+                return a, after
+    return None
+
+
+def _after_comma(tokens: list[Word]) -> list[bool]:
+    """For each token of a sentence that is not a comma or semicolon, in order, whether a
+    comma stands right before it."""
+    out: list[bool] = []
+    comma = False
+    for token in tokens:
+        if token.text in {",", ";"}:
+            comma = token.text == ","
+            continue
+        out.append(comma)
+        comma = False
+    return out
 
 
 _OPENING_CONDITIONS = frozenset(["if", "unless"])
@@ -256,23 +323,29 @@ def _adjacent(
     content = span.content
     for c, s in pairs[1:]:
         c0, s0 = out[-1]
-        if c == c0 + 1 and (
-            content[s] - content[s0 + 1] > MAX_INSERTED or _figure_between(span, s0, s)
-        ):
+        inserted = content[s] - content[s0 + 1]
+        aside = parenthetical(span, s0, s) if span.commas and inserted else None
+        if aside is not None:
+            # A phrase set off by commas that the claim leaves out whole is no insertion.
+            inserted -= content[aside[1]] - content[aside[0]]
+        if c == c0 + 1 and (inserted > MAX_INSERTED or _figure_between(span, s0, s, aside)):
             continue
-        if content[s] - content[s0 + 1] > 1 and _bridges(clause, span, c0, s0, c, s):
+        if inserted > 1 and _bridges(clause, span, c0, s0, c, s):
             continue
         out.append((c, s))
     return out
 
 
-def _figure_between(span: SpanClause, s0: int, s: int) -> bool:
+def _figure_between(
+    span: SpanClause, s0: int, s: int, aside: tuple[int, int] | None = None
+) -> bool:
     """Whether a figure stands between two span positions: the one word a span may insert
     between neighbours of the claim is a modifier, not a count (``120 participants
     completed`` is not said by ``120 participants, of whom 80 completed``; a year may stand
     there: ``Revenue rose`` over ``Revenue in 2023 rose``)."""
     found = span.words
-    return any(found[k].kind is Kind.NUMBER for k in range(s0 + 1, s))
+    skip = range(*aside) if aside is not None else range(0)
+    return any(found[k].kind is Kind.NUMBER and k not in skip for k in range(s0 + 1, s))
 
 
 def _bridges(clause: list[Word], span: SpanClause, c0: int, s0: int, c: int, s: int) -> bool:
@@ -296,7 +369,10 @@ def lead_start(span: SpanClause, first: int) -> int:
     never past a conjunction (a claim clause may begin at a span's ``and``) or a word that
     opens a subordinate clause (:data:`SUBORDINATORS`)."""
     at, seen = first, 0
-    while at > 0 and seen < LEAD_MARGIN and span.words[at - 1].text not in LEAD_STOPS:
+    floor = _fronted_end(span)
+    if floor > first:
+        floor = 0
+    while at > floor and seen < LEAD_MARGIN and span.words[at - 1].text not in LEAD_STOPS:
         at -= 1
         if span.words[at].text not in GRAMMAR:
             seen += 1

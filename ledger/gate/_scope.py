@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ledger.gate._aligned_words import Word
-from ledger.gate._matching import SpanClause
+from ledger.gate._matching import SpanClause, parenthetical
 from ledger.gate._words import word_set
 from ledger.gate.model import CheckResult, Outcome
 
@@ -99,6 +99,7 @@ def narrowed(taken: dict[int, Taken]) -> CheckResult | None:
                 (i for i in range(cue + 1, len(found)) if found[i].text in _SCOPE_ENDS),
                 len(found),
             )
+            end = min(end, _aside_end(entry.span, cue))
             dropped = [
                 w.text
                 for i, w in enumerate(found[cue + 1 : end], cue + 1)
@@ -115,6 +116,19 @@ def narrowed(taken: dict[int, Taken]) -> CheckResult | None:
                     f"span text: {' '.join(w.text for w in found[cue:end])!r}",
                 )
     return None
+
+
+def _aside_end(span: SpanClause, cue: int) -> int:
+    """Where the phrase set off by commas that holds the negation at ``cue`` ends (``The
+    firm, which did not raise prices, lost share``: the denial stops at the comma), or the end
+    of the clause."""
+    start = -1
+    while (aside := parenthetical(span, start, len(span.words))) is not None:
+        first, after = aside
+        if first <= cue < after:
+            return after
+        start = first
+    return len(span.words)
 
 
 def _quantifier_dropped(entry: Taken) -> CheckResult | None:

@@ -58,6 +58,7 @@ from ledger.gate._matching import (
     lead_start,
     match,
     moved,
+    parenthetical,
     span_clauses,
 )
 from ledger.gate._qualifiers import polarity_failure
@@ -166,7 +167,12 @@ def _conflict(
         if result is not None:
             return result
         result = stretch_conflict(
-            clause[c1 + 1 : c2], found[s1 + 1 : s2], clause[c2], found[s2], hedged, shown
+            clause[c1 + 1 : c2],
+            _said(clause, span, c1, s1, c2, s2),
+            clause[c2],
+            found[s2],
+            hedged,
+            shown,
         )
     if result is not None:
         return result
@@ -179,6 +185,25 @@ def _conflict(
     if not tail and last_s + 1 == len(found):
         return None
     return stretch_conflict(tail, trailing(tail, span, last_s, moved), None, None, hedged, shown)
+
+
+def _said(
+    clause: list[Word], span: SpanClause, c1: int, s1: int, c2: int, s2: int
+) -> Sequence[Word]:
+    """The span words of the stretch between two matches, less a phrase set off by commas
+    that the claim leaves out whole, not a word of it in the claim's stretch
+    (:func:`ledger.gate._matching.parenthetical`): its negation is its own (``The company
+    reported record profits.`` over ``The company, which has never paid a dividend, reported
+    record profits.``)."""
+    found = span.words
+    aside = parenthetical(span, s1, s2) if span.commas else None
+    if aside is None:
+        return found[s1 + 1 : s2]
+    first, after = aside
+    mine = {w.text for w in clause[c1 + 1 : c2]}
+    if any(w.text in mine for w in found[first:after]):
+        return found[s1 + 1 : s2]
+    return found[s1 + 1 : first] + found[after:s2]
 
 
 @dataclass(slots=True)

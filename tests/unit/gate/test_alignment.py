@@ -504,3 +504,58 @@ def test_a_cause_swapped_for_a_concession_is_still_read_at_the_subordinator() ->
     span = "The firm raised prices because demand was strong."
     claim = "The firm raised prices although demand was strong."
     assert _judge(claim, span).status is Status.REJECTED
+
+
+@pytest.mark.parametrize(
+    ("claim", "span", "verified"),
+    [
+        # A relative clause or a contrast set off by commas, left out whole: its negation
+        # is its own.
+        (
+            "The company reported record profits in 2023.",
+            "The company, which has never paid a dividend, reported record profits in 2023.",
+            True,
+        ),
+        (
+            "The CEO voted for the plan.",
+            "The CEO, who is not a shareholder, voted for the plan.",
+            True,
+        ),
+        ("The board approved the deal.", "The board, not the CEO, approved the deal.", True),
+        (
+            "The firm did not raise prices.",
+            "The firm, which did not raise prices, lost share.",
+            True,
+        ),
+        # What the phrase says is still read where the claim says it.
+        ("The CEO approved the deal.", "The board, not the CEO, approved the deal.", False),
+        (
+            "The CEO is a shareholder.",
+            "The CEO, who is not a shareholder, voted for the plan.",
+            False,
+        ),
+        ("The firm raised prices.", "The firm did not, as expected, raise prices.", False),
+        # Not a phrase the claim may drop: an exception, or a condition reaching past it.
+        ("Sales rose 5%.", "Sales, excluding one-offs, rose 5%.", False),
+        (
+            "Credits, which, begin to expire after 2031.",
+            "Credits, which if not utilized, begin to expire after 2031.",
+            False,
+        ),
+        # A fronted phrase ends at its comma.
+        (
+            "The campaign raised $2 million.",
+            "Despite not meeting its goal, the campaign raised $2 million.",
+            True,
+        ),
+        (
+            "It confirmed the price of $40 million.",
+            "While the report did not name the buyer, it confirmed the price of $40 million.",
+            True,
+        ),
+    ],
+)
+def test_a_phrase_set_off_by_commas_keeps_its_negation_to_itself(
+    claim: str, span: str, verified: bool
+) -> None:
+    assert (_judge(claim, span).status is Status.VERIFIED) is verified
