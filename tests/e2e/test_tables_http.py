@@ -16,6 +16,7 @@ from benchmarks.tatqa_cases import table_blocks
 from benchmarks.tatqa_rest import rest_span, source_body
 from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import open_receipt, register
+from tests.unit.gate._facts import STACKED_TABLE
 
 TATQA_TABLE: dict[str, Any] = {
     "table_id": "t1",
@@ -147,14 +148,7 @@ def test_a_stacked_tatqa_table_is_sent_as_a_table_per_header_block(
 ) -> None:
     """A table that stacks 2018 under 2019 with its own header rows reaches the ledger as two
     tables (benchmarks.tatqa_rest), so each cell's envelope names its own period."""
-    table = [
-        ["", "As of December 31, 2019", ""],
-        ["", "Cost", "Value"],
-        ["Total", "$229", "$223"],
-        ["", "As of December 31, 2018", ""],
-        ["", "Cost", "Value"],
-        ["Total", "$171", "$179"],
-    ]
+    table = STACKED_TABLE
     context = {"table": {"uid": "stacked", "table": table}, "paragraphs": [], "questions": []}
     body = source_body(context, with_caption=False)
     assert [t["table_id"] for t in body["tables"]] == ["t1", "t2"]

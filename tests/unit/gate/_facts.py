@@ -71,3 +71,14 @@ def rejection(claimed: str, cited: str, check: str) -> tuple[str, str]:
     outcome, reason, detail = result(verdict, check)
     assert outcome is Outcome.FAIL
     return reason, detail
+
+
+STACKED_TABLE = [
+    ["", "As of December 31, 2019", ""],
+    ["", "Cost", "Value"],
+    ["Total", "$229", "$223"],
+    ["", "As of December 31, 2018", ""],
+    ["", "Cost", "Value"],
+    ["Total", "$171", "$179"],
+]
+"""A TAT-QA-shaped table that stacks 2018 under 2019, each period with its own header rows."""

@@ -12,6 +12,7 @@ from benchmarks.tatqa_cases import (
     period_swap,
     question_claim,
 )
+from tests.unit.gate._facts import STACKED_TABLE
 
 
 def test_spreads_a_single_header_over_every_value_column() -> None:
@@ -37,16 +38,7 @@ def test_prefixes_rows_with_the_section_label_above_them() -> None:
 
 
 def test_heads_a_stacked_second_period_with_its_own_header_block() -> None:
-    cells = _table_spans(
-        [
-            ["", "As of December 31, 2019", ""],
-            ["", "Cost", "Value"],
-            ["Total", "$229", "$223"],
-            ["", "As of December 31, 2018", ""],
-            ["", "Cost", "Value"],
-            ["Total", "$171", "$179"],
-        ]
-    )
+    cells = _table_spans(STACKED_TABLE)
     assert [c.envelope for c in cells] == [
         "Table \u2014 Total, As of December 31, 2019 Cost: $229",
         "Table \u2014 Total, As of December 31, 2019 Value: $223",
