@@ -353,7 +353,24 @@ def words(text: str, sentence: int = 0) -> list[Word]:
         out = list(map(_word, filter(None, found)))
     if (" to " in folded or " from " in folded) and _IMPLICATIVE.search(folded):
         _implicatives(out)
+    if "at the earliest" in folded or "at the latest" in folded:
+        _outer_dates(out)
     return out
+
+
+OUTER_DATES = word_set("earliest latest")
+"""``at the earliest``, ``at the latest``: a date the span gives as a bound, not as the date
+(``completed in 2025 at the earliest``)."""
+
+
+def _outer_dates(found: list[Word]) -> None:
+    """Mark, in place, the ``earliest`` or ``latest`` of ``at the earliest`` / ``at the
+    latest`` as a hedge (the alignment reads it after a claim's last word, as it reads
+    ``until``: :data:`ledger.gate._reach.LIMITS`)."""
+    for i in range(2, len(found)):
+        word = found[i]
+        if word.text in OUTER_DATES and found[i - 1].text == "the" and found[i - 2].text == "at":
+            found[i] = _hedged(word)
 
 
 def _implicatives(found: list[Word]) -> None:
@@ -382,6 +399,12 @@ _ARTICLES = word_set("the a an its their his her our my your this that these tho
 def _negated(word: Word) -> Word:
     """``word`` as a negation cue."""
     return replace(word, negation=True)
+
+
+@lru_cache(maxsize=16)
+def _hedged(word: Word) -> Word:
+    """``word`` as a hedge (a hedge need not align)."""
+    return replace(word, hedge=True, must=False)
 
 
 BREAK_WORDS = frozenset(_ordered("and but while whereas although though"))

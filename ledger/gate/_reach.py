@@ -124,9 +124,18 @@ def trailing(tail: list[Word], span: SpanClause, last: int, moved: set[int]) -> 
     return out if condition is None else [*out, condition]
 
 
-LIMITS = (*sorted(CONDITIONS), "except", stem("excluding"), "until", "till")
+LIMITS = (
+    *sorted(CONDITIONS),
+    "except",
+    stem("excluding"),
+    "until",
+    "till",
+    stem("earliest"),
+    stem("latest"),
+)
 """Keys of the words that limit what a span clause says: a condition (``if``, ``unless``), an
-exception (``except``, ``excluding``) or an end (``until``), read in the first and last
+exception (``except``, ``excluding``), an end (``until``) or a bound on a date (the
+``earliest`` of ``at the earliest``: only there is it a hedge), read in the first and last
 stretches wherever they stand in them (``Sales rose in 2023.`` over ``Sales rose in 2023,
 except in Europe.``; ``X is the largest bank.`` over ``X was the largest bank until 2020.``)."""
 

@@ -525,3 +525,29 @@ def test_rejects_a_multiple_whose_bound_the_claim_drops(bound: str) -> None:
     assert verdict.status is Status.REJECTED
     span = f"Costs {bound} doubled over the period."
     assert _judge(span, span).status is Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        (
+            "The project will be completed in 2025.",
+            "The project will be completed in 2025 at the earliest.",
+        ),
+        ("The plant opens in 2026.", "The plant opens in 2026 at the latest."),
+    ],
+)
+def test_rejects_a_date_the_span_gives_at_the_earliest_or_latest(claimed: str, cited: str) -> None:
+    reason, _ = _rejection(claimed, cited, "polarity")
+    assert reason == "hedge_mismatch"
+    assert _judge(cited, cited).status is Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    "text", ["The latest results show growth.", "The earliest known copy dates from 1450."]
+)
+def test_reads_earliest_and_latest_elsewhere_as_plain_words(text: str) -> None:
+    assert _judge(text, text).status is Status.VERIFIED
+    assert _judge("Results show growth.", "The latest results show growth.").status is (
+        Status.VERIFIED
+    )
