@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
 
-from ledger.gate._aligned_words import GRAMMAR, Kind, Word, mask_cues, words
+from ledger.gate._aligned_words import CONDITIONS, GRAMMAR, Kind, Word, mask_cues, words
 from ledger.gate._aligned_words import clauses as cut_clauses
 from ledger.gate._reading import SPAN_CACHE_SIZE
 from ledger.gate._words import sentences, word_set
@@ -80,7 +80,8 @@ def span_clauses(text: str) -> tuple[SpanClause, ...]:
                 else frozenset(),
             )
             taken += len(found)
-            if n == 0 and found[0].text in _OPENING_CONDITIONS:
+            if n == 0 and found[0].text in CONDITIONS:
+                # A condition opening the sentence governs each of its clauses.
                 opening = clause
             out.append(clause)
     return tuple(out)
@@ -109,7 +110,7 @@ def _fronted_end(span: SpanClause) -> int:
     return min(span.commas)
 
 
-_LIMITING = word_set("if unless except excluding until till")
+_LIMITING = CONDITIONS | word_set("except excluding until till")
 
 
 def parenthetical(span: SpanClause, start: int, end: int) -> tuple[int, int] | None:
@@ -140,10 +141,6 @@ def _after_comma(tokens: list[Word]) -> list[bool]:
         out.append(comma)
         comma = False
     return out
-
-
-_OPENING_CONDITIONS = frozenset(["if", "unless"])
-"""Words whose condition, opening a sentence, governs every clause of it."""
 
 
 def claim_clauses(text: str) -> list[list[Word]]:

@@ -33,12 +33,12 @@ QUANTIFIERS = word_set("some most many several few")
 analysts``): a claim without one says it of all. Not ``the most`` (a superlative) nor ``at
 most`` (a bound)."""
 _NOT_DENYING = word_set("non excluding except unless notonly")
+"""Negation cues of the alignment that do not deny the rest of their clause."""
 _SCOPE_ENDS = word_set("but while whereas although though because")
 """Conjunctions that end a negation's scope in its span clause: what follows them is another
 clause's (``cannot be trusted while he is under oath elsewhere``). ``and``, ``or``, ``so``
 and ``which`` do not: they join words inside the denial as often (``did not appear on albums
 or compilations from 1991 to 2000``, ``not so hot at history``)."""
-"""Negation cues of the alignment that do not deny the rest of their clause."""
 _PREPOSITIONS = word_set(
     """
     about after against at before by during for from in into on onto over since through to
@@ -82,6 +82,9 @@ def narrowed(taken: dict[int, Taken]) -> CheckResult | None:
     aligns to there, a word that must align (not grammar) or a preposition with the word
     after it."""
     for entry in taken.values():
+        quantified = _quantifier_dropped(entry)
+        if quantified is not None:
+            return quantified
         found = entry.span.words
         cues = sorted(
             {
@@ -91,9 +94,6 @@ def narrowed(taken: dict[int, Taken]) -> CheckResult | None:
                 if found[s].negation and found[s].text not in _NOT_DENYING
             }
         )
-        quantified = _quantifier_dropped(entry)
-        if quantified is not None:
-            return quantified
         for cue in cues:
             end = next(
                 (i for i in range(cue + 1, len(found)) if found[i].text in _SCOPE_ENDS),
