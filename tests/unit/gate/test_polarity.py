@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from ledger.gate import Binding, ClaimDraft, ClaimType, SpanFacts, Status, judge
 from ledger.gate.model import Outcome
 from ledger.gate.polarity import check_polarity
 
@@ -85,3 +88,51 @@ def test_still_rejects_a_negated_claim_citing_a_cell_with_a_unit_note() -> None:
     span = "(in millions, except per share amounts) \u2014 Operating income, 2019: $13,535"
     result = check_polarity("Operating income in 2019 was not 13,535.", [span])
     assert result.reason == "negation_mismatch"
+
+
+# -- a computational claim over prose: the alignment's cues in its window ------------------
+
+
+def _computed(claimed: str, cited: str, envelope: str | None = None) -> tuple[Status, set[str]]:
+    facts = SpanFacts("s0", True, True, True, False, cited, envelope)
+    verdict = judge(
+        ClaimDraft(claimed, type=ClaimType.COMPUTATIONAL, bindings=(Binding("s0"),)),
+        {"s0": facts},
+    )
+    return verdict.status, {c.reason for c in verdict.checks}
+
+
+@pytest.mark.parametrize(
+    ("verb", "reason"),
+    [
+        ("failed to rise", "negation_mismatch"),
+        ("was set to rise", "hedge_mismatch"),
+        ("would have risen", "hedge_mismatch"),
+        ("should rise", "hedge_mismatch"),
+    ],
+)
+def test_rejects_a_computed_change_the_sentence_does_not_report(verb: str, reason: str) -> None:
+    status, reasons = _computed(
+        "Revenue rose by $0.5 million in 2023.",
+        f"Revenue {verb} from $4.0 million to $4.5 million in 2023.",
+    )
+    assert status is Status.REJECTED
+    assert reason in reasons
+
+
+def test_verifies_the_computed_change_the_sentence_reports() -> None:
+    status, _ = _computed(
+        "Revenue rose by $0.5 million in 2023.",
+        "Revenue rose from $4.0 million to $4.5 million in 2023.",
+    )
+    assert status is Status.VERIFIED
+
+
+def test_reads_a_cells_caption_with_the_polarity_cues_only() -> None:
+    status, _ = _computed(
+        "The fair value of other borrowings in 2019 was 12.4 million.",
+        "12.4",
+        "Fair values of our debt, excluding lease liabilities (in millions) \u2014 Other "
+        "borrowings, December 31, 2019 Fair Value: 12.4",
+    )
+    assert status is not Status.REJECTED
