@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import threading
 from collections.abc import Callable
@@ -27,15 +26,15 @@ from typing import IO, Any
 import psycopg
 
 from ledger.eventlog.database import DatabaseConfig
+from projections.database import connect
 
 POLL_SECONDS = 0.5
 """How often a waiting worker tries the lease again."""
 
 
 def lease_key(database: DatabaseConfig) -> int:
-    """The advisory lock key of a PostgreSQL ledger: 63 bits of SHA-256 of its schema."""
-    digest = hashlib.sha256(f"provledger.worker:{database.schema}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    """The advisory lock key of a PostgreSQL ledger's worker lease."""
+    return database.advisory_key("worker")
 
 
 class WorkerLease:
@@ -114,16 +113,7 @@ class WorkerLease:
 
     def _try_advisory(self) -> bool:
         if self._conn is None:
-            db = self.database
-            self._conn = psycopg.connect(
-                host=db.host,
-                port=db.port,
-                dbname=db.dbname,
-                user=db.user,
-                password=db.password,
-                autocommit=True,
-                application_name="provledger-worker-lease",
-            )
+            self._conn = connect(self.database, "provledger-worker-lease")
         row = self._conn.execute(
             "SELECT pg_try_advisory_lock(%s)", (lease_key(self.database),)
         ).fetchone()

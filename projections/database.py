@@ -6,7 +6,6 @@ database and schema of the events. Async reads use aiosqlite or asyncpg.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -192,7 +191,11 @@ def _create(engine: Engine) -> None:
             index.create(engine, checkfirst=True)
 
 
-def _connect(database: DatabaseConfig) -> psycopg.Connection[tuple[Any, ...]]:
+def connect(
+    database: DatabaseConfig, application_name: str | None = None
+) -> psycopg.Connection[tuple[Any, ...]]:
+    """An autocommit connection of its own to a PostgreSQL ledger's database (for a schema
+    or an advisory lock, outside the pools)."""
     return psycopg.connect(
         host=database.host,
         port=database.port,
@@ -200,14 +203,14 @@ def _connect(database: DatabaseConfig) -> psycopg.Connection[tuple[Any, ...]]:
         user=database.user,
         password=database.password or None,
         autocommit=True,
+        application_name=application_name,
     )
 
 
 def setup_lock_key(database: DatabaseConfig) -> int:
-    """The advisory lock key under which a process prepares a PostgreSQL ledger: 63 bits of
-    SHA-256 of its schema (another key than the worker lease's, ``processes.lease``)."""
-    digest = hashlib.sha256(f"provledger.setup:{database.schema}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    """The advisory lock key under which a process prepares a PostgreSQL ledger (another key
+    than the worker lease's, ``processes.lease``)."""
+    return database.advisory_key("setup")
 
 
 @contextmanager
@@ -224,7 +227,7 @@ def setup_lock(database: DatabaseConfig) -> Iterator[None]:
         yield
         return
     key = setup_lock_key(database)
-    with _connect(database) as conn:
+    with connect(database) as conn:
         conn.execute("SELECT pg_advisory_lock(%s)", (key,))
         try:
             yield
@@ -236,7 +239,7 @@ def ensure_postgres_schema(database: DatabaseConfig) -> None:
     """Create the configured PostgreSQL schema if it does not exist yet."""
     if database.kind != "postgresql" or not database.schema:
         return
-    with _connect(database) as conn:
+    with connect(database) as conn:
         conn.execute(
             sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(database.schema))
         )

@@ -6,6 +6,7 @@ it names no driver, so the domain stays free of database libraries.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -47,6 +48,13 @@ class DatabaseConfig:
             "POSTGRES_MAX_OVERFLOW": "10",
             "POSTGRES_LOCK_TIMEOUT": "5",
         }
+
+    def advisory_key(self, purpose: str) -> int:
+        """The PostgreSQL advisory lock key of this ledger for one ``purpose`` (``worker``,
+        ``setup``): 63 bits of SHA-256 of the purpose and the schema, so that ledgers in other
+        schemas of one database, and the purposes of one ledger, never share a lock."""
+        digest = hashlib.sha256(f"provledger.{purpose}:{self.schema}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") >> 1
 
     def describe(self) -> str:
         """A log-safe description (never the password)."""
