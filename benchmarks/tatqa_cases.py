@@ -158,14 +158,13 @@ def _table_spans(table: list[list[str]], title: str | None = None) -> list[SpanF
     first block (``As of December 31, 2018`` over the same columns): from such a row on, the
     repeated header block heads the columns (:func:`_stacked_header`).
     """
-    rows = [[_clean_cell(c) for c in row] for row in table]
-    width = max((len(r) for r in rows), default=0)
-    rows = [r + [""] * (width - len(r)) for r in rows]
+    rows = _grid(table)
+    width = len(rows[0]) if rows else 0
     header_rows = _header_rows(rows)
     notes = [r[0] for r in rows[:header_rows] if r[0]]
     title = " ".join([title, *notes] if title else notes) or "Table"
     out = []
-    for head, body, end in table_blocks(table):
+    for head, body, end in _blocks(rows):
         headers = _column_headers(rows[head:body], width)
         section = ""
         for r, row in enumerate(rows[body:end], start=body):
@@ -185,9 +184,19 @@ def table_blocks(table: list[list[str]]) -> list[tuple[int, int, int]]:
     """The blocks of a TAT-QA table as ``(header start, body start, body end)`` row indices:
     the leading header rows over the body, and, in a table that stacks a second period under
     the first, each repeated header block (:func:`_stacked_header`) over the rows below it."""
+    return _blocks(_grid(table))
+
+
+def _grid(table: list[list[str]]) -> list[list[str]]:
+    """The cells of a TAT-QA table as a table extractor gives them (:func:`_clean_cell`), each
+    row padded to the width of the widest."""
     rows = [[_clean_cell(c) for c in row] for row in table]
     width = max((len(r) for r in rows), default=0)
-    rows = [r + [""] * (width - len(r)) for r in rows]
+    return [r + [""] * (width - len(r)) for r in rows]
+
+
+def _blocks(rows: list[list[str]]) -> list[tuple[int, int, int]]:
+    """:func:`table_blocks` of a table already made a grid (:func:`_grid`)."""
     head, body = 0, _header_rows(rows)
     blocks: list[tuple[int, int, int]] = []
     r = body
@@ -317,9 +326,7 @@ def paragraph_sentences(context: dict[str, object]) -> list[str]:
 
 def header_row_count(table: list[list[str]]) -> int:
     """How many leading rows of a TAT-QA table are header rows (see :func:`_header_rows`)."""
-    rows = [[_clean_cell(c) for c in row] for row in table]
-    width = max((len(r) for r in rows), default=0)
-    return _header_rows([r + [""] * (width - len(r)) for r in rows])
+    return _header_rows(_grid(table))
 
 
 def context_cases(context: dict[str, object]) -> Iterator[Case]:
