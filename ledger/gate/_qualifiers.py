@@ -107,7 +107,7 @@ def dropped_bound(claim_part: list[Word], span_part: Sequence[Word], figure: Wor
 
 WEEKDAYS = word_set("monday tuesday wednesday thursday friday saturday sunday")
 _MOMENTS = WEEKDAYS | word_set("end close start beginning middle tomorrow noon midnight")
-"""Time words a deadline may stand before besides months, years and quarters (``by
+"""Time words a bound may stand before besides months, years and quarters (``by
 Friday``, ``by the end of June``)."""
 
 
@@ -117,7 +117,7 @@ _TIME_BOUNDS = word_set("by since after before")
 _CLAIM_BOUNDS = _TIME_BOUNDS | word_set("until till")
 
 
-def dropped_deadline(
+def dropped_time_bound(
     claim_part: list[Word], span_part: Sequence[Word], moment: Word
 ) -> Word | None:
     """The span's bound on ``moment`` (a matched month, year, quarter or :data:`_MOMENTS`
@@ -345,10 +345,10 @@ def qualifier_conflict(
             f"the span bounds the figure ({bound.text!r} {theirs.text!r}) where the claim "
             f"states it exactly ({mine.text!r}); span text: {shown!r}"
         )
-    deadline = dropped_deadline(claim_part, span_part, mine)
-    if deadline is not None:
+    time_bound = dropped_time_bound(claim_part, span_part, mine)
+    if time_bound is not None:
         return anchor_misaligned(
-            f"the span bounds the time ({deadline.text!r} {theirs.text!r}) where the claim "
+            f"the span bounds the time ({time_bound.text!r} {theirs.text!r}) where the claim "
             f"says when ({mine.text!r}); span text: {shown!r}"
         )
     if hedged:
