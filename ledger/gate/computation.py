@@ -40,6 +40,10 @@ Operands are read by :mod:`ledger.gate._operands`. Formulas tried
   points;
 - the change and percent change of a sum of lines between two ordered periods, each with the
   same number of operands (``International and Foodservice from 2018 to 2019``);
+- the change of a line over several periods from cells that state its change over each
+  (``Change 2018 over 2017`` and ``Change 2019 over 2018``): their sum, and its percent change
+  over the line's cell of the first year; only when the claim names exactly the first and the
+  last year the cells cover (:func:`ledger.gate._formulas.chains`);
 - ratio ``a / b`` (as a percentage when the claim is one), and the share of a sum in a total
   ``(a + b) / c`` over at most ``MAX_SHARE_OPERANDS`` operands; sum; average (over all
   operands too when there are more than ``MAX_SUBSET``); a *total percentage*: the sum of
@@ -167,6 +171,9 @@ def _claim_years(reading: Reading) -> tuple[int, int] | None:
 def _within(candidate: Candidate, years: tuple[int, int] | None) -> bool:
     """Whether every operand with a known period lies within the years the claim names: a
     change "from 2017 to 2018" cannot be computed from the figures of 2018 and 2019."""
+    if candidate.years is not None:
+        # A change over several periods covers exactly the years its cells name.
+        return candidate.years == years
     if years is None:
         return True
     return all(
