@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.eval_cases import HALVES, half_of
+from benchmarks.eval_cases import HALVES, half_of, span
 from benchmarks.tatqa_cases import (
     _operand_values,
     _table_spans,
@@ -12,6 +12,7 @@ from benchmarks.tatqa_cases import (
     period_swap,
     question_claim,
 )
+from benchmarks.tatqa_ceiling import read_as
 from tests.unit.gate._facts import STACKED_TABLE
 
 
@@ -188,3 +189,17 @@ def test_moves_every_year_of_a_question_one_year_earlier() -> None:
         "What is the change from 2017 to 2018 in $1,2019 of sales?"
     )
     assert period_swap("What is the average Maintenance?") is None
+
+
+def test_ceiling_rewrites_a_bracketed_value_by_each_convention_and_keeps_footnote_marks() -> None:
+    cell = span("t1", "$(1,647)", "Table \u2014 Net additions (1), August 31, 2018 (1): $(1,647)")
+    accounting = read_as(cell, "accounting")
+    magnitude = read_as(cell, "magnitude")
+    assert (accounting.text, accounting.envelope) == (
+        "$-1,647",
+        "Table \u2014 Net additions (1), August 31, 2018 (1): $-1,647",
+    )
+    assert (magnitude.text, magnitude.envelope) == (
+        "$1,647",
+        "Table \u2014 Net additions (1), August 31, 2018 (1): $1,647",
+    )
