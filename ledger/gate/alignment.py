@@ -147,12 +147,14 @@ def _conflict(
                 f"{'not ' if not_only else ''}{theirs.text!r}; span text: {shown!r}",
             )
     # The claim is hedged by a hedge of its own, not one it shares with the span at a matched
-    # pair (``will rise`` does not cover the ``probably`` of ``will probably rise``); a modal
+    # pair (``will rise`` does not cover the ``probably`` of ``will probably rise``) nor one
+    # the span clause writes too, matched or not (the ``whether`` of ``if you distribute
+    # copies, whether gratis or for a fee, you must ...`` does not cover its ``if``); a modal
     # of its own covers only the span's modals (``would sell`` over ``will sell``, but not
     # ``will increase`` over ``may increase``): see HEDGED.
     hedged = PLAIN
     for i, w in enumerate(clause):
-        if w.hedge and i not in shared:
+        if w.hedge and i not in shared and not _written(w.text, found):
             if w.text not in MODALS:
                 hedged = HEDGED
                 break
@@ -185,6 +187,11 @@ def _conflict(
     if not tail and last_s + 1 == len(found):
         return None
     return stretch_conflict(tail, trailing(tail, span, last_s, moved), None, None, hedged, shown)
+
+
+def _written(text: str, found: Sequence[Word]) -> bool:
+    """Whether the span clause writes the word ``text`` (a hedge the claim repeats)."""
+    return any(w.text == text for w in found)
 
 
 def _said(

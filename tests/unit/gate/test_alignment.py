@@ -118,6 +118,35 @@ def test_rejects_an_unhedged_claim_whose_aligned_stretch_is_hedged() -> None:
     assert _result(verdict, "polarity")[:2] == (Outcome.FAIL, "hedge_mismatch")
 
 
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        (
+            "For example, whether gratis or for a fee, you must give the recipients all the "
+            "rights.",
+            "For example, if you distribute copies of such a program, whether gratis or for a "
+            "fee, you must give the recipients all the rights.",
+        ),
+        (
+            "Analysts may disagree about whether sales rose.",
+            "Analysts may disagree, if asked, about whether sales rose.",
+        ),
+    ],
+)
+def test_a_hedge_the_span_also_writes_does_not_cover_a_condition_the_claim_drops(
+    claimed: str, cited: str
+) -> None:
+    verdict = _judge(claimed, cited)
+    assert verdict.status is Status.REJECTED
+    assert _result(verdict, "polarity")[:2] == (Outcome.FAIL, "hedge_mismatch")
+    assert _judge(cited, cited).status is Status.VERIFIED
+
+
+def test_a_hedge_of_the_claims_own_still_covers_a_hedged_span() -> None:
+    verdict = _judge("Revenue may rise next year.", "Revenue will probably rise next year.")
+    assert verdict.status is Status.VERIFIED, verdict.checks
+
+
 def test_follows_a_clause_with_the_span_clause_its_hedge_also_matches() -> None:
     verdict = _judge(
         "Other objects may be mutable and may be changed; however, an immutable object cannot "
