@@ -414,6 +414,9 @@ COMMA_BREAKS = BREAK_WORDS | {"so"}
 we cut costs``), which without one is more often a degree (``not so different``)."""
 
 
+EXCEPTIONS = frozenset(["except", "excluding"])
+"""Words after which a conjunction opens no clause but limits the one before it (``including
+any data, but excluding the System Libraries``): the exception is that clause's."""
 _MARKS = COMMA_BREAKS | {";", ","}
 """The words :func:`clauses` looks at: the others are only carried into the current clause."""
 
@@ -421,8 +424,9 @@ _MARKS = COMMA_BREAKS | {";", ","}
 def clauses(found: list[Word], *, claim: bool) -> list[list[Word]]:
     """The clauses of one sentence's words: cut at a semicolon, before ``but``, and before a
     conjunction of :data:`COMMA_BREAKS` after a comma; a claim also before a plain conjunction
-    of :data:`BREAK_WORDS` (so that a claim clause never needs two span clauses). Commas and
-    semicolons are dropped."""
+    of :data:`BREAK_WORDS` (so that a claim clause never needs two span clauses); never before
+    a conjunction followed by an exception (:data:`EXCEPTIONS`). Commas and semicolons are
+    dropped."""
     out: list[list[Word]] = []
     current: list[Word] = []
     comma = False
@@ -441,7 +445,11 @@ def clauses(found: list[Word], *, claim: bool) -> list[list[Word]]:
                 current = []
             comma = text == ","
             continue
-        if current and (comma or text == "but" or (claim and text in BREAK_WORDS)):
+        if (
+            current
+            and (comma or text == "but" or (claim and text in BREAK_WORDS))
+            and not (at + 1 < len(found) and found[at + 1].text in EXCEPTIONS)
+        ):
             out.append(current)
             current = []
         current.append(word)

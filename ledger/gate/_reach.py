@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ledger.gate._aligned_words import CONDITIONS, Kind, Word
+from ledger.gate._aligned_words import CONDITIONS, EXCEPTIONS, Kind, Word
 from ledger.gate._lexicon import are_opposites
 from ledger.gate._matching import CONJUNCTIONS, LEAD_STOPS, SpanClause, lead_start
 from ledger.gate._qualifiers import PARTITIVES
@@ -168,7 +168,16 @@ def _condition(span: SpanClause, start: int, end: int, *, trailing: bool) -> Wor
             continue
         if p + 1 < len(found) and found[p + 1].text == "any":
             continue
-        if trailing and any(w.text in CONJUNCTIONS for w in found[start:p]):
+        # A conjunction right before an exception opens no clause (``but excluding``); with a
+        # comma between them the exception is an aside on what follows (``and, except for
+        # the first character, the digits``).
+        joined = (
+            p > start
+            and found[p].text in EXCEPTIONS
+            and found[p - 1].text in CONJUNCTIONS
+            and p not in span.commas
+        )
+        if trailing and any(w.text in CONJUNCTIONS for w in found[start : p - joined]):
             return None
         if (
             not trailing

@@ -205,3 +205,31 @@ def test_a_phrase_set_off_by_commas_keeps_its_negation_to_itself(
     claim: str, span: str, verified: bool
 ) -> None:
     assert (_judge(claim, span).status is Status.VERIFIED) is verified
+
+
+@pytest.mark.parametrize("joiner", ["but excluding", "but except", "and excluding"])
+def test_an_exception_after_but_or_and_limits_the_clause_before_it(joiner: str) -> None:
+    span = (
+        "The Code means the object code for the Application, including any data needed for "
+        f"reproducing the Work, {joiner} the System Libraries of the Work."
+    )
+    claim = (
+        "The Code means the object code for the Application, including any data needed for "
+        "reproducing the Work."
+    )
+    assert _judge(claim, span).status is not Status.VERIFIED
+    assert _judge(span, span).status is Status.VERIFIED
+
+
+def test_a_clause_after_but_is_still_its_own() -> None:
+    span = "Sales rose in Europe, but profits fell in Asia."
+    assert _judge("Sales rose in Europe.", span).status is Status.VERIFIED
+    assert _judge("Profits fell in Asia.", span).status is Status.VERIFIED
+
+
+def test_an_exception_set_off_by_commas_after_and_is_an_aside_on_what_follows() -> None:
+    span = (
+        'The valid characters are the letters "A" through "Z", the underscore "_" and, except '
+        'for the first character, the digits "0" through "9".'
+    )
+    assert _judge(span, span).status is Status.VERIFIED
