@@ -39,6 +39,20 @@ _SCOPE_ENDS = word_set("but while whereas although though because")
 clause's (``cannot be trusted while he is under oath elsewhere``). ``and``, ``or``, ``so``
 and ``which`` do not: they join words inside the denial as often (``did not appear on albums
 or compilations from 1991 to 2000``, ``not so hot at history``)."""
+
+
+def _ends_scope(found: tuple[Word, ...], i: int) -> bool:
+    """Whether the span word at ``i`` ends a negation's scope (:data:`_SCOPE_ENDS`): not a
+    ``while`` before a gerund, which says when the denied thing would happen, inside the
+    denial (``without blocking other coroutines while waiting for queries``), where a
+    ``while`` before a clause opens another (``while he is under oath``)."""
+    if found[i].text not in _SCOPE_ENDS:
+        return False
+    return not (
+        found[i].text == "while" and i + 1 < len(found) and found[i + 1].text.endswith("ing")
+    )
+
+
 _PREPOSITIONS = word_set(
     """
     about after against at before by during for from in into on onto over since through to
@@ -95,10 +109,7 @@ def narrowed(taken: dict[int, Taken]) -> CheckResult | None:
             }
         )
         for cue in cues:
-            end = next(
-                (i for i in range(cue + 1, len(found)) if found[i].text in _SCOPE_ENDS),
-                len(found),
-            )
+            end = next((i for i in range(cue + 1, len(found)) if _ends_scope(found, i)), len(found))
             end = min(end, _aside_end(entry.span, cue))
             dropped = [
                 w.text

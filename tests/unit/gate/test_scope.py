@@ -176,3 +176,21 @@ def test_and_or_continue_the_scope_of_a_negation() -> None:
     span = "Vic did not appear on any albums or compilations from 1991 to 2000."
     claim = "Vic did not appear on any albums or compilations."
     assert judged(claim, span).status is Status.UNVERIFIED
+
+
+@pytest.mark.parametrize(
+    ("span", "claim"),
+    [
+        (
+            "The loop runs without blocking other coroutines while waiting for queries.",
+            "The loop runs without blocking other coroutines while waiting.",
+        ),
+        (
+            "The driver did not stop while crossing the border at night.",
+            "The driver did not stop while crossing.",
+        ),
+    ],
+)
+def test_while_before_a_gerund_keeps_the_scope_of_a_negation(span: str, claim: str) -> None:
+    _assert_narrowed(claim, span)
+    assert judged(span, span).status is Status.VERIFIED
