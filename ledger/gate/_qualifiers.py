@@ -20,6 +20,7 @@ Each is a pure reading of the two stretches and the words after them;
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ledger.gate._aligned_words import Kind, Word
@@ -81,14 +82,20 @@ MULTIPLES = word_set(
 a number (``more than doubled``)."""
 
 
+_TIMES = re.compile(r"\d+(?:[.,]\d+)?x")
+"""A multiple written as one word with its figure (``17x``, ``1.5x``): a figure too."""
+
+
 def dropped_bound(claim_part: list[Word], span_part: Sequence[Word], figure: Word) -> Word | None:
     """The span's bound on ``figure`` (a matched number or year, ``around 1850``, or a
-    multiple, ``more than doubled``), the last word of its stretch or linked to it (``more
-    than``, ``up to``), when the claim's stretch has no bound of its own; else ``None``."""
+    multiple, ``more than doubled``, ``around 17x``), the last word of its stretch or linked
+    to it (``more than``, ``up to``), when the claim's stretch has no bound of its own; else
+    ``None``."""
     if (
         figure.kind is not Kind.NUMBER
         and figure.kind is not Kind.YEAR
         and figure.text not in MULTIPLES
+        and _TIMES.fullmatch(figure.text) is None
     ) or not span_part:
         return None
     last = span_part[-1]

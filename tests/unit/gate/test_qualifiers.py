@@ -70,6 +70,14 @@ def test_rejects_a_multiple_whose_bound_the_claim_drops(bound: str) -> None:
     assert _judge(span, span).status is Status.VERIFIED
 
 
+@pytest.mark.parametrize("multiple", ["17x", "17X", "17\u00d7", "1.5x"])
+def test_rejects_a_multiple_written_with_x_whose_bound_the_claim_drops(multiple: str) -> None:
+    span = f"The new parser is around {multiple} faster than the old one."
+    verdict = _judge(f"The new parser is {multiple} faster than the old one.", span)
+    assert verdict.status is Status.REJECTED
+    assert _judge(span, span).status is Status.VERIFIED
+
+
 # -- predicates governing an infinitive -------------------------------------------------------
 
 
