@@ -38,6 +38,11 @@ class Operand:
     """A cell's first row label: the line of its table it is on."""
     interval: tuple[int, int] | None = None
     """For a cell that states a change (``Change 2019 over 2018``), the years it is between."""
+    subject: frozenset[str] | None = None
+    """For a figure of a sentence, the line words of the conjunct it stands in (what it is a
+    figure of: ``costs`` in ``..., while costs rose from $2.0 million to $2.5 million``)."""
+    rivals: tuple[frozenset[str], ...] = ()
+    """For a figure of a sentence, the subjects of every conjunct of it that writes a figure."""
 
     @property
     def label(self) -> str:

@@ -17,7 +17,9 @@ from ledger.gate._claimed import ClaimedResult
 from ledger.gate._formulas import Candidate, Formula, Operand
 from ledger.gate._numbers import Amount, context_scale, dates
 from ledger.gate._reading import SPAN_CACHE_SIZE, read_span
+from ledger.gate._words import content_stems
 from ledger.gate.model import SpanFacts
+from ledger.gate.support import OPERATION_WORDS
 
 MAX_OPERANDS = 10
 """The most operand figures taken from the support spans."""
@@ -78,6 +80,7 @@ def cited_operands(cited: tuple[tuple[str, str | None], ...], percent: bool) -> 
     out: dict[tuple[float, str, str | None, str | None], Operand] = {}
     writing: set[int] = set()
     for index, (text, envelope) in enumerate(cited):
+        subjects = None if envelope else sentence_subjects(text)
         for written, period, scale, line, step in span_figures(text, envelope):
             amount = _as_percent(written) if percent else written
             writing.add(index)
@@ -91,7 +94,10 @@ def cited_operands(cited: tuple[tuple[str, str | None], ...], percent: bool) -> 
                 absolute = amount.mantissa * scale
             order = (index, *step) if step else None
             row, interval = _line_of(line, amount)
-            out[key] = Operand(amount, absolute, period, frozenset({index}), order, row, interval)
+            subject, rivals = (None, ()) if subjects is None else subjects.of(written.start)
+            out[key] = Operand(
+                amount, absolute, period, frozenset({index}), order, row, interval, subject, rivals
+            )
     figures = tuple(out.values())[:MAX_OPERANDS]
     return CitedOperands(
         figures,
@@ -117,6 +123,72 @@ def _same_figure(
         if other[:3] == key[:3] and (other[3] is None or key[3] is None):
             return other
     return key
+
+
+@dataclass(frozen=True, slots=True)
+class Subjects:
+    """What each figure of a sentence is a figure of: by where the figure starts, its group
+    (a run of figures the sentence writes of one subject), and for each group the words that
+    no other group has."""
+
+    groups: dict[int, int]
+    words: tuple[frozenset[str], ...]
+
+    def of(self, at: int) -> tuple[frozenset[str], tuple[frozenset[str], ...]]:
+        """The subject of the figure that starts at ``at``, and the other groups'."""
+        group = self.groups.get(at, 0)
+        return self.words[group], self.words[:group] + self.words[group + 1 :]
+
+
+_CUT = re.compile(r"[,;]|\b(?:and|or|but|while|whereas|although|though)\b", re.IGNORECASE)
+"""Where the words between two figures change from the first figure's to the second's."""
+
+
+@lru_cache(maxsize=SPAN_CACHE_SIZE)
+def sentence_subjects(text: str) -> Subjects:
+    """The subjects of a sentence's figures (:class:`Subjects`; cached like its figures).
+
+    The content words between two figures are the first one's up to the first comma,
+    semicolon or conjunction among them, and the second one's after it (``Revenue was $4.0
+    million in Europe and $4.5 million in Asia``: ``Europe`` is the first figure's; ``...,
+    while costs rose from $2.0 million``: ``costs`` is the second's); the words before the
+    first figure are its own, those after the last figure the last one's. A figure with no
+    word of its own is of the subject of the one before it (``from $4.0 million to $4.5
+    million``; ``$0.9 million and $0.6 million, respectively``)."""
+    figures = read_span(text).reading.amounts
+    groups: dict[int, int] = {}
+    words: list[set[str]] = []
+    before = 0
+    for amount in figures:
+        between = text[before : amount.start]
+        cut = _CUT.search(between) if words else None
+        if cut is not None:
+            words[-1] |= content_stems(between[: cut.start()], OPERATION_WORDS)
+            between = between[cut.start() :]
+        own = content_stems(between, OPERATION_WORDS)
+        if own or not words:
+            words.append(own)
+        groups[amount.start] = len(words) - 1
+        before = amount.end
+    if len(words) < 2:
+        return Subjects(groups, (frozenset(),))
+    words[-1] |= content_stems(text[before:], OPERATION_WORDS)
+    distinct = []
+    for i, mine in enumerate(words):
+        others = set().union(*(w for j, w in enumerate(words) if j != i))
+        distinct.append(frozenset(mine - others))
+    return Subjects(groups, tuple(distinct))
+
+
+def named_subject(op: Operand, claimed: frozenset[str]) -> bool:
+    """Whether a figure may be read for a claim whose content words are ``claimed``: a cell's
+    always (its line is the support check's), a sentence's unless the claim names what only
+    another conjunct of the sentence is about and nothing that only the figure's own is (a
+    claim of ``Revenue`` may not use the figures of ``..., while costs rose from ...``; one of
+    ``Product revenue`` not those of ``service revenue``)."""
+    if op.subject is None or op.subject & claimed:
+        return True
+    return not any(rival & claimed for rival in op.rivals)
 
 
 def _unbracket(op: Operand) -> Operand:

@@ -16,6 +16,12 @@ A sentence that writes ``from <figure> to <figure>`` (``decreased from 45.2% to 
 orders those two figures, old then new, whatever their periods. A downward direction word with
 a negative figure (``decreased by -45``) is a double negative and skips ``sign_conflict``.
 
+A sentence's figure is read for a claim only where the claim names what it is a figure of
+(:func:`ledger.gate._operands.sentence_subjects`): ``Revenue rose by 25%`` is not computed
+from the ``$2.0 million`` and ``$2.5 million`` of ``Revenue rose from $4.0 million to $4.5
+million, while costs rose from $2.0 million to $2.5 million``, as a cell's figure is read only
+on a line the claim names (the support check's ``support_line_unnamed``).
+
 Every cited span that writes a figure must be used by the formula (a figure two spans write
 alike counts for both): a citation the computation does not need is not evidence for it. A
 cell's period may also be a fiscal year without a calendar year (``FY19``, ``F19``). When the
@@ -82,10 +88,12 @@ from ledger.gate._numbers import Amount
 from ledger.gate._operands import (
     CitedOperands,
     caption_percent,
+    named_subject,
     operands_of,
 )
 from ledger.gate._reading import Reading, read_text
 from ledger.gate.model import CheckResult, ClaimType, Outcome, SpanFacts
+from ledger.gate.support import OPERATION_WORDS
 
 CHECK = "computation"
 ROUNDING_CAP = 0.05
@@ -168,6 +176,22 @@ def _claim_years(reading: Reading) -> tuple[int, int] | None:
     return (min(years), max(years)) if years else None
 
 
+def _admissible(
+    candidate: Candidate,
+    writing: frozenset[int],
+    years: tuple[int, int] | None,
+    lines: frozenset[str],
+) -> bool:
+    """Whether a candidate may stand for the claim: it uses every cited span that writes a
+    figure, only figures of the years the claim names, and only sentence figures of what the
+    claim names (:func:`ledger.gate._operands.named_subject`)."""
+    return (
+        _uses_every_span(candidate, writing)
+        and _within(candidate, years)
+        and all(named_subject(op, lines) for op in candidate.uses)
+    )
+
+
 def _within(candidate: Candidate, years: tuple[int, int] | None) -> bool:
     """Whether every operand with a known period lies within the years the claim names: a
     change "from 2017 to 2018" cannot be computed from the figures of 2018 and 2019."""
@@ -237,6 +261,7 @@ def check_computation(
     allowed = tolerance(claim, relative_tolerance)
     bound = claimed_bound(reading.text, claim.amount)
     years = _claim_years(reading)
+    lines = reading.content_stems(OPERATION_WORDS)
     tried: list[Candidate] = []
     ambiguous = False
     negative_only: tuple[str, Candidate] | None = None
@@ -246,7 +271,7 @@ def check_computation(
         for operation in operations:
             # Both readings of bracketed figures are tried.
             for candidate, other in operands.candidates(FORMULAS[operation], unit):
-                if not _uses_every_span(candidate, writing) or not _within(candidate, years):
+                if not _admissible(candidate, writing, years, lines):
                     continue
                 hit = meets(candidate.value, target, allowed, bound)
                 other_hit = (
@@ -273,7 +298,7 @@ def check_computation(
         f"no {claim.operation or 'formula'} over {len(ops)} figure(s) "
         f"({', '.join(op.label for op in ops)}) gives {claim.target:g}{found}"
     )
-    other_unit = _other_unit(claim, operands, years, allowed)
+    other_unit = _other_unit(claim, operands, years, allowed, lines)
     if other_unit is not None:
         return CheckResult(
             CHECK,
@@ -353,7 +378,11 @@ _UNIT_NAMES = {
 
 
 def _other_unit(
-    claim: ClaimedResult, operands: CitedOperands, years: tuple[int, int] | None, allowed: float
+    claim: ClaimedResult,
+    operands: CitedOperands,
+    years: tuple[int, int] | None,
+    allowed: float,
+    lines: frozenset[str],
 ) -> str | None:
     """The unit in which the cited figures give a change claimed in another (``290
     percentage points`` where the figures fell 290 basis points, ``2.9 basis points`` where
@@ -368,7 +397,7 @@ def _other_unit(
         for candidate, other in operands.candidates(FORMULAS[operation], probe):
             if operation == "percent_change" and candidate.base is None:
                 continue
-            if not _uses_every_span(candidate, operands.writing) or not _within(candidate, years):
+            if not _admissible(candidate, operands.writing, years, lines):
                 continue
             if max(abs(candidate.value - claim.target), abs(other.value - claim.target)) <= allowed:
                 return f"{_UNIT_NAMES[operation]} ({candidate.formula} = {candidate.value:.6g})"
