@@ -22,9 +22,15 @@ HEDGES = word_set(
     nearly almost estimated estimate estimates reportedly allegedly apparently seemingly
     potentially presumably supposedly expected expects anticipated uncertain unclear
     suggests suggested appears appear seems seem
+    projected projection projections forecast forecasts forecasted predicted predicts
+    prediction budgeted preliminary provisional provisionally tentative tentatively
     """
 )
-"""Tokens that make a statement uncertain or approximate."""
+"""Tokens that make a statement uncertain or approximate; a forecast, projection, prediction,
+budget, or a preliminary, provisional or tentative figure is not yet what happened
+(``Revenue was $4.5 million`` over ``Revenue is projected to be $4.5 million``). Not
+``target``, ``guidance`` or ``outlook``, which name things as often (``the acquisition
+target``, ``under the guidance of``)."""
 
 _AXES: dict[str, tuple[str, str]] = {
     "change": (
