@@ -99,6 +99,7 @@ CHECK = "computation"
 ROUNDING_CAP = 0.05
 """The largest relative error that rounding of the claimed figure may excuse."""
 
+_AGGREGATES = frozenset({"sum", "average"})
 _SCALE_OPS = frozenset({"change", "difference", "sum", "average", "bps", "points"})
 _PERIOD_COUNT = re.compile(
     r"[\s-]*(?:fiscal\s+|financial\s+)?(?:years?|quarters?|months?|periods?)\b", re.IGNORECASE
@@ -150,6 +151,30 @@ def period_count(claim: Reading, claim_type: ClaimType, spans: Sequence[SpanFact
         return []
     writing = operands_of(spans).writing
     return [count for count in counts if count == len(writing)]
+
+
+_COUNT_WORDS = {
+    "both": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}  # fmt: skip
+_COUNTED_PERIODS = re.compile(
+    r"(?:\b(?:the|a|an)\s+(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})"
+    r"|\b(both))[\s-]+(?:fiscal\s+|financial\s+)?(?:years?|periods?)\b",
+    re.IGNORECASE,
+)
+"""A count of the years a sum or an average is over (``over the three years``, ``both years``,
+``a 3-year period``): after an article, so not a horizon (``due within 5 years``, ``over the
+next five years``); not of months or weeks (``the three months ended March 31`` names one
+quarter of each year)."""
+
+
+def counted_periods(text: str) -> int | None:
+    """The number of years or periods a claim says it sums or averages, if it says one."""
+    found = _COUNTED_PERIODS.search(text)
+    if found is None:
+        return None
+    word = (found.group(1) or found.group(2)).lower()
+    return _COUNT_WORDS[word] if word in _COUNT_WORDS else int(word)
 
 
 def _claim_units(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[ClaimedResult]:
@@ -262,6 +287,7 @@ def check_computation(
     bound = claimed_bound(reading.text, claim.amount)
     years = _claim_years(reading)
     lines = reading.content_stems(OPERATION_WORDS)
+    count = counted_periods(reading.text)
     tried: list[Candidate] = []
     ambiguous = False
     negative_only: tuple[str, Candidate] | None = None
@@ -272,6 +298,9 @@ def check_computation(
             # Both readings of bracketed figures are tried.
             for candidate, other in operands.candidates(FORMULAS[operation], unit):
                 if not _admissible(candidate, writing, years, lines):
+                    continue
+                if count and operation in _AGGREGATES and len(candidate.uses) != count:
+                    # "The average over the three years" is not the average of two.
                     continue
                 hit = meets(candidate.value, target, allowed, bound)
                 other_hit = (

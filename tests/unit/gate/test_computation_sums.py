@@ -260,3 +260,31 @@ def test_a_base_summing_to_zero_under_one_reading_gives_no_percent_change() -> N
     text = "The percentage change of X from 2018 to 2019 is {}."
     assert _run(text.format("0%"), cells)[1] != "recomputed"
     assert _run(text.format("-0%"), cells)[1] != "recomputed"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The average revenue over the three years is 15 million.",
+        "The average revenue over the 3 years is 15 million.",
+        "The total revenue of the three fiscal years is 30 million.",
+        "The average revenue over a three-year period is 15 million.",
+    ],
+)
+def test_does_not_average_two_years_for_a_claim_about_three(text: str) -> None:
+    cells = row_cells("Revenue", ("2018", "10"), ("2019", "20"))
+    assert _run(text, cells)[1] != "recomputed"
+
+
+@pytest.mark.parametrize(
+    ("text", "figures"),
+    [
+        ("The average revenue over the three years is 15 million.", 3),
+        ("The average revenue over the two years is 15 million.", 2),
+        ("The total revenue of both years is 30 million.", 2),
+        ("The total revenue for the three months ended March 31 is 30 million.", 2),
+    ],
+)
+def test_averages_as_many_years_as_the_claim_counts(text: str, figures: int) -> None:
+    cells = row_cells("Revenue", *[("2017", "15"), ("2018", "10"), ("2019", "20")][-figures:])
+    assert _run(text, cells)[:2] == (Outcome.PASS, "recomputed")
