@@ -64,8 +64,13 @@ class Candidate(NamedTuple):
 
 
 def _levels(claim: ClaimedResult, ops: Sequence[Operand]) -> list[float] | None:
-    """Operand values in the claim's units for scale-bearing operations, or ``None``."""
+    """Operand values in the claim's units for scale-bearing operations, or ``None``: also
+    when the claim names a currency that a figure names otherwise (``rose by \u20ac0.5
+    million`` is not computed from ``$4.0 million`` and ``$4.5 million``)."""
     if any(op.amount.kind != claim.amount.kind for op in ops):
+        return None
+    currency = claim.amount.currency
+    if currency and any(op.amount.currency not in (None, currency) for op in ops):
         return None
     if all(op.absolute is not None for op in ops):
         divisor = claim.amount.scale or 1.0

@@ -215,3 +215,36 @@ def test_never_recomputes_a_from_to_change_and_its_sign_flip(
         for value in (change, -change)
     ]
     assert not all(recomputed)
+
+
+DOLLARS = "Revenue rose from $4.0 million in 2022 to $4.5 million in 2023."
+
+
+@pytest.mark.parametrize(
+    ("text", "cited"),
+    [
+        ("Revenue rose by \u20ac0.5 million in 2023.", DOLLARS),
+        ("Revenue rose by \u00a30.5 million in 2023.", DOLLARS),
+        ("Revenue rose by 0.5 million euros in 2023.", DOLLARS),
+        ("Revenue rose by $0.5 million in 2023.", DOLLARS.replace("$", "\u20ac")),
+        ("The average revenue of 2022 and 2023 is \u20ac4.25 million.", DOLLARS),
+    ],
+)
+def test_does_not_recompute_an_amount_in_another_currency_than_its_figures(
+    text: str, cited: str
+) -> None:
+    result, _ = check_computation(text, ClaimType.COMPUTATIONAL, [span("s0", cited)])
+    assert result.reason != "recomputed"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Revenue rose by $0.5 million in 2023.",
+        "Revenue rose by 500 thousand dollars in 2023.",
+        "Revenue rose by 12.5% in 2023.",
+    ],
+)
+def test_recomputes_an_amount_in_the_currency_of_its_figures_or_a_percentage(text: str) -> None:
+    result, _ = check_computation(text, ClaimType.COMPUTATIONAL, [span("s0", DOLLARS)])
+    assert result.reason == "recomputed"
