@@ -42,7 +42,10 @@ class Operand:
     """For a figure of a sentence, the line words of the conjunct it stands in (what it is a
     figure of: ``costs`` in ``..., while costs rose from $2.0 million to $2.5 million``)."""
     rivals: tuple[frozenset[str], ...] = ()
-    """For a figure of a sentence, the subjects of every conjunct of it that writes a figure."""
+    """For a figure of a sentence, the subjects of the other figures' groups."""
+    signed: bool = False
+    """A cell whose row label or column header writes its negative side in brackets
+    (``Operating income (loss)``): its bracketed figure is negative, never a magnitude."""
 
     @property
     def label(self) -> str:

@@ -95,8 +95,18 @@ def cited_operands(cited: tuple[tuple[str, str | None], ...], percent: bool) -> 
             order = (index, *step) if step else None
             row, interval = _line_of(line, amount)
             subject, rivals = (None, ()) if subjects is None else subjects.of(written.start)
+            signed = line is not None and signed_label(line)
             out[key] = Operand(
-                amount, absolute, period, frozenset({index}), order, row, interval, subject, rivals
+                amount,
+                absolute,
+                period,
+                frozenset({index}),
+                order,
+                row,
+                interval,
+                subject,
+                rivals,
+                signed,
             )
     figures = tuple(out.values())[:MAX_OPERANDS]
     return CitedOperands(
@@ -191,9 +201,38 @@ def named_subject(op: Operand, claimed: frozenset[str]) -> bool:
     return not any(rival & claimed for rival in op.rivals)
 
 
+_SIGNED_LABEL = re.compile(
+    r"\((?:loss|losses|deficits?|decreases?|declines?|reductions?|used\s+(?:in|for)|outflows?"
+    r"|expenses?|charges?|benefits?|unfavou?rable)\)",
+    re.IGNORECASE,
+)
+_NESTING = re.compile(
+    r"\b(?:in|of|on|from|for|to|at|within|under|into|over|against|between)\b", re.IGNORECASE
+)
+"""Prepositions that put the bracketed side into a phrase of its own (``Losses recognized in
+other income (expense)``): it is then that phrase's, not the line's."""
+
+
+def signed_label(head: str) -> bool:
+    """Whether a cell's row label or column header writes the negative side of its own
+    measure in brackets (``Operating income (loss)``, ``Net cash provided by (used in) ...``,
+    ``Increase (decrease)``, ``Other income (expense), net``, ``Income tax expense
+    (benefit)``): the table's brackets there mean that side, so its bracketed figures are
+    negative (:func:`_unbracket` leaves them so). Each label is read apart (the row label and
+    the column header: ``Voyage expenses, Increase (decrease) 2019`` signs the change its
+    column states); a bracketed side after a preposition (``Losses recognized in other income
+    (expense)``) is a nested phrase's, and the label is read both ways, as any other."""
+    for part in head.split(", "):
+        found = _SIGNED_LABEL.search(part)
+        if found is not None and _NESTING.search(part, 0, found.start()) is None:
+            return True
+    return False
+
+
 def _unbracket(op: Operand) -> Operand:
-    """The operand with a bracketed figure read as positive."""
-    if not op.amount.bracketed:
+    """The operand with a bracketed figure read as positive, unless its label says that its
+    brackets are negative (:func:`signed_label`)."""
+    if not op.amount.bracketed or op.signed:
         return op
     amount = replace(op.amount, value=abs(op.amount.value), mantissa=abs(op.amount.mantissa))
     absolute = abs(op.absolute) if op.absolute is not None else None

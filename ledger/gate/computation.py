@@ -291,7 +291,7 @@ def check_computation(
     tried: list[Candidate] = []
     ambiguous = False
     negative_only: tuple[str, Candidate] | None = None
-    opposite = False
+    opposite = negative_base = False
     target = claim.target
     for unit in _claim_units(claim, ops):
         for operation in operations:
@@ -306,8 +306,9 @@ def check_computation(
                 other_hit = (
                     hit if other is candidate else meets(other.value, target, allowed, bound)
                 )
-                if hit and other_hit:
+                if hit and other_hit and not _negative_base(candidate):
                     return _recomputed(operation, candidate, claim, allowed, ""), claim.amount
+                negative_base = negative_base or (hit and _negative_base(candidate))
                 if target and (
                     meets(candidate.value, -target, allowed, bound)
                     or meets(other.value, -target, allowed, bound)
@@ -342,6 +343,14 @@ def check_computation(
             Outcome.SKIP,
             "sign_ambiguous",
             f"the result depends on how the bracketed figures are read: {detail}",
+        ), claim.amount
+    if negative_base:
+        return CheckResult(
+            CHECK,
+            Outcome.SKIP,
+            "not_reproduced",
+            f"only a percent change from a negative figure gives it, which has no agreed sign: "
+            f"{detail}",
         ), claim.amount
     unambiguous = claim.explicit and len(ops) == 2 and nearest is not None
     if unambiguous and claim.operation in _SCALE_OPS | {"percent_change"}:

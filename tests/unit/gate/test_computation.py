@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ledger.gate._operands import signed_label
 from ledger.gate.computation import check_computation
 from ledger.gate.model import ClaimType, Outcome, SpanFacts
 from tests.unit.gate._facts import row_cells, span
@@ -313,3 +314,52 @@ def test_a_bound_on_the_claimed_figure_is_compared_as_a_bound(text: str, holds: 
 def test_up_to_is_a_bound_not_a_rise() -> None:
     outcome, reason, _ = _run("Other sales decreased by up to 12.6 million from 2018 to 2019.")
     assert (outcome, reason) == (Outcome.PASS, "recomputed")
+
+
+CASH = "Net cash provided by (used in) investing activities"
+
+
+@pytest.mark.parametrize(
+    ("label", "head"),
+    [
+        (CASH, "2018"),
+        ("Operating income (loss)", "2018"),
+        ("Voyage expenses", "Increase (decrease) 2018"),
+        ("Other income (expense), net", "2018"),
+    ],
+)
+def test_reads_brackets_as_negative_where_the_label_writes_its_negative_side_in_brackets(
+    label: str, head: str
+) -> None:
+    cells = row_cells(label, (head, "(114)"), (head.replace("2018", "2017"), "(71)"))
+    claimed = "The change in it from 2017 to 2018 is"
+    assert _run(f"{claimed} -43 million.", cells)[:2] == (Outcome.PASS, "recomputed")
+    assert _run(f"{claimed} 43 million.", cells)[1] != "recomputed"
+
+
+def test_still_reads_both_ways_the_brackets_of_a_label_that_declares_no_sign() -> None:
+    cells = row_cells("Interest expense", ("2018", "(114)"), ("2017", "(71)"))
+    for figure in ("-43", "43"):
+        claimed = f"The change in interest expense from 2017 to 2018 is {figure} million."
+        assert _run(claimed, cells)[1] == "sign_ambiguous"
+
+
+@pytest.mark.parametrize(
+    ("head", "signed"),
+    [
+        ("Operating income (loss), 2019", True),
+        ("Net cash provided by (used in) investing activities, 2019", True),
+        ("Voyage expenses, Increase (decrease) 2019", True),
+        ("Revenue, Increase (decrease) 2019", True),
+        ("Other income (expense), net, 2019", True),
+        ("Losses recognized in other income (expense), net, 2019", False),
+        ("Income tax expense (benefit), 2019", True),
+        ("Gain (loss) on sale of assets, 2019", True),
+        ("Transfers (Note (b)), 2019", False),
+        ("Interest expense, 2019", False),
+    ],
+)
+def test_a_label_signs_its_brackets_only_where_it_names_no_negative_side_outside_them(
+    head: str, signed: bool
+) -> None:
+    assert signed_label(head) is signed
