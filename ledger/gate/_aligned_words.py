@@ -197,7 +197,8 @@ ALIGNMENT_HEDGES = word_set(
     sometimes occasionally often frequently periodically intermittently sporadically rarely
     seldom hardly barely scarcely infrequently doubt doubts doubted doubting whether must
     should shall ought until till claim claims claimed alleges alleged believe believes
-    believed think thinks thought
+    believed think thinks thought hope hopes hoping speculate speculates speculated
+    speculating
     """
 )
 """Hedges of the alignment only (the window check of computational claims keeps the polarity
@@ -205,7 +206,8 @@ cues' list): how often (``The fee is sometimes charged`` is not ``The fee is cha
 doubt (``The CEO doubted that sales rose``, ``Analysts questioned whether sales rose``) and
 obligation (``The fee must be paid``, ``Kate should have sent the slides`` says nothing of
 what was done), a state that ended (``was the largest until 2020``) and belief or claim
-(``The company claims the drug cures ...``)."""
+(``The company claims the drug cures ...``), hope and speculation (``We hope that sales
+rose``; ``hoped`` is left to the infinitive it governs, ``hoped to approve``)."""
 
 CONDITIONS = word_set("if unless")
 """Words that make a statement conditional: a hedge to the alignment, and read after the

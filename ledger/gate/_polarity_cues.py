@@ -21,9 +21,11 @@ HEDGES = word_set(
     may might could possibly possible perhaps probably likely unlikely approximately roughly
     nearly almost estimated estimate estimates reportedly allegedly apparently seemingly
     potentially presumably supposedly expected expects anticipated uncertain unclear
-    suggests suggested appears appear seems seem
+    suggests suggested appears appear seems seem suggest suggesting expect expecting
+    anticipate anticipates anticipating
     projected projection projections forecast forecasts forecasted predicted predicts
-    prediction budgeted preliminary provisional provisionally tentative tentatively
+    prediction predict predicting budgeted preliminary provisional provisionally tentative
+    tentatively
     """
 )
 """Tokens that make a statement uncertain or approximate; a forecast, projection, prediction,
