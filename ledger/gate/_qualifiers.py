@@ -36,6 +36,7 @@ BOUNDS = word_set(
 """Words that bound a figure they stand before (``at least``, ``more than``, ``up to``)."""
 _LINKED = {"more": "than", "less": "than", "fewer": "than", "up": "to", "close": "to"}
 _LINKED |= {"upwards": "of", "excess": "of"}
+_LINKED |= dict.fromkeys(("much", "many", "high", "little", "few", "low"), "as")
 """Bound words that bound a figure only through a link word (``more than 5``; ``up 5%`` is a
 change, not a bound)."""
 
@@ -100,9 +101,12 @@ def dropped_bound(claim_part: list[Word], span_part: Sequence[Word], figure: Wor
         return None
     last = span_part[-1]
     word = last
-    if last.text in ("than", "to", "of") and len(span_part) > 1:
+    if last.text in ("than", "to", "of", "as") and len(span_part) > 1:
         word = span_part[-2]
         if _LINKED.get(word.text) != last.text:
+            return None
+        if last.text == "as" and (len(span_part) < 3 or span_part[-3].text != "as"):
+            # ``as much as 5%``; not ``twice as much as`` read from its second ``as`` on.
             return None
     elif last.text in _LINKED or last.text not in BOUNDS:
         return None
@@ -110,6 +114,45 @@ def dropped_bound(claim_part: list[Word], span_part: Sequence[Word], figure: Wor
         if mine.text in BOUNDS:
             return None
     return word
+
+
+_BOUNDS_AFTER = (
+    ("or", "more"), ("or", "less"), ("or", "fewer"), ("or", "higher"), ("or", "lower"),
+    ("or", "greater"), ("or", "above"), ("or", "below"), ("or", "over"), ("or", "under"),
+    ("at", "most"), ("at", "least"), ("and", "above"), ("and", "up"),
+)  # fmt: skip
+"""Bounds that follow the figure they bound (``5% or more``, ``$5 million at most``)."""
+_UNIT_KINDS = frozenset({Kind.UNIT, Kind.SCALE})
+
+
+def bound_after(figure_at: int, words: Sequence[Word]) -> tuple[str, str] | None:
+    """The bound right after the figure at ``figure_at`` of ``words`` and its units (``5% or
+    more``, ``5 percent at the most``), as its two words, or ``None``."""
+    at = figure_at + 1
+    while at < len(words) and words[at].kind in _UNIT_KINDS:
+        at += 1
+    following = [w.text for w in words[at : at + 4] if w.text != "the"]
+    pair = tuple(following[:2])
+    if len(pair) == 2 and pair in _BOUNDS_AFTER and following[2:3] != ["than"]:
+        # Not ``5%, or more than analysts expected``: a comparison of its own.
+        return pair[0], pair[1]
+    return None
+
+
+def dropped_bound_after(
+    clause: Sequence[Word], c: int, found: Sequence[Word], s: int
+) -> tuple[str, str] | None:
+    """The span's bound right after the figure it matched at ``s`` (``rose 5% or more``) when
+    the claim's figure at ``c`` has no bound after it and none of its own before it (``at
+    least 5%``); else ``None``."""
+    if found[s].kind is not Kind.NUMBER:
+        return None
+    bound = bound_after(s, found)
+    if bound is None or bound_after(c, clause) is not None:
+        return None
+    if any(w.text in BOUNDS for w in clause[max(0, c - 2) : c]):
+        return None
+    return bound
 
 
 WEEKDAYS = word_set("monday tuesday wednesday thursday friday saturday sunday")

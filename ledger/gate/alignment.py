@@ -61,7 +61,7 @@ from ledger.gate._matching import (
     parenthetical,
     span_clauses,
 )
-from ledger.gate._qualifiers import polarity_failure
+from ledger.gate._qualifiers import anchor_misaligned, dropped_bound_after, polarity_failure
 from ledger.gate._reach import leading, trailing
 from ledger.gate._reading import SPAN_CACHE_SIZE
 from ledger.gate._scope import Taken, narrowed, note_taken
@@ -133,6 +133,12 @@ def _conflict(
         mine, theirs = clause[c], found[s]
         if mine.hedge:
             shared.add(c)
+        after = dropped_bound_after(clause, c, found, s)
+        if after is not None:
+            return anchor_misaligned(
+                f"the span bounds the figure ({theirs.text!r} {' '.join(after)!r}) where the "
+                f"claim states it exactly ({mine.text!r}); span text: {shown!r}"
+            )
         if mine.negation != theirs.negation or (
             mine.key == "only"
             and s > 0

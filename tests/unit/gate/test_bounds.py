@@ -141,3 +141,47 @@ def test_reads_earliest_and_latest_elsewhere_as_plain_words(text: str) -> None:
     assert _judge("Results show growth.", "The latest results show growth.").status is (
         Status.VERIFIED
     )
+
+
+@pytest.mark.parametrize(
+    "cited",
+    [
+        "Revenue rose as much as 5% in 2023.",
+        "Revenue rose by as little as 5% in 2023.",
+        "The firm hired as many as 200 staff in 2023.",
+        "Revenue rose 5% or more in 2023.",
+        "Revenue rose 5% or less in 2023.",
+        "Revenue rose 5 percent at most in 2023.",
+        "Revenue rose $5 million or more in 2023.",
+        "Revenue rose 5% at the least in 2023.",
+    ],
+)
+def test_rejects_a_figure_whose_bound_before_or_after_it_the_claim_drops(cited: str) -> None:
+    claimed = (
+        "The firm hired 200 staff in 2023."
+        if "staff" in cited
+        else "Revenue rose $5 million in 2023."
+        if "$5" in cited
+        else "Revenue rose 5% in 2023."
+    )
+    reason, detail = _rejection(claimed, cited, "anchors")
+    assert reason == "anchor_misaligned"
+    assert "bounds the figure" in detail
+    assert _judge(cited, cited).status is Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("Revenue rose 5% or more in 2023.", "Revenue rose 5% or more in 2023."),
+        ("Revenue rose at least 5% in 2023.", "Revenue rose 5% or more in 2023."),
+        ("Revenue rose 5% in 2023.", "Revenue rose 5% or so in 2023, or more in Asia."),
+        ("Revenue rose 5%.", "Revenue rose 5%, or more than analysts expected."),
+    ],
+)
+def test_keeps_a_bound_the_claim_keeps_or_one_that_bounds_no_figure(
+    claimed: str, cited: str
+) -> None:
+    assert not any("bounds the figure" in c.detail for c in _judge(claimed, cited).checks), _judge(
+        claimed, cited
+    ).checks
