@@ -25,12 +25,13 @@ HEDGES = word_set(
     anticipate anticipates anticipating
     projected projection projections forecast forecasts forecasted predicted predicts
     prediction predict predicting budgeted preliminary provisional provisionally tentative
-    tentatively
+    tentatively purportedly arguably plausibly ostensibly conceivably reputedly forma
     """
 )
 """Tokens that make a statement uncertain or approximate; a forecast, projection, prediction,
 budget, or a preliminary, provisional or tentative figure is not yet what happened
-(``Revenue was $4.5 million`` over ``Revenue is projected to be $4.5 million``). Not
+(``Revenue was $4.5 million`` over ``Revenue is projected to be $4.5 million``), nor is a
+``pro forma`` figure (``forma``: what would have been, had an acquisition closed earlier). Not
 ``target``, ``guidance`` or ``outlook``, which name things as often (``the acquisition
 target``, ``under the guidance of``)."""
 

@@ -62,3 +62,16 @@ def test_verifies_a_claim_that_keeps_the_forecast() -> None:
         "Revenue is forecast to be $4.5 million in 2026, up from $4.0 million.",
     )
     assert verdict.status is Status.VERIFIED, verdict.checks
+
+
+@pytest.mark.parametrize(
+    "cited",
+    [
+        "On a pro forma basis, revenue was $4.5 million in 2026.",
+        "Pro forma revenue was $4.5 million in 2026.",
+    ],
+)
+def test_rejects_a_pro_forma_figure_stated_as_what_happened(cited: str) -> None:
+    verdict = judged("Revenue was $4.5 million in 2026.", cited)
+    assert verdict.status is Status.REJECTED
+    assert judged(cited, cited).status is Status.VERIFIED
