@@ -155,6 +155,56 @@ def dropped_bound_after(
     return bound
 
 
+_YEAR_PARTS = word_set(
+    """
+    quarter quarters half halves early late mid summer winter spring autumn season seasons
+    holiday holidays week weeks month months semester trimester
+    """
+)
+"""Words that name part of a year next to it (``the third quarter of 2023``, ``early 2023``,
+``the 2023 holiday season``); quarters, halves and months are told by their kind too."""
+_PART_KINDS = frozenset({Kind.PERIOD, Kind.MONTH})
+
+
+_BASIS_LINKS = word_set("on over to by after")
+"""Links of a comparison basis (``quarter-on-quarter``, ``month over month``): a part of the
+year written twice around one of them is a basis, not a date."""
+
+
+def _basis(words: Sequence[Word], j: int) -> bool:
+    """Whether the part word at ``j`` is one side of a comparison basis (``quarter-on-quarter``)."""
+    text = words[j].text
+    after = j + 2 < len(words) and words[j + 1].text in _BASIS_LINKS and words[j + 2].text == text
+    before = j >= 2 and words[j - 1].text in _BASIS_LINKS and words[j - 2].text == text
+    return after or before
+
+
+def _names_part(words: Sequence[Word], at: int) -> Word | None:
+    """The word naming part of the year at ``at`` among the three words before it and the two
+    after it, not a comparison basis (:func:`_basis`), or ``None``."""
+    places: list[int] = [*range(max(0, at - 3), at), *range(at + 1, min(len(words), at + 3))]
+    for j in places:
+        word: Word = words[j]
+        if (word.kind in _PART_KINDS or word.text in _YEAR_PARTS) and not _basis(words, j):
+            return word
+    return None
+
+
+def dropped_part_of_year(
+    clause: Sequence[Word], c: int, found: Sequence[Word], s: int
+) -> Word | None:
+    """The span's word that dates the year it matched at ``s`` to part of it (``Q3 2023``,
+    ``December 2023``, ``early 2023``) when the claim states a figure and dates it by the year
+    alone: the figure is that part's, not the year's. ``None`` otherwise, and for a claim
+    without a figure (an event: ``released in 2005`` over ``... in December 2005``)."""
+    if found[s].kind is not Kind.YEAR or not any(w.kind is Kind.NUMBER for w in clause):
+        return None
+    part = _names_part(found, s)
+    if part is None or _names_part(clause, c) is not None:
+        return None
+    return part
+
+
 WEEKDAYS = word_set("monday tuesday wednesday thursday friday saturday sunday")
 _MOMENTS = WEEKDAYS | word_set("end close start beginning middle tomorrow noon midnight")
 """Time words a bound may stand before besides months, years and quarters (``by

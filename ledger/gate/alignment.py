@@ -61,7 +61,12 @@ from ledger.gate._matching import (
     parenthetical,
     span_clauses,
 )
-from ledger.gate._qualifiers import anchor_misaligned, dropped_bound_after, polarity_failure
+from ledger.gate._qualifiers import (
+    anchor_misaligned,
+    dropped_bound_after,
+    dropped_part_of_year,
+    polarity_failure,
+)
 from ledger.gate._reach import leading, trailing
 from ledger.gate._reading import SPAN_CACHE_SIZE
 from ledger.gate._scope import Taken, narrowed, note_taken
@@ -133,6 +138,12 @@ def _conflict(
         mine, theirs = clause[c], found[s]
         if mine.hedge:
             shared.add(c)
+        part = dropped_part_of_year(clause, c, found, s)
+        if part is not None:
+            return anchor_misaligned(
+                f"the span dates the figure to part of the year ({part.text!r} {theirs.text!r}) "
+                f"where the claim dates it to the year ({mine.text!r}); span text: {shown!r}"
+            )
         after = dropped_bound_after(clause, c, found, s)
         if after is not None:
             return anchor_misaligned(
