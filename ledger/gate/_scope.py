@@ -21,11 +21,12 @@ on purpose: when in doubt, unverified.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ledger.gate._aligned_words import Word
+from ledger.gate._aligned_words import Kind, Word
 from ledger.gate._matching import SpanClause, parenthetical
-from ledger.gate._words import word_set
+from ledger.gate._words import DOMAIN_WORDS, word_set
 from ledger.gate.model import CheckResult, Outcome
 
 QUANTIFIERS = word_set("some most many several few")
@@ -96,7 +97,7 @@ def narrowed(taken: dict[int, Taken]) -> CheckResult | None:
     aligns to there, a word that must align (not grammar) or a preposition with the word
     after it."""
     for entry in taken.values():
-        quantified = _quantifier_dropped(entry)
+        quantified = _quantifier_dropped(entry) or _measure_narrowed(entry)
         if quantified is not None:
             return quantified
         found = entry.span.words
@@ -165,6 +166,66 @@ def _quantifier_dropped(entry: Taken) -> CheckResult | None:
             f"of {word.text}; span text: {' '.join(w.text for w in found[q : q + 4])!r}",
         )
     return None
+
+
+_TIME_ADVERBS = word_set("quarterly monthly weekly daily yearly hourly early")
+"""Words in ``-ly`` that say which part or period a figure measures, not how it moved."""
+
+
+def _measure_narrowed(entry: Taken) -> CheckResult | None:
+    """Fail ``support_scope_narrowed`` when a claim clause states a figure and the span
+    narrows what the figure measures where the claim does not: a word right before the
+    clause's first match, or between two of its matches before the figure (its subject and
+    verb), that the claim leaves out (``Revenue rose 5%.`` over ``European revenue rose 5%.``,
+    ``Revenue in Europe rose 5%.``, ``Revenue per customer rose 5%.``; ``Net revenue`` over
+    ``Net product revenue``). Not grammar, a domain word (``The company's revenue``, ``total
+    revenue``), an anchor, a manner (``sharply``) or a phrase set off by commas."""
+    found = entry.span.words
+    for clause, pairs in entry.matches:
+        figure = next((c for c, w in enumerate(clause) if _measured(clause, c)), None)
+        before = [s for c, s in pairs if figure is not None and c < figure]
+        if not before:
+            continue
+        commas = sorted(entry.span.commas)
+        for i in range(max(0, before[0] - 1), before[-1]):
+            word = found[i]
+            if i in entry.positions or not _narrows(word):
+                continue
+            if len(commas) > 1 and commas[0] <= i < commas[-1]:
+                continue
+            return CheckResult(
+                "support",
+                Outcome.FAIL,
+                "support_scope_narrowed",
+                f"the claim leaves out {word.text!r} of the span: it narrows what the figure "
+                f"{clause[figure or 0].text!r} measures; span text: "
+                f"{' '.join(w.text for w in found[max(0, before[0] - 1) : before[-1] + 1])!r}",
+            )
+    return None
+
+
+_SPANS_OF_TIME = word_set(
+    "year years month months week weeks day days hour hours minute minutes decade decades ago"
+)
+_DAYS = word_set("monday tuesday wednesday thursday friday saturday sunday today yesterday")
+
+
+def _measured(clause: Sequence[Word], c: int) -> bool:
+    """Whether the claim word at ``c`` is a figure that measures something: a number not
+    followed by a span of time (``35 years ago``, ``60 days``), which dates or lasts."""
+    if clause[c].kind is not Kind.NUMBER:
+        return False
+    return c + 1 >= len(clause) or clause[c + 1].text not in _SPANS_OF_TIME
+
+
+def _narrows(word: Word) -> bool:
+    """Whether a span word may narrow what a figure measures (see :func:`_measure_narrowed`):
+    not grammar, a domain word, an anchor, a day (``on Thursday``) or a manner in ``-ly``."""
+    if word.kind is not Kind.WORD or not word.must or word.text in DOMAIN_WORDS:
+        return False
+    if word.text in _DAYS:
+        return False
+    return not word.text.endswith("ly") or word.text in _TIME_ADVERBS
 
 
 def _quantified_in_claim(entry: Taken, q: int) -> bool:

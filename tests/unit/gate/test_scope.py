@@ -194,3 +194,41 @@ def test_and_or_continue_the_scope_of_a_negation() -> None:
 def test_while_before_a_gerund_keeps_the_scope_of_a_negation(span: str, claim: str) -> None:
     _assert_narrowed(claim, span)
     assert judged(span, span).status is Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    ("span", "claim"),
+    [
+        ("European revenue rose 5% in 2023.", "Revenue rose 5% in 2023."),
+        ("Online revenue rose 5% in 2023.", "Revenue rose 5% in 2023."),
+        ("Quarterly revenue rose 5% in 2023.", "Revenue rose 5% in 2023."),
+        ("Net product revenue rose 5% in 2023.", "Net revenue rose 5% in 2023."),
+        ("Revenue in Europe rose 5% in 2023.", "Revenue rose 5% in 2023."),
+        ("Revenue per customer rose 5% in 2023.", "Revenue rose 5% in 2023."),
+        (
+            "Automotive revenue from leasing declined 2.2% in 2023.",
+            "Automotive revenue declined 2.2% in 2023.",
+        ),
+    ],
+)
+def test_a_figure_whose_measure_the_span_narrows_and_the_claim_does_not_is_unverified(
+    span: str, claim: str
+) -> None:
+    _assert_narrowed(claim, span)
+    assert judged(span, span).status is Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    ("span", "claim"),
+    [
+        ("The company's revenue rose 5% in 2023.", "Revenue rose 5% in 2023."),
+        ("Our total revenue rose 5% in 2023.", "Total revenue rose 5% in 2023."),
+        ("Revenue sharply rose 5% in 2023.", "Revenue rose 5% in 2023."),
+        ("In 2023, revenue rose 5%.", "Revenue rose 5% in 2023."),
+        ("European revenue rose in 2023.", "Revenue rose in 2023."),
+    ],
+)
+def test_a_figure_keeps_its_measure_when_only_grammar_an_owner_or_a_manner_is_dropped(
+    span: str, claim: str
+) -> None:
+    assert judged(claim, span).status is Status.VERIFIED, judged(claim, span).checks
