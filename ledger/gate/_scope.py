@@ -187,6 +187,15 @@ def _measure_narrowed(entry: Taken) -> CheckResult | None:
         if not before:
             continue
         commas = sorted(entry.span.commas)
+        after = _restriction_after(entry, pairs, figure or 0)
+        if after is not None:
+            return CheckResult(
+                "support",
+                Outcome.FAIL,
+                "support_scope_narrowed",
+                f"the claim leaves out {after.text!r} of the span: it restricts what the figure "
+                f"{clause[figure or 0].text!r} measures; span text: {_shown(found, before[0])!r}",
+            )
         for i in range(max(0, before[0] - 1), before[-1]):
             word = found[i]
             if i in entry.positions or not _narrows(word):
@@ -216,6 +225,39 @@ def _measured(clause: Sequence[Word], c: int) -> bool:
     if clause[c].kind is not Kind.NUMBER:
         return False
     return c + 1 >= len(clause) or clause[c + 1].text not in _SPANS_OF_TIME
+
+
+_RESTRICTING = word_set("in among at")
+"""Prepositions whose phrase right after a figure restricts what it measures (``rose 5% in
+Europe``, ``among younger customers``, ``at our flagship stores``, ``in constant currency``)."""
+_UNITS = frozenset({Kind.UNIT, Kind.SCALE})
+
+
+def _restriction_after(entry: Taken, pairs: list[tuple[int, int]], figure: int) -> Word | None:
+    """The first word the claim leaves out of a restricting phrase (:data:`_RESTRICTING`)
+    right after the span's match of the claim's figure and its units, with no comma before it;
+    ``None`` when there is none or the phrase names only grammar, domain words or anchors
+    (``in total``, ``in 2023``)."""
+    found, commas = entry.span.words, entry.span.commas
+    at = next((s for c, s in pairs if c == figure), None)
+    if at is None:
+        return None
+    j = at + 1
+    while j < len(found) and found[j].kind in _UNITS:
+        j += 1
+    if j >= len(found) or found[j].text not in _RESTRICTING or j in commas:
+        return None
+    for k in range(j + 1, min(len(found), j + 5)):
+        word = found[k]
+        if k in commas or k in entry.positions or word.kind is not Kind.WORD:
+            return None
+        if _narrows(word):
+            return word
+    return None
+
+
+def _shown(found: Sequence[Word], start: int) -> str:
+    return " ".join(w.text for w in found[max(0, start - 1) :])
 
 
 def _narrows(word: Word) -> bool:

@@ -232,3 +232,37 @@ def test_a_figure_keeps_its_measure_when_only_grammar_an_owner_or_a_manner_is_dr
     span: str, claim: str
 ) -> None:
     assert judged(claim, span).status is Status.VERIFIED, judged(claim, span).checks
+
+
+@pytest.mark.parametrize(
+    ("span", "claim"),
+    [
+        ("Revenue rose 5% in Europe.", "Revenue rose 5%."),
+        ("Revenue rose 5% in Europe in 2023.", "Revenue rose 5% in 2023."),
+        ("Revenue rose 5% in constant currency in 2023.", "Revenue rose 5% in 2023."),
+        ("Sales rose 12% among younger customers.", "Sales rose 12%."),
+        ("Sales rose 12% at our flagship stores.", "Sales rose 12%."),
+    ],
+)
+def test_a_figure_the_span_restricts_after_it_is_unverified_without_the_restriction(
+    span: str, claim: str
+) -> None:
+    _assert_narrowed(claim, span)
+    assert judged(span, span).status is Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    ("span", "claim"),
+    [
+        ("Revenue rose 5% in 2023.", "Revenue rose 5%."),
+        ("Revenue rose 5%, in line with guidance.", "Revenue rose 5%."),
+        ("Revenue rose 5% to $4.5 million.", "Revenue rose 5%."),
+        ("Revenue rose 5% on higher prices.", "Revenue rose 5%."),
+        ("Revenue rose 5% in total.", "Revenue rose 5%."),
+        ("The plane landed in Paris after 9 hours in the air.", "The plane landed in Paris."),
+    ],
+)
+def test_a_figure_keeps_its_measure_when_what_follows_it_is_no_restriction(
+    span: str, claim: str
+) -> None:
+    assert judged(claim, span).status is Status.VERIFIED, judged(claim, span).checks
