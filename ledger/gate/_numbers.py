@@ -361,3 +361,18 @@ def _overlaps(start: int, end: int, ranges: list[tuple[int, int]]) -> bool:
         if start < r_end and r_start < end:
             return True
     return False
+
+
+FISCAL_CLAIM = re.compile(r"\bfiscal\b|\bFY", re.IGNORECASE)
+"""A claim that names fiscal years (``fiscal 2019``, ``fiscal years 2017-2019``, ``FY19``)."""
+
+
+def fiscal_year(key: str) -> int:
+    """The fiscal year a period ending on the date ``key`` (``YYYY-MM-DD``, or a year) closes:
+    its own year, but for a date in the first week of January the year before: a 52/53-week
+    fiscal year ends on the same weekday near December 31 (``January 3, 2020`` closes fiscal
+    2019, ``December 28, 2018`` fiscal 2018)."""
+    year = int(key[:4])
+    if len(key) == 10 and key[5:7] == "01" and int(key[8:10]) <= 7:
+        return year - 1
+    return year

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 
-from ledger.gate._numbers import Amount, close
+from ledger.gate._numbers import FISCAL_CLAIM, Amount, close, fiscal_year
 from ledger.gate._reading import Anchors, Reading, read_span, read_text
 from ledger.gate.model import CheckResult, Outcome
 
@@ -48,7 +48,7 @@ def _amount_found(amount: Amount, found: list[tuple[Anchors, float | None]]) -> 
     return False
 
 
-def _date_found(key: str, per_span: Sequence[Sequence[str]]) -> bool:
+def _date_found(key: str, per_span: Sequence[Sequence[str]], fiscal: bool = False) -> bool:
     """Whether a claim date is a span date or a less precise form of one; a day of a month
     written without its year (``--06-30``) matches that day in any year; a full date matches
     a span that writes its day without a year and its year apart (a header ``October 31,``
@@ -57,12 +57,18 @@ def _date_found(key: str, per_span: Sequence[Sequence[str]]) -> bool:
         return any(d.endswith(key[1:]) for dates in per_span for d in dates)
     for dates in per_span:
         for d in dates:
-            if d.startswith(key):
+            if d.startswith(key) or (fiscal and len(key) == 4 and _closes(d, key)):
                 return True
     if len(key) != 10:
         return False
     day, year = f"--{key[5:]}", key[:4]
     return any(day in dates and any(d[:4] == year for d in dates) for dates in per_span)
+
+
+def _closes(date: str, year: str) -> bool:
+    """Whether a span date closes the fiscal ``year`` (:func:`ledger.gate._numbers.fiscal_year`:
+    ``2020-01-03`` closes fiscal 2019); a day without its year closes none."""
+    return date[:4].isdigit() and fiscal_year(date) == int(year)
 
 
 def amounts_match(claim: Amount, span: Amount, span_scale: float | None) -> bool:
@@ -115,8 +121,12 @@ def check_anchors(
         if not _amount_found(amount, found):
             missing.append(f"number {amount.text!r}")
     per_span = [span_anchors.dates for span_anchors, _ in found]
+    fiscal = (
+        bool(anchors.dates)
+        and FISCAL_CLAIM.search(claim if isinstance(claim, str) else claim.text) is not None
+    )
     for key in anchors.dates:
-        if not _date_found(key, per_span):
+        if not _date_found(key, per_span, fiscal):
             missing.append(f"date {key!r}")
     if anchors.identifiers:
         flat = "".join(span.identifier_key for span in spans)

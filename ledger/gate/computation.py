@@ -80,11 +80,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ledger.gate._claimed import ClaimedResult, read_claim
 from ledger.gate._formulas import FORMULAS, OPEN_OPERATIONS, Candidate, Operand, ordered_pairs
-from ledger.gate._numbers import Amount
+from ledger.gate._numbers import FISCAL_CLAIM, Amount, fiscal_year
 from ledger.gate._operands import (
     CitedOperands,
     caption_percent,
@@ -201,32 +201,48 @@ def _claim_years(reading: Reading) -> tuple[int, int] | None:
     return (min(years), max(years)) if years else None
 
 
-def _admissible(
-    candidate: Candidate,
-    writing: frozenset[int],
-    years: tuple[int, int] | None,
-    lines: frozenset[str],
-) -> bool:
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """What a claim says its figures are of: the years it names (:func:`_claim_years`), its
+    content words (for the subjects of a sentence's figures) and whether it names fiscal
+    years (a period is then of the fiscal year it closes)."""
+
+    years: tuple[int, int] | None
+    lines: frozenset[str]
+    fiscal: bool
+
+    @classmethod
+    def of(cls, reading: Reading) -> _Scope:
+        return cls(
+            _claim_years(reading),
+            reading.content_stems(OPERATION_WORDS),
+            FISCAL_CLAIM.search(reading.text) is not None,
+        )
+
+
+def _admissible(candidate: Candidate, writing: frozenset[int], scope: _Scope) -> bool:
     """Whether a candidate may stand for the claim: it uses every cited span that writes a
     figure, only figures of the years the claim names, and only sentence figures of what the
     claim names (:func:`ledger.gate._operands.named_subject`)."""
     return (
         _uses_every_span(candidate, writing)
-        and _within(candidate, years)
-        and all(named_subject(op, lines) for op in candidate.uses)
+        and _within(candidate, scope.years, scope.fiscal)
+        and all(named_subject(op, scope.lines) for op in candidate.uses)
     )
 
 
-def _within(candidate: Candidate, years: tuple[int, int] | None) -> bool:
+def _within(candidate: Candidate, years: tuple[int, int] | None, fiscal: bool = False) -> bool:
     """Whether every operand with a known period lies within the years the claim names: a
-    change "from 2017 to 2018" cannot be computed from the figures of 2018 and 2019."""
+    change "from 2017 to 2018" cannot be computed from the figures of 2018 and 2019. For a
+    claim about fiscal years, a period is of the fiscal year it closes
+    (:func:`ledger.gate._numbers.fiscal_year`: ``January 3, 2020`` closes fiscal 2019)."""
     if candidate.years is not None:
         # A change over several periods covers exactly the years its cells name.
         return candidate.years == years
     if years is None:
         return True
     return all(
-        years[0] <= int(op.period[:4]) <= years[1]
+        years[0] <= (fiscal_year(op.period) if fiscal else int(op.period[:4])) <= years[1]
         for op in candidate.uses
         if op.period and op.period[:4].isdigit()
     )
@@ -285,8 +301,7 @@ def check_computation(
     )
     allowed = tolerance(claim, relative_tolerance)
     bound = claimed_bound(reading.text, claim.amount)
-    years = _claim_years(reading)
-    lines = reading.content_stems(OPERATION_WORDS)
+    scope = _Scope.of(reading)
     count = counted_periods(reading.text)
     tried: list[Candidate] = []
     ambiguous = False
@@ -297,7 +312,7 @@ def check_computation(
         for operation in operations:
             # Both readings of bracketed figures are tried.
             for candidate, other in operands.candidates(FORMULAS[operation], unit):
-                if not _admissible(candidate, writing, years, lines):
+                if not _admissible(candidate, writing, scope):
                     continue
                 if count and operation in _AGGREGATES and len(candidate.uses) != count:
                     # "The average over the three years" is not the average of two.
@@ -328,7 +343,7 @@ def check_computation(
         f"no {claim.operation or 'formula'} over {len(ops)} figure(s) "
         f"({', '.join(op.label for op in ops)}) gives {claim.target:g}{found}"
     )
-    other_unit = _other_unit(claim, operands, years, allowed, lines)
+    other_unit = _other_unit(claim, operands, scope, allowed)
     if other_unit is not None:
         return CheckResult(
             CHECK,
@@ -416,11 +431,7 @@ _UNIT_NAMES = {
 
 
 def _other_unit(
-    claim: ClaimedResult,
-    operands: CitedOperands,
-    years: tuple[int, int] | None,
-    allowed: float,
-    lines: frozenset[str],
+    claim: ClaimedResult, operands: CitedOperands, scope: _Scope, allowed: float
 ) -> str | None:
     """The unit in which the cited figures give a change claimed in another (``290
     percentage points`` where the figures fell 290 basis points, ``2.9 basis points`` where
@@ -435,7 +446,7 @@ def _other_unit(
         for candidate, other in operands.candidates(FORMULAS[operation], probe):
             if operation == "percent_change" and candidate.base is None:
                 continue
-            if not _admissible(candidate, operands.writing, years, lines):
+            if not _admissible(candidate, operands.writing, scope):
                 continue
             if max(abs(candidate.value - claim.target), abs(other.value - claim.target)) <= allowed:
                 return f"{_UNIT_NAMES[operation]} ({candidate.formula} = {candidate.value:.6g})"

@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ledger.gate import Status, judge
 from ledger.gate.computation import check_computation
 from ledger.gate.model import ClaimType, Outcome, SpanFacts
-from tests.unit.gate._facts import row_cells, span
+from tests.unit.gate._facts import claim, row_cells, span
 
 C = ClaimType.COMPUTATIONAL
 TITLE = "Sales by contract type (in millions) \u2014 Other"
@@ -288,3 +289,39 @@ def test_does_not_average_two_years_for_a_claim_about_three(text: str) -> None:
 def test_averages_as_many_years_as_the_claim_counts(text: str, figures: int) -> None:
     cells = row_cells("Revenue", *[("2017", "15"), ("2018", "10"), ("2019", "20")][-figures:])
     assert _run(text, cells)[:2] == (Outcome.PASS, "recomputed")
+
+
+FISCAL = [
+    span(
+        f"c{i}",
+        v,
+        f"Cash flows (in millions) \u2014 Net cash used in financing activities, {d}: {v}",
+    )
+    for i, (d, v) in enumerate(
+        [
+            ("January 3, 2020", "(709)"),
+            ("December 28, 2018", "(707)"),
+            ("December 29, 2017", "(429)"),
+        ]
+    )
+]
+
+
+def test_reads_a_fiscal_year_that_ends_in_the_first_week_of_january_as_the_year_before() -> None:
+    text = (
+        "The average Net cash used in financing activities between fiscal years 2017-2019 is "
+        "615 million."
+    )
+    verdict = judge(
+        claim(text, *(s.span_id for s in FISCAL), type=C), {s.span_id: s for s in FISCAL}
+    )
+    assert verdict.status is not Status.REJECTED, verdict.checks
+    assert _run(text, FISCAL)[1] in ("recomputed", "sign_ambiguous")
+
+
+def test_does_not_read_a_january_date_as_the_year_before_for_a_calendar_claim() -> None:
+    text = "The average Net cash used in financing activities between 2017 and 2019 is 615 million."
+    verdict = judge(
+        claim(text, *(s.span_id for s in FISCAL), type=C), {s.span_id: s for s in FISCAL}
+    )
+    assert verdict.status is not Status.VERIFIED
