@@ -90,6 +90,9 @@ class ClaimedResult:
     explicit: bool = True
     points: bool = False
     """The figure is written in percentage points (``2.9 points``, ``2.9 percentage points``)."""
+    of_ratio: bool = False
+    """The claim names a ratio (``The change in current ratio``): a change may be one of a
+    ratio of two lines."""
 
     @property
     def target(self) -> float:
@@ -101,9 +104,21 @@ class ClaimedResult:
         return self.amount.mantissa
 
 
+_RATIO = re.compile(r"\bratio\b", re.IGNORECASE)
+
+
 def read_claim(claim: str | Reading) -> tuple[ClaimedResult | None, list[Amount]]:
-    """The claimed result of a claim (``None`` when it has no amount) and all of its amounts."""
+    """The claimed result of a claim (``None`` when it has no amount) and all of its amounts;
+    the result notes whether the claim names a ratio."""
     reading = read_text(claim) if isinstance(claim, str) else claim
+    result, amounts = _read_claim(reading)
+    if result is not None and "atio" in reading.text and _RATIO.search(reading.text):
+        result = replace(result, of_ratio=True)
+    return result, amounts
+
+
+def _read_claim(reading: Reading) -> tuple[ClaimedResult | None, list[Amount]]:
+    """:func:`read_claim` but for the ratio it names."""
     text = reading.text
     amounts = [_in_points(text, amount) for amount in reading.amounts]
     if not amounts:

@@ -177,8 +177,30 @@ def _chained_changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[C
             yield Candidate(sum(levels), label, chain, years=years)
 
 
+def _ratio_changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
+    """The change of a ratio of two lines from one period to the next, for a claim that
+    names a ratio (``The change in current ratio from 2018 to 2019``: ``a19 / b19 - a18 /
+    b18``, each line's cells on one row label), either way round."""
+    groups = period_groups(ops) if claim.of_ratio and len(ops) == 4 else None
+    if groups is None:
+        return
+    news, earlier = groups
+    by_row = {op.row: op for op in earlier if op.row is not None}
+    paired = [by_row.get(op.row or "") for op in news]
+    if None in paired or len(by_row) != 2:
+        return
+    olds = [op for op in paired if op is not None]
+    for a, b in ((0, 1), (1, 0)):
+        values = _plain((news[a], news[b], olds[a], olds[b]))
+        if values and values[1] and values[3]:
+            label = f"{news[a].label} / {news[b].label} - {olds[a].label} / {olds[b].label}"
+            uses = (news[a], news[b], olds[a], olds[b])
+            yield Candidate(values[0] / values[1] - values[2] / values[3], label, uses)
+
+
 def _changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
     yield from _chained_changes(claim, ops)
+    yield from _ratio_changes(claim, ops)
     ordered = [] if claim.operation == "difference" else list(ordered_pairs(ops))
     for new, old in ordered:
         levels = _levels(claim, (new, old))

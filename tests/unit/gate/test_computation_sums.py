@@ -325,3 +325,34 @@ def test_does_not_read_a_january_date_as_the_year_before_for_a_calendar_claim() 
         claim(text, *(s.span_id for s in FISCAL), type=C), {s.span_id: s for s in FISCAL}
     )
     assert verdict.status is not Status.VERIFIED
+
+
+RATIO_CELLS = [
+    span(f"{line[:6]}{y}", v, f"Parent (US$'000) \u2014 Total current {line}, {y}: {v}")
+    for line, y, v in (
+        ("assets", "2019", "121,041"),
+        ("liabilities", "2019", "154,619"),
+        ("assets", "2018", "73,202"),
+        ("liabilities", "2018", "90,392"),
+    )
+]
+
+
+def test_recomputes_the_change_of_a_ratio_of_two_lines_between_two_periods() -> None:
+    # 121,041 / 154,619 - 73,202 / 90,392 = 0.7828 - 0.8098 = -0.027
+    text = "The change in current ratio from 2018 to 2019 is -0.027."
+    outcome, reason, detail = _run(text, RATIO_CELLS)
+    assert (outcome, reason) == (Outcome.PASS, "recomputed"), detail
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The change in current ratio from 2018 to 2019 is 0.027.",
+        "The change in current ratio from 2018 to 2019 is -0.27.",
+        "The change in current assets from 2018 to 2019 is -0.027.",
+        "The change in current ratio from 2017 to 2018 is -0.027.",
+    ],
+)
+def test_does_not_recompute_a_wrong_or_unnamed_change_of_a_ratio(text: str) -> None:
+    assert _run(text, RATIO_CELLS)[1] != "recomputed"
