@@ -46,6 +46,8 @@ Operands are read by :mod:`ledger.gate._operands`. Formulas tried
   points;
 - the change and percent change of a sum of lines between two ordered periods, each with the
   same number of operands (``International and Foodservice from 2018 to 2019``);
+- the change of a ratio of two lines from one period to the next, for a claim that names a
+  ratio (``The change in current ratio from 2018 to 2019``);
 - the change of a line over several periods from cells that state its change over each
   (``Change 2018 over 2017`` and ``Change 2019 over 2018``): their sum, and its percent change
   over the line's cell of the first year; only when the claim names exactly the first and the
@@ -58,7 +60,13 @@ Operands are read by :mod:`ledger.gate._operands`. Formulas tried
   price``, ``53% of revenue``), only for a claim that names no operation, of figures without
   scale words of their own.
 
-A figure in parentheses, ``(1,102)``, is read both as negative and as positive. A formula
+A figure in parentheses, ``(1,102)``, is read both as negative and as positive, unless its
+cell's label writes the negative side of its measure in brackets (``Operating income (loss)``,
+``Increase (decrease)``: :func:`ledger.gate._operands.signed_label`), which makes it negative.
+An amount claimed in a currency is not computed from figures written in another; a sum or an
+average that the claim says is over ``the three years`` uses that many figures
+(:func:`counted_periods`); a claim about fiscal years reads a period ending in the first week
+of January as the fiscal year before (``January 3, 2020`` closes fiscal 2019). A formula
 passes when both readings reproduce the claim. Tables use brackets for negatives and for
 deductions alike, so a result that holds under one reading only is ``sign_ambiguous``, with
 one exception: a result that holds when brackets are read as negatives (the accounting
