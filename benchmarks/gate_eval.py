@@ -32,7 +32,8 @@ The stricter cases (see ``docs/gate.md``, "Evaluation figures"):
    (:mod:`benchmarks.gate_mutations`: negation, antonym, number, ordinal, quarter, scale,
    period, gender, plan, condition, direction, conjunction, embedded, bound, relation,
    again, part, level, frequency, exception, recency, cause, obligation, rank, former,
-   position)
+   position, scope, deadline, quantifier; and of :mod:`benchmarks.gate_mutations_figures`:
+   forecast, year_part, measure)
    citing the sentence -> at most 1% verified;
 8. ``wice_negated``: supported WiCE claims with a negation inserted, citing their gold
    sentences -> at most 1% verified.

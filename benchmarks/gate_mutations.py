@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from benchmarks.gate_mutations_figures import FIGURE_MUTATIONS
+
 _AUXILIARY = re.compile(
     r"\b(is|are|was|were|has|have|had|will|can|could|would|should|does|do|did|must)\b(?!\s+not\b)"
 )
@@ -598,4 +600,6 @@ MUTATIONS: dict[str, Callable[[str], str | None]] = {
     "deadline": deadline,
     "quantifier": quantifier,
 }
-"""Every kind of edit, by the name of its evaluation category (``mutant_<kind>``)."""
+MUTATIONS |= FIGURE_MUTATIONS
+"""Every kind of edit, by the name of its evaluation category (``mutant_<kind>``), those of
+:mod:`benchmarks.gate_mutations_figures` last."""

@@ -174,43 +174,58 @@ _TIME_ADVERBS = word_set("quarterly monthly weekly daily yearly hourly early")
 
 def _measure_narrowed(entry: Taken) -> CheckResult | None:
     """Fail ``support_scope_narrowed`` when a claim clause states a figure and the span
-    narrows what the figure measures where the claim does not: a word right before the
-    clause's first match, or between two of its matches before the figure (its subject and
-    verb), that the claim leaves out (``Revenue rose 5%.`` over ``European revenue rose 5%.``,
-    ``Revenue in Europe rose 5%.``, ``Revenue per customer rose 5%.``; ``Net revenue`` over
-    ``Net product revenue``). Not grammar, a domain word (``The company's revenue``, ``total
-    revenue``), an anchor, a manner (``sharply``) or a phrase set off by commas."""
+    narrows what the figure measures where the claim does not: a word between two of the
+    clause's matches before the figure (and after the figure before it, if any), or right
+    before the clause's first match, that the claim leaves out (``Revenue rose 5%.`` over
+    ``European revenue rose 5%.``, ``Revenue in Europe rose 5%.``, ``Revenue per customer rose
+    5%.``; ``Net revenue`` over ``Net product revenue``), or a restricting phrase right after
+    the figure (:func:`_restriction_after`). Not grammar, a domain word (``The company's
+    revenue``, ``total revenue``), an anchor, a manner (``sharply``) or a word of a phrase
+    set off by commas that says something of its own (``, which ...,``)."""
     found = entry.span.words
+    asides = _asides(entry.span)
     for clause, pairs in entry.matches:
-        figure = next((c for c, w in enumerate(clause) if _measured(clause, c)), None)
-        before = [s for c, s in pairs if figure is not None and c < figure]
-        if not before:
-            continue
-        commas = sorted(entry.span.commas)
-        after = _restriction_after(entry, pairs, figure or 0)
-        if after is not None:
-            return CheckResult(
-                "support",
-                Outcome.FAIL,
-                "support_scope_narrowed",
-                f"the claim leaves out {after.text!r} of the span: it restricts what the figure "
-                f"{clause[figure or 0].text!r} measures; span text: {_shown(found, before[0])!r}",
-            )
-        for i in range(max(0, before[0] - 1), before[-1]):
-            word = found[i]
-            if i in entry.positions or not _narrows(word):
-                continue
-            if len(commas) > 1 and commas[0] <= i < commas[-1]:
-                continue
-            return CheckResult(
-                "support",
-                Outcome.FAIL,
-                "support_scope_narrowed",
-                f"the claim leaves out {word.text!r} of the span: it narrows what the figure "
-                f"{clause[figure or 0].text!r} measures; span text: "
-                f"{' '.join(w.text for w in found[max(0, before[0] - 1) : before[-1] + 1])!r}",
-            )
+        start = max(0, pairs[0][1] - 1) if pairs else 0
+        for figure in (c for c, w in enumerate(clause) if _measured(clause, c)):
+            before = [s for c, s in pairs if c < figure and s >= start]
+            at = next((s for c, s in pairs if c == figure), None)
+            if before:
+                for i in range(start, before[-1]):
+                    word = found[i]
+                    if i in entry.positions or not _narrows(word) or i in asides:
+                        continue
+                    return _narrowing(word, clause[figure], "narrows", found, start)
+            after = _restriction_after(entry, pairs, figure)
+            if after is not None:
+                return _narrowing(after, clause[figure], "restricts", found, start)
+            if at is None:
+                break
+            start = at + 1
     return None
+
+
+def _narrowing(
+    word: Word, figure: Word, verb: str, found: Sequence[Word], start: int
+) -> CheckResult:
+    return CheckResult(
+        "support",
+        Outcome.FAIL,
+        "support_scope_narrowed",
+        f"the claim leaves out {word.text!r} of the span: it {verb} what the figure "
+        f"{figure.text!r} measures; span text: {' '.join(w.text for w in found[start:])!r}",
+    )
+
+
+def _asides(span: SpanClause) -> set[int]:
+    """The positions of the phrases set off by commas that say something of their own
+    (:func:`ledger.gate._matching.parenthetical`: ``, which has never paid a dividend,``)."""
+    out: set[int] = set()
+    start = -1
+    while (aside := parenthetical(span, start, len(span.words))) is not None:
+        first, after = aside
+        out.update(range(first, after))
+        start = first
+    return out
 
 
 _SPANS_OF_TIME = word_set(

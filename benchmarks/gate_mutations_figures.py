@@ -1,0 +1,114 @@
+"""Minimal edits of what a true sentence's figure is of and when, for the gate evaluation.
+
+The same contract as :mod:`benchmarks.gate_mutations` (one edit of the first candidate, or
+``None``), for the figure's qualifiers: a forecast or preliminary figure stated as a fact, a
+figure of part of a year dated to the year, and a figure whose measured quantity is widened.
+Written independently of the gate's word lists.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+_FIGURE = re.compile(r"(?<![\w.])(?!(?:19|20)\d\d\b)\d[\d,]*(?:\.\d+)?(?!\w)")
+"""A figure that is not a year."""
+
+_FORECAST_WORD = re.compile(
+    r"\b(?:preliminary|provisional|tentative|budgeted|projected|forecast|forecasted|estimated|"
+    r"expected|anticipated)\s+(?=[a-z]+\b)(?!(?:to|that|by|in|on|at|for)\b)",
+    re.IGNORECASE,
+)
+_FORECAST_BE = re.compile(
+    r"\b(is|are|was|were)\s+(?:projected|forecast|expected|anticipated|predicted|estimated)\s+"
+    r"to\s+be\b",
+    re.IGNORECASE,
+)
+
+
+def forecast(sentence: str) -> str | None:
+    """Drop the first word that makes a figure a forecast or not yet final (``Preliminary
+    revenue was $4.5 million`` -> ``Revenue was ...``; ``is projected to be`` -> ``is``), in a
+    sentence with a figure."""
+    if _FIGURE.search(sentence) is None:
+        return None
+    match = _FORECAST_BE.search(sentence)
+    if match is not None:
+        return sentence[: match.start()] + match.group(1) + sentence[match.end() :]
+    match = _FORECAST_WORD.search(sentence)
+    if match is None:
+        return None
+    edited = sentence[: match.start()] + sentence[match.end() :]
+    return edited[:1].upper() + edited[1:] if match.start() == 0 else edited
+
+
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_YEAR_PART = re.compile(
+    rf"\b(?:the\s+(?:first|second|third|fourth)\s+(?:quarter|half)\s+of|Q[1-4]|H[12]|"
+    rf"(?:{_MONTHS})|early|late|mid-)\s*((?:19|20)\d\d)\b"
+)
+
+
+def year_part(sentence: str) -> str | None:
+    """Date a figure of part of a year to the whole year (``rose 5% in the third quarter of
+    2023`` -> ``rose 5% in 2023``; ``in Q3 2023``, ``in December 2023``, ``in early 2023``):
+    the time phrase must follow a figure that is not a year, within six words and no comma,
+    so that it dates the figure (an event keeps its year: ``established in February 2009``
+    is still true as ``established in 2009``). Not a day of a month (``December 31, 2023``)."""
+    for match in _YEAR_PART.finditer(sentence):
+        if re.match(r"\s*\d", sentence[match.end() :]) or "," in match.group(0):
+            continue
+        figures = list(_FIGURE.finditer(sentence, 0, match.start()))
+        if not figures:
+            continue
+        between = sentence[figures[-1].end() : match.start()]
+        if "," in between or ";" in between or len(between.split()) > 6:
+            continue
+        return sentence[: match.start()] + match.group(1) + sentence[match.end() :]
+    return None
+
+
+_MODIFIER = re.compile(
+    r"(?<!\bthe )\b(?:[A-Z][a-z]{2,}(?:ian|ean|ese|ish)|[Oo]nline|[Dd]omestic|[Ii]nternational|"
+    r"[Qq]uarterly|[Mm]onthly|[Oo]rganic|[Rr]etail|[Ww]holesale|[Aa]djusted)\s+(?=[a-z]+\b)"
+)
+"""A modifier of place, channel or basis: a demonym (``European``, ``Japanese``, ``British``;
+not ``These``, nor a name after ``the``, ``the Guardian``) or one of a few words."""
+_PER = re.compile(r"\s+per\s+[a-z]+\b")
+_TIME_SPAN = re.compile(r"\s*(?:years?|months?|weeks?|days?|hours?|decades?|of\s+our)\b")
+"""A figure that dates or lasts rather than measures (``300 years``, ``687 of our days``)."""
+_CLAUSE_CUT = re.compile(r"[,;]\s*|\s+(?:and|but|while|whereas|because|as)\s+")
+
+
+def measure(sentence: str) -> str | None:
+    """Widen what the sentence's first figure that measures (not ``300 years``) measures: drop
+    a modifier of place, channel or basis before it in its own clause (``European revenue
+    rose 5%`` -> ``Revenue rose 5%``; ``Adjusted EBITDA``
+    would be a name, so only before a lower-case word) or a ``per <word>`` before it
+    (``Revenue per customer rose 5%`` -> ``Revenue rose 5%``)."""
+    figure = next(
+        (f for f in _FIGURE.finditer(sentence) if not _TIME_SPAN.match(sentence, f.end())), None
+    )
+    if figure is None:
+        return None
+    head = sentence[: figure.start()]
+    # The figure's own clause: after the last comma, semicolon or conjunction before it.
+    cut = max((m.end() for m in _CLAUSE_CUT.finditer(head)), default=0)
+    head = sentence[cut : figure.start()]
+    per = _PER.search(head)
+    if per is not None:
+        return sentence[: cut + per.start()] + sentence[cut + per.end() :]
+    match = _MODIFIER.search(head)
+    if match is None:
+        return None
+    start, end = cut + match.start(), cut + match.end()
+    edited = sentence[:start] + sentence[end:]
+    return edited[:1].upper() + edited[1:] if start == 0 else edited
+
+
+FIGURE_MUTATIONS: dict[str, Callable[[str], str | None]] = {
+    "forecast": forecast,
+    "year_part": year_part,
+    "measure": measure,
+}
+"""The edits of this module, by the name of their evaluation category (``mutant_<kind>``)."""
