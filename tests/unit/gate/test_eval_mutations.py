@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from benchmarks.eval_cases import HALVES, half_of
@@ -38,6 +40,7 @@ from benchmarks.gate_mutations import (
     scale,
     scope,
 )
+from benchmarks.gate_mutations_figures import forecast, measure, year_part
 
 
 @pytest.mark.parametrize(
@@ -180,3 +183,33 @@ def test_leaves_a_by_before_a_name_alone() -> None:
 )  # fmt: skip
 def test_drops_no_superlative_bound_or_possessed_quantifier(sentence: str) -> None:
     assert quantifier(sentence) is None
+
+
+@pytest.mark.parametrize(
+    ("mutate", "sentence", "expected"),
+    [
+        (
+            forecast,
+            "Preliminary revenue was $4.5 million in 2023.",
+            "Revenue was $4.5 million in 2023.",
+        ),
+        (
+            forecast,
+            "Revenue is projected to be $4.5 million in 2026.",
+            "Revenue is $4.5 million in 2026.",
+        ),
+        (forecast, "Revenue was expected to rise.", None),
+        (year_part, "Revenue rose 5% in the third quarter of 2023.", "Revenue rose 5% in 2023."),
+        (year_part, "Sales were $4 million in December 2023.", "Sales were $4 million in 2023."),
+        (year_part, "As of December 31, 2023, cash was $5 million.", None),
+        (year_part, "The firm, with 50 staff, was founded in February 2009.", None),
+        (measure, "European revenue rose 5% in 2023.", "Revenue rose 5% in 2023."),
+        (measure, "Revenue per customer rose 5%.", "Revenue rose 5%."),
+        (measure, "These revenues were $41.5 million.", None),
+        (measure, "A Martian year takes 687 of our days.", None),
+    ],
+)
+def test_edits_what_a_figure_is_of_and_when(
+    mutate: Callable[[str], str | None], sentence: str, expected: str | None
+) -> None:
+    assert mutate(sentence) == expected
