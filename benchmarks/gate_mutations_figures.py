@@ -69,11 +69,12 @@ def year_part(sentence: str) -> str | None:
 
 
 _MODIFIER = re.compile(
-    r"(?<!\bthe )\b(?:[A-Z][a-z]{2,}(?:ian|ean|ese|ish)|[Oo]nline|[Dd]omestic|[Ii]nternational|"
+    r"(?<!\bthe )(?<!\band )(?<!\bor )\b(?:[A-Z][a-z]{2,}(?:ian|ean|ese|ish)|[Oo]nline|[Dd]omestic|[Ii]nternational|"
     r"[Qq]uarterly|[Mm]onthly|[Oo]rganic|[Rr]etail|[Ww]holesale|[Aa]djusted)\s+(?=[a-z]+\b)"
 )
 """A modifier of place, channel or basis: a demonym (``European``, ``Japanese``, ``British``;
-not ``These``, nor a name after ``the``, ``the Guardian``) or one of a few words."""
+not ``These``, nor a name after ``the``, ``the Guardian``, nor the second of two, ``the French
+and Spanish fleets``) or one of a few words."""
 _PER = re.compile(r"\s+per\s+[a-z]+\b")
 _TIME_SPAN = re.compile(r"\s*(?:years?|months?|weeks?|days?|hours?|decades?|of\s+our)\b")
 """A figure that dates or lasts rather than measures (``300 years``, ``687 of our days``)."""
