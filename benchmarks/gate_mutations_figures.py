@@ -69,8 +69,9 @@ def year_part(sentence: str) -> str | None:
 
 
 _MODIFIER = re.compile(
-    r"(?<!\bthe )(?<!\band )(?<!\bor )\b(?:[A-Z][a-z]{2,}(?:ian|ean|ese|ish)|[Oo]nline|[Dd]omestic|[Ii]nternational|"
-    r"[Qq]uarterly|[Mm]onthly|[Oo]rganic|[Rr]etail|[Ww]holesale|[Aa]djusted)\s+(?=[a-z]+\b)"
+    r"(?<!\bthe )(?<!\band )(?<!\bor )\b(?:[A-Z][a-z]{2,}(?:ian|ean|ese|ish)|[Oo]nline|"
+    r"[Dd]omestic|[Ii]nternational|[Qq]uarterly|[Mm]onthly|[Oo]rganic|[Rr]etail|[Ww]holesale|"
+    r"[Aa]djusted)\s+(?=[a-z]+\b)"
 )
 """A modifier of place, channel or basis: a demonym (``European``, ``Japanese``, ``British``;
 not ``These``, nor a name after ``the``, ``the Guardian``, nor the second of two, ``the French
@@ -83,28 +84,24 @@ _CLAUSE_CUT = re.compile(r"[,;]\s*|\s+(?:and|but|while|whereas|because|as)\s+")
 
 def measure(sentence: str) -> str | None:
     """Widen what the sentence's first figure that measures (not ``300 years``) measures: drop
-    a modifier of place, channel or basis before it in its own clause (``European revenue
-    rose 5%`` -> ``Revenue rose 5%``; ``Adjusted EBITDA``
-    would be a name, so only before a lower-case word) or a ``per <word>`` before it
-    (``Revenue per customer rose 5%`` -> ``Revenue rose 5%``)."""
+    a modifier of place, channel or basis before it in its own clause, only before a
+    lower-case word (``European revenue rose 5%`` -> ``Revenue rose 5%``), or a ``per <word>``
+    there (``Revenue per customer rose 5%`` -> ``Revenue rose 5%``)."""
     figure = next(
         (f for f in _FIGURE.finditer(sentence) if not _TIME_SPAN.match(sentence, f.end())), None
     )
     if figure is None:
         return None
-    head = sentence[: figure.start()]
     # The figure's own clause: after the last comma, semicolon or conjunction before it.
-    cut = max((m.end() for m in _CLAUSE_CUT.finditer(head)), default=0)
-    head = sentence[cut : figure.start()]
-    per = _PER.search(head)
+    cut = max((m.end() for m in _CLAUSE_CUT.finditer(sentence, 0, figure.start())), default=0)
+    per = _PER.search(sentence, cut, figure.start())
     if per is not None:
-        return sentence[: cut + per.start()] + sentence[cut + per.end() :]
-    match = _MODIFIER.search(head)
+        return sentence[: per.start()] + sentence[per.end() :]
+    match = _MODIFIER.search(sentence, cut, figure.start())
     if match is None:
         return None
-    start, end = cut + match.start(), cut + match.end()
-    edited = sentence[:start] + sentence[end:]
-    return edited[:1].upper() + edited[1:] if start == 0 else edited
+    edited = sentence[: match.start()] + sentence[match.end() :]
+    return edited[:1].upper() + edited[1:] if match.start() == 0 else edited
 
 
 FIGURE_MUTATIONS: dict[str, Callable[[str], str | None]] = {
