@@ -196,6 +196,8 @@ def _measure_narrowed(entry: Taken) -> CheckResult | None:
                         continue
                     return _narrowing(word, clause[figure], "narrows", found, start)
             after = _restriction_after(entry, pairs, figure)
+            if after is None and before and at is not None:
+                after = _restricting(entry, before[-1] + 1, at)
             if after is not None:
                 return _narrowing(after, clause[figure], "restricts", found, start)
             if at is None:
@@ -253,16 +255,32 @@ def _restriction_after(entry: Taken, pairs: list[tuple[int, int]], figure: int) 
     right after the span's match of the claim's figure and its units, with no comma before it;
     ``None`` when there is none or the phrase names only grammar, domain words or anchors
     (``in total``, ``in 2023``)."""
-    found, commas = entry.span.words, entry.span.commas
+    found = entry.span.words
     at = next((s for c, s in pairs if c == figure), None)
     if at is None:
         return None
     j = at + 1
     while j < len(found) and found[j].kind in _UNITS:
         j += 1
-    if j >= len(found) or found[j].text not in _RESTRICTING or j in commas:
+    return _restricting(entry, j, min(len(found), j + 5), _RESTRICTING)
+
+
+_RESTRICTING_BEFORE = _RESTRICTING | word_set("for from")
+"""Prepositions whose phrase between a figure's subject and the figure restricts the subject
+(``Gross margin for the services segment was 41%``)."""
+
+
+def _restricting(
+    entry: Taken, j: int, end: int, openers: frozenset[str] = _RESTRICTING_BEFORE
+) -> Word | None:
+    """The first word the claim leaves out of a restricting phrase that opens at span position
+    ``j`` (with a word of ``openers``, no comma before it) and runs to ``end`` at the most: up
+    to a comma, a taken word or an anchor; ``None`` when there is none or the phrase names
+    only grammar, domain words or anchors."""
+    found, commas = entry.span.words, entry.span.commas
+    if j >= end or found[j].text not in openers or j in commas or j in entry.positions:
         return None
-    for k in range(j + 1, min(len(found), j + 5)):
+    for k in range(j + 1, end):
         word = found[k]
         if k in commas or k in entry.positions or word.kind is not Kind.WORD:
             return None

@@ -242,6 +242,8 @@ def test_a_figure_keeps_its_measure_when_only_grammar_an_owner_or_a_manner_is_dr
         ("Revenue rose 5% in constant currency in 2023.", "Revenue rose 5% in 2023."),
         ("Sales rose 12% among younger customers.", "Sales rose 12%."),
         ("Sales rose 12% at our flagship stores.", "Sales rose 12%."),
+        ("Gross margin for the services segment was 41%.", "Gross margin was 41%."),
+        ("Churn among small businesses was 2.1% in 2023.", "Churn was 2.1% in 2023."),
     ],
 )
 def test_a_figure_the_span_restricts_after_it_is_unverified_without_the_restriction(
@@ -260,6 +262,8 @@ def test_a_figure_the_span_restricts_after_it_is_unverified_without_the_restrict
         ("Revenue rose 5% on higher prices.", "Revenue rose 5%."),
         ("Revenue rose 5% in total.", "Revenue rose 5%."),
         ("The plane landed in Paris after 9 hours in the air.", "The plane landed in Paris."),
+        ("Revenue rose to a record $4.5 million.", "Revenue rose to $4.5 million."),
+        ("Revenue rose in 2023 to $4.5 million.", "Revenue rose to $4.5 million."),
     ],
 )
 def test_a_figure_keeps_its_measure_when_what_follows_it_is_no_restriction(
