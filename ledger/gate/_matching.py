@@ -129,6 +129,17 @@ def parenthetical(span: SpanClause, start: int, end: int) -> tuple[int, int] | N
     return None
 
 
+def asides(span: SpanClause) -> list[tuple[int, int]]:
+    """Every phrase of the span clause that :func:`parenthetical` finds, in order, as
+    ``(first, after)`` positions."""
+    out: list[tuple[int, int]] = []
+    start = -1
+    while (aside := parenthetical(span, start, len(span.words))) is not None:
+        out.append(aside)
+        start = aside[0]
+    return out
+
+
 def _after_comma(tokens: list[Word]) -> list[bool]:
     """For each token of a sentence that is not a comma or semicolon, in order, whether a
     comma stands right before it."""

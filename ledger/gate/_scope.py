@@ -21,12 +21,11 @@ on purpose: when in doubt, unverified.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ledger.gate._aligned_words import Kind, Word
-from ledger.gate._matching import SpanClause, parenthetical
-from ledger.gate._words import DOMAIN_WORDS, word_set
+from ledger.gate._aligned_words import Word
+from ledger.gate._matching import SpanClause, asides
+from ledger.gate._words import word_set
 from ledger.gate.model import CheckResult, Outcome
 
 QUANTIFIERS = word_set("some most many several few")
@@ -97,7 +96,7 @@ def narrowed(taken: dict[int, Taken]) -> CheckResult | None:
     aligns to there, a word that must align (not grammar) or a preposition with the word
     after it."""
     for entry in taken.values():
-        quantified = _quantifier_dropped(entry) or _measure_narrowed(entry)
+        quantified = _quantifier_dropped(entry)
         if quantified is not None:
             return quantified
         found = entry.span.words
@@ -134,13 +133,7 @@ def _aside_end(span: SpanClause, cue: int) -> int:
     """Where the phrase set off by commas that holds the negation at ``cue`` ends (``The
     firm, which did not raise prices, lost share``: the denial stops at the comma), or the end
     of the clause."""
-    start = -1
-    while (aside := parenthetical(span, start, len(span.words))) is not None:
-        first, after = aside
-        if first <= cue < after:
-            return after
-        start = first
-    return len(span.words)
+    return next((after for first, after in asides(span) if first <= cue < after), len(span.words))
 
 
 def _quantifier_dropped(entry: Taken) -> CheckResult | None:
@@ -166,141 +159,6 @@ def _quantifier_dropped(entry: Taken) -> CheckResult | None:
             f"of {word.text}; span text: {' '.join(w.text for w in found[q : q + 4])!r}",
         )
     return None
-
-
-_TIME_ADVERBS = word_set("quarterly monthly weekly daily yearly hourly early")
-"""Words in ``-ly`` that say which part or period a figure measures, not how it moved."""
-
-
-def _measure_narrowed(entry: Taken) -> CheckResult | None:
-    """Fail ``support_scope_narrowed`` when a claim clause states a figure and the span
-    narrows what the figure measures where the claim does not: a word between two of the
-    clause's matches before the figure (and after the figure before it, if any), or right
-    before the clause's first match, that the claim leaves out (``Revenue rose 5%.`` over
-    ``European revenue rose 5%.``, ``Revenue in Europe rose 5%.``, ``Revenue per customer rose
-    5%.``; ``Net revenue`` over ``Net product revenue``), or a restricting phrase right after
-    the figure (:func:`_restriction_after`). Not grammar, a domain word (``The company's
-    revenue``, ``total revenue``), an anchor, a manner (``sharply``) or a word of a phrase
-    set off by commas that says something of its own (``, which ...,``)."""
-    found = entry.span.words
-    asides = _asides(entry.span)
-    for clause, pairs in entry.matches:
-        start = max(0, pairs[0][1] - 1) if pairs else 0
-        for figure in (c for c, w in enumerate(clause) if _measured(clause, c)):
-            before = [s for c, s in pairs if c < figure and s >= start]
-            at = next((s for c, s in pairs if c == figure), None)
-            if before:
-                for i in range(start, before[-1]):
-                    word = found[i]
-                    if i in entry.positions or not _narrows(word) or i in asides:
-                        continue
-                    return _narrowing(word, clause[figure], "narrows", found, start)
-            after = _restriction_after(entry, pairs, figure)
-            if after is None and before and at is not None:
-                after = _restricting(entry, before[-1] + 1, at)
-            if after is not None:
-                return _narrowing(after, clause[figure], "restricts", found, start)
-            if at is None:
-                break
-            start = at + 1
-    return None
-
-
-def _narrowing(
-    word: Word, figure: Word, verb: str, found: Sequence[Word], start: int
-) -> CheckResult:
-    return CheckResult(
-        "support",
-        Outcome.FAIL,
-        "support_scope_narrowed",
-        f"the claim leaves out {word.text!r} of the span: it {verb} what the figure "
-        f"{figure.text!r} measures; span text: {' '.join(w.text for w in found[start:])!r}",
-    )
-
-
-def _asides(span: SpanClause) -> set[int]:
-    """The positions of the phrases set off by commas that say something of their own
-    (:func:`ledger.gate._matching.parenthetical`: ``, which has never paid a dividend,``)."""
-    out: set[int] = set()
-    start = -1
-    while (aside := parenthetical(span, start, len(span.words))) is not None:
-        first, after = aside
-        out.update(range(first, after))
-        start = first
-    return out
-
-
-_SPANS_OF_TIME = word_set(
-    "year years month months week weeks day days hour hours minute minutes decade decades ago"
-)
-_DAYS = word_set("monday tuesday wednesday thursday friday saturday sunday today yesterday")
-
-
-def _measured(clause: Sequence[Word], c: int) -> bool:
-    """Whether the claim word at ``c`` is a figure that measures something: a number not
-    followed by a span of time (``35 years ago``, ``60 days``), which dates or lasts."""
-    if clause[c].kind is not Kind.NUMBER:
-        return False
-    return c + 1 >= len(clause) or clause[c + 1].text not in _SPANS_OF_TIME
-
-
-_RESTRICTING = word_set("in among at")
-"""Prepositions whose phrase right after a figure restricts what it measures (``rose 5% in
-Europe``, ``among younger customers``, ``at our flagship stores``, ``in constant currency``)."""
-_UNITS = frozenset({Kind.UNIT, Kind.SCALE})
-
-
-def _restriction_after(entry: Taken, pairs: list[tuple[int, int]], figure: int) -> Word | None:
-    """The first word the claim leaves out of a restricting phrase (:data:`_RESTRICTING`)
-    right after the span's match of the claim's figure and its units, with no comma before it;
-    ``None`` when there is none or the phrase names only grammar, domain words or anchors
-    (``in total``, ``in 2023``)."""
-    found = entry.span.words
-    at = next((s for c, s in pairs if c == figure), None)
-    if at is None:
-        return None
-    j = at + 1
-    while j < len(found) and found[j].kind in _UNITS:
-        j += 1
-    return _restricting(entry, j, min(len(found), j + 5), _RESTRICTING)
-
-
-_RESTRICTING_BEFORE = _RESTRICTING | word_set("for from")
-"""Prepositions whose phrase between a figure's subject and the figure restricts the subject
-(``Gross margin for the services segment was 41%``)."""
-
-
-def _restricting(
-    entry: Taken, j: int, end: int, openers: frozenset[str] = _RESTRICTING_BEFORE
-) -> Word | None:
-    """The first word the claim leaves out of a restricting phrase that opens at span position
-    ``j`` (with a word of ``openers``, no comma before it) and runs to ``end`` at the most: up
-    to a comma, a taken word or an anchor; ``None`` when there is none or the phrase names
-    only grammar, domain words or anchors."""
-    found, commas = entry.span.words, entry.span.commas
-    if j >= end or found[j].text not in openers or j in commas or j in entry.positions:
-        return None
-    for k in range(j + 1, end):
-        word = found[k]
-        if k in commas or k in entry.positions or word.kind is not Kind.WORD:
-            return None
-        if _narrows(word):
-            return word
-    return None
-
-
-def _shown(found: Sequence[Word], start: int) -> str:
-    return " ".join(w.text for w in found[max(0, start - 1) :])
-
-
-def _narrows(word: Word) -> bool:
-    """Whether a span word may narrow what a figure measures (see :func:`_measure_narrowed`):
-    not grammar, a domain word, an anchor, a day (``on Thursday``) or a manner in ``-ly``."""
-    if word.kind is not Kind.WORD or not word.must or word.text in DOMAIN_WORDS:
-        return False
-    if word.text in _DAYS:
-        return False
-    return not word.text.endswith("ly") or word.text in _TIME_ADVERBS
 
 
 def _quantified_in_claim(entry: Taken, q: int) -> bool:

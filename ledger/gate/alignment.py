@@ -61,6 +61,7 @@ from ledger.gate._matching import (
     parenthetical,
     span_clauses,
 )
+from ledger.gate._measure import measure_narrowed
 from ledger.gate._qualifiers import (
     anchor_misaligned,
     dropped_bound_after,
@@ -384,7 +385,7 @@ def align_claim(
         note_taken(taken, best.piece, clause, best.pairs, moved_keys)
     support = _support(wanted, aligned, worst, missing, threshold) if wanted else None
     if polarity is None and (support is None or support.outcome is Outcome.PASS):
-        support = narrowed(taken) or support
+        support = narrowed(taken) or measure_narrowed(taken) or support
     return ClaimAlignment(polarity or _agrees(shown), support, anchor)
 
 
