@@ -51,6 +51,7 @@ from ledger.gate._aligned_words import (
     Kind,
     Word,
 )
+from ledger.gate._around import dropped_bound_after, dropped_part_of_year
 from ledger.gate._matching import (
     TIME,
     SpanClause,
@@ -62,12 +63,7 @@ from ledger.gate._matching import (
     span_clauses,
 )
 from ledger.gate._measure import measure_narrowed
-from ledger.gate._qualifiers import (
-    anchor_misaligned,
-    dropped_bound_after,
-    dropped_part_of_year,
-    polarity_failure,
-)
+from ledger.gate._qualifiers import anchor_misaligned, polarity_failure
 from ledger.gate._reach import leading, trailing
 from ledger.gate._reading import SPAN_CACHE_SIZE
 from ledger.gate._scope import Taken, narrowed, note_taken
