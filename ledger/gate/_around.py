@@ -22,12 +22,19 @@ _BOUNDS_AFTER = (
 _UNIT_KINDS = frozenset({Kind.UNIT, Kind.SCALE})
 
 
-def bound_after(figure_at: int, words: Sequence[Word]) -> tuple[str, str] | None:
-    """The bound right after the figure at ``figure_at`` of ``words`` and its units (``5% or
-    more``, ``5 percent at the most``), as its two words, or ``None``."""
+def past_units(figure_at: int, words: Sequence[Word]) -> int:
+    """The position right after the figure at ``figure_at`` of ``words`` and its units and
+    scale words (``5 %``, ``$5 million``)."""
     at = figure_at + 1
     while at < len(words) and words[at].kind in _UNIT_KINDS:
         at += 1
+    return at
+
+
+def bound_after(figure_at: int, words: Sequence[Word]) -> tuple[str, str] | None:
+    """The bound right after the figure at ``figure_at`` of ``words`` and its units (``5% or
+    more``, ``5 percent at the most``), as its two words, or ``None``."""
+    at = past_units(figure_at, words)
     following = [w.text for w in words[at : at + 4] if w.text != "the"]
     pair = tuple(following[:2])
     if len(pair) == 2 and pair in _BOUNDS_AFTER and following[2:3] != ["than"]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ledger.gate._aligned_words import Kind, Word
+from ledger.gate._around import past_units
 from ledger.gate._matching import asides
 from ledger.gate._scope import Taken
 from ledger.gate._words import DOMAIN_WORDS, word_set
@@ -61,7 +62,7 @@ def _narrowed_in(entry: Taken) -> CheckResult | None:
                     if i in entry.positions or not _narrows(word) or i in aside:
                         continue
                     return _narrowing(word, clause[figure], "narrows", found, start)
-            after = _restriction_after(entry, pairs, figure)
+            after = None if at is None else _restriction_after(entry, at)
             if after is None and before and at is not None:
                 after = _restricting(entry, before[-1] + 1, at)
             if after is not None:
@@ -101,21 +102,15 @@ def _measured(clause: Sequence[Word], c: int) -> bool:
 _RESTRICTING = word_set("in among at")
 """Prepositions whose phrase right after a figure restricts what it measures (``rose 5% in
 Europe``, ``among younger customers``, ``at our flagship stores``, ``in constant currency``)."""
-_UNITS = frozenset({Kind.UNIT, Kind.SCALE})
 
 
-def _restriction_after(entry: Taken, pairs: list[tuple[int, int]], figure: int) -> Word | None:
+def _restriction_after(entry: Taken, at: int) -> Word | None:
     """The first word the claim leaves out of a restricting phrase (:data:`_RESTRICTING`)
-    right after the span's match of the claim's figure and its units, with no comma before it;
-    ``None`` when there is none or the phrase names only grammar, domain words or anchors
-    (``in total``, ``in 2023``)."""
+    right after the span's figure at ``at`` and its units, with no comma before it; ``None``
+    when there is none or the phrase names only grammar, domain words or anchors (``in
+    total``, ``in 2023``)."""
     found = entry.span.words
-    at = next((s for c, s in pairs if c == figure), None)
-    if at is None:
-        return None
-    j = at + 1
-    while j < len(found) and found[j].kind in _UNITS:
-        j += 1
+    j = past_units(at, found)
     return _restricting(entry, j, min(len(found), j + 5), _RESTRICTING)
 
 
@@ -144,7 +139,7 @@ def _restricting(
 
 
 def _narrows(word: Word) -> bool:
-    """Whether a span word may narrow what a figure measures (see :func:`_measure_narrowed`):
+    """Whether a span word may narrow what a figure measures (see :func:`_narrowed_in`):
     not grammar, a domain word, an anchor, a day (``on Thursday``) or a manner in ``-ly``."""
     if word.kind is not Kind.WORD or not word.must or word.text in DOMAIN_WORDS:
         return False
