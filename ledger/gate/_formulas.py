@@ -39,8 +39,9 @@ class Operand:
     interval: tuple[int, int] | None = None
     """For a cell that states a change (``Change 2019 over 2018``), the years it is between."""
     subject: frozenset[str] | None = None
-    """For a figure of a sentence, the line words of the conjunct it stands in (what it is a
-    figure of: ``costs`` in ``..., while costs rose from $2.0 million to $2.5 million``)."""
+    """For a figure of a sentence, the words of what it is a figure of that no other figure of
+    the sentence has (``costs`` in ``..., while costs rose from $2.0 million to $2.5
+    million``: :func:`ledger.gate._operands.sentence_subjects`)."""
     rivals: tuple[frozenset[str], ...] = ()
     """For a figure of a sentence, the subjects of the other figures' groups."""
     signed: bool = False
@@ -164,6 +165,11 @@ def chains(ops: Sequence[Operand]) -> Iterator[tuple[Operand, ...]]:
             yield tuple(line)
 
 
+def _covers(chain: Sequence[Operand]) -> tuple[int, int]:
+    """The first and last year a chain of change cells (:func:`chains`) covers."""
+    return (chain[0].interval or (0, 0))[0], (chain[-1].interval or (0, 0))[1]
+
+
 def _chained_changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
     """The change of a line over several periods, the sum of the changes its cells state for
     each (``Change 2018 over 2017`` + ``Change 2019 over 2018`` from 2017 to 2019); the
@@ -172,9 +178,8 @@ def _chained_changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[C
     for chain in chains(ops):
         levels = _levels(claim, chain)
         if levels:
-            years = ((chain[0].interval or (0, 0))[0], (chain[-1].interval or (0, 0))[1])
             label = " + ".join(op.label for op in chain)
-            yield Candidate(sum(levels), label, chain, years=years)
+            yield Candidate(sum(levels), label, chain, years=_covers(chain))
 
 
 def _ratio_changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
@@ -222,7 +227,7 @@ def _chained_percent_changes(claim: ClaimedResult, ops: Sequence[Operand]) -> It
     line and of the first year that states no change."""
     factor = 100.0 if claim.amount.kind == "percent" else 1.0
     for chain in chains(ops):
-        first, last = (chain[0].interval or (0, 0))[0], (chain[-1].interval or (0, 0))[1]
+        first, last = _covers(chain)
         for base in ops:
             if base.interval or base.row != chain[0].row or (base.period or "")[:4] != str(first):
                 continue

@@ -193,7 +193,7 @@ def sentence_subjects(text: str) -> Subjects:
 def named_subject(op: Operand, claimed: frozenset[str]) -> bool:
     """Whether a figure may be read for a claim whose content words are ``claimed``: a cell's
     always (its line is the support check's), a sentence's unless the claim names what only
-    another conjunct of the sentence is about and nothing that only the figure's own is (a
+    another figure of the sentence is of and nothing that only this one's subject has (a
     claim of ``Revenue`` may not use the figures of ``..., while costs rose from ...``; one of
     ``Product revenue`` not those of ``service revenue``)."""
     if op.subject is None or op.subject & claimed:

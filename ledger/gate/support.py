@@ -105,8 +105,8 @@ def _head_line_stems(envelope: str, own: bool = False) -> frozenset[str]:
     claims of a receipt cite the same cells again and again)."""
     head = cell_head(envelope)
     section, line = section_of(head)
-    below = line_stems(tokens(line)) if own and section else set()
-    return frozenset(below or line_stems(tokens(head)))
+    below = _line_stems(tokens(line)) if own and section else set()
+    return frozenset(below or _line_stems(tokens(head)))
 
 
 def section_of(head: str) -> tuple[str, str]:
@@ -135,7 +135,7 @@ def _names(words: Sequence[str], wanted: frozenset[str]) -> bool:
     return any(w not in _NOT_LINE_WORDS and stem(w) in wanted for w in words)
 
 
-def line_stems(words: Sequence[str]) -> set[str]:
+def _line_stems(words: Sequence[str]) -> set[str]:
     """The stems of the ``words`` that may name a line of a table: not grammar, operations,
     periods or units (:data:`_NOT_LINE_WORDS`), not numbers; ``Other`` and ``Total`` do."""
     return {stem(w) for w in words if w not in _NOT_LINE_WORDS and not is_numeric(w)}
