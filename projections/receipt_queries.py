@@ -96,20 +96,27 @@ async def receipts_as_at(
 ) -> tuple[list[dict[str, Any]], int | None]:
     """A page of receipts newest first, opened before log position ``before`` (the cursor),
     each with its status as it stood at ``now`` (a ledger time: the present, or a moment
-    replayed) and its count of committed claims; and the cursor of the next page (None at
+    replayed), its request (null in a read model built before the column) and its counts of
+    committed and of refused (quarantined) claims; and the cursor of the next page (None at
     the end). Unlike :func:`list_receipts`, an expiry recorded after ``now`` leaves a receipt
     open."""
     expired = or_(
         and_(receipts.c.expired_at.is_not(None), receipts.c.expired_at <= now),
         and_(receipts.c.expires_at.is_not(None), receipts.c.expires_at <= now),
     )
-    claim_count = (
-        select(func.count())
-        .where(receipt_claims.c.receipt_id == receipts.c.receipt_id)
-        .where(receipt_claims.c.committed == 1)
-        .scalar_subquery()
+
+    def claims(committed: int) -> Any:
+        return (
+            select(func.count())
+            .where(receipt_claims.c.receipt_id == receipts.c.receipt_id)
+            .where(receipt_claims.c.committed == committed)
+            .scalar_subquery()
+        )
+
+    query = _filtered(
+        select(receipts, claims(1).label("claim_count"), claims(0).label("refused_count")),
+        where,
     )
-    query = _filtered(select(receipts, claim_count.label("claim_count")), where)
     if where.status == "expired":
         query = query.where(expired)
     elif where.status == "open":
@@ -126,7 +133,14 @@ async def receipts_as_at(
             summary.update(status="open", expiry_reason=None)
         else:
             summary["status"] = "expired"
-        found.append({**summary, "claim_count": int(row["claim_count"])})
+        found.append(
+            {
+                **summary,
+                "request": row["request"],
+                "claim_count": int(row["claim_count"]),
+                "refused_count": int(row["refused_count"]),
+            }
+        )
     more = len(rows) > limit
     return found, int(found[-1]["position"]) if more else None
 

@@ -103,6 +103,7 @@ class ReceiptsProjection(Projection):
                     "purpose": event.context["purpose"],
                     "inference_id": event.inference_id,
                     "opened_by": event.actor,
+                    "request": event.context["request"],
                 },
             )
             return

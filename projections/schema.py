@@ -151,6 +151,9 @@ receipts = Table(
     Column("purpose", Text),
     Column("inference_id", String(128)),
     Column("opened_by", Text),
+    # Added for the console's receipt list (the question asked): null in a read model built
+    # before, until ``provledger projections rebuild``.
+    Column("request", Text),
     Index("ix_receipts_policy", "policy_version"),
     Index("ix_receipts_actor", "actor", "position"),
 )
