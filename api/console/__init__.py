@@ -14,13 +14,14 @@ import json
 from dataclasses import dataclass
 
 from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from api.console.guard import SecurityHeaders, console_root
+from api.console.guard import SESSION_COOKIE, SecurityHeaders, console_root, wants_html
 from api.console.state import PACKAGE, Console, NotSignedIn
 from api.console.views import audit, engagement, receipts, session, sources
 from api.errors import ledger_problem, problem
@@ -30,18 +31,23 @@ from ledger.errors import AuthenticationFailed, InvalidInput, LedgerError
 __all__ = ["console_app"]
 
 
-def _wants_html(request: Request) -> bool:
-    accept = request.headers.get("accept", "")
-    return "text/html" in accept
-
-
-def _page(request: Request, response: Response) -> Response:
-    """A problem+json response as a page for a browser (same status, same fields)."""
-    if not _wants_html(request):
+async def _page(request: Request, response: Response) -> Response:
+    """A problem+json response as a page for a browser (same status, same fields), inside the
+    console's frame: a reader who is signed in keeps the navigation."""
+    if not wants_html(request):
         return response
     body = json.loads(bytes(response.body))
     console: Console = request.app.state.console
-    page = console.render(request, "problem.html", {"problem": body}, status=response.status_code)
+    session = None
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if cookie:
+        try:
+            session = await run_in_threadpool(console.sessions.find, cookie)
+        except LedgerError:  # the page says what went wrong; the frame can do without
+            session = None
+    page = console.render(
+        request, "problem.html", {"problem": body}, status=response.status_code, session=session
+    )
     for name in ("www-authenticate", "retry-after"):
         if name in response.headers:
             page.headers[name] = response.headers[name]
@@ -87,12 +93,12 @@ def console_app(api: FastAPI) -> FastAPI:
 
     async def ledger_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, LedgerError)
-        return _page(request, ledger_problem(exc))
+        return await _page(request, ledger_problem(exc))
 
     async def not_signed_in(request: Request, exc: Exception) -> Response:
-        if request.method in ("GET", "HEAD") and _wants_html(request):
+        if request.method in ("GET", "HEAD") and wants_html(request):
             return RedirectResponse(console_root(request), status_code=303)
-        return _page(request, ledger_problem(AuthenticationFailed("sign in to the console")))
+        return await _page(request, ledger_problem(AuthenticationFailed("sign in to the console")))
 
     async def invalid(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
@@ -104,13 +110,13 @@ def console_app(api: FastAPI) -> FastAPI:
             }
             for err in exc.errors()
         ]
-        return _page(request, ledger_problem(InvalidInput.many(errors)))
+        return await _page(request, ledger_problem(InvalidInput.many(errors)))
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         title = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, "HTTP error")
         slug = title.lower().replace(" ", "-")
-        return _page(request, problem(exc.status_code, title, str(exc.detail), slug))
+        return await _page(request, problem(exc.status_code, title, str(exc.detail), slug))
 
     app.add_exception_handler(LedgerError, ledger_error)
     app.add_exception_handler(NotSignedIn, not_signed_in)

@@ -96,6 +96,11 @@ def clear_cookie(response: Response, request: Request, name: str) -> None:
     )
 
 
+def wants_html(request: Request) -> bool:
+    """Whether the client asked for a page (a browser) rather than problem+json."""
+    return "text/html" in request.headers.get("accept", "")
+
+
 def console_root(request: Request) -> str:
     """The path the console is mounted at (``/console`` under the API's root path)."""
     return str(request.scope.get("root_path", "")) or "/"

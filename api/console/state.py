@@ -13,6 +13,8 @@ from fastapi.concurrency import run_in_threadpool
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.responses import HTMLResponse, Response
 
+from api.console import words
+from api.console.dates import when
 from api.console.guard import SESSION_COOKIE, console_root
 from api.console.sessions import ConsoleSession, SessionStore
 from api.services import Services
@@ -38,6 +40,8 @@ class Console:
             lstrip_blocks=True,
             auto_reload=False,  # templates ship with the package; no stat per page
         )
+        self.templates.filters["when"] = when
+        self.templates.globals["words"] = words
         self._lock = threading.Lock()
         self._sessions: SessionStore | None = None
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from sqlalchemy import select
+from sqlalchemy import func, select
 from starlette.responses import Response
 
 from api.console.consistency import check_older_checkpoint
@@ -22,9 +22,12 @@ from ledger.eventlog.clock import format_time, parse_time
 from projections import registry_queries as rq
 from projections import transparency_queries as tq
 from projections.receipt_queries import ReceiptFilter, receipts_as_at
-from projections.schema import sources
+from projections.schema import receipts as receipt_rows
+from projections.schema import sources, versions
 
 router = APIRouter()
+COSIGNATURE_SIZE = 8 + 64
+"""Bytes of a cosignature line's signature after its key hash: timestamp and signature."""
 REPLAY_SOURCES = 200
 """Sources the replay page lists (the rest are named by the replay command's digest)."""
 REPLAY_RECEIPTS = 200
@@ -38,6 +41,15 @@ def _age(created_at: str) -> str:
     if seconds < 7200:
         return f"{seconds // 60} minutes"
     return f"{seconds // 3600} hours"
+
+
+def cosigned_at(signature: bytes) -> int | None:
+    """The Unix time a witness's cosignature carries (C2SP tlog-cosignature: 8 bytes,
+    big-endian, before the 64-byte Ed25519 signature), None for another kind of signature.
+    Shown only: the witness submitter verified the cosignature before keeping it."""
+    if len(signature) != COSIGNATURE_SIZE:
+        return None
+    return int.from_bytes(signature[:8], "big")
 
 
 def _latest(services: Services) -> dict[str, Any]:
@@ -66,6 +78,7 @@ def _latest(services: Services) -> dict[str, Any]:
                 "name": s.key_name,
                 "key_hash": s.key_hash.hex(),
                 "role": "the log's own key" if s.key_name == origin else "cosignature",
+                "cosigned_at": None if s.key_name == origin else cosigned_at(s.signature),
             }
             for s in signatures
         ],
@@ -111,6 +124,10 @@ async def check_consistency(request: Request, console: ConsoleDep, session: Sess
 
 
 def _replay(services: Services, at: str) -> dict[str, Any]:
+    """The ids of the sources registered by ``at``; when the ledger first recorded a source;
+    how many sources recorded after ``at`` have a version valid at ``at``, and how many
+    receipts opened after ``at`` were decided as of a time before it (the reader who replays
+    a date before the ledger learned of them should know they exist)."""
     services.read_side.catch_up()
     with services.read_side.db.reads.connect() as conn:
         ids = [
@@ -122,7 +139,27 @@ def _replay(services: Services, at: str) -> dict[str, Any]:
                 .limit(REPLAY_SOURCES + 1)
             )
         ]
-    return {"source_ids": ids}
+        first = conn.execute(select(func.min(sources.c.registered_at))).scalar()
+        later_count, later_first = conn.execute(
+            select(
+                func.count(func.distinct(sources.c.source_id)), func.min(sources.c.registered_at)
+            )
+            .select_from(sources.join(versions, versions.c.source_id == sources.c.source_id))
+            .where(sources.c.registered_at > at, versions.c.effective_from <= at)
+        ).one()
+        decided_count, decided_first = conn.execute(
+            select(func.count(), func.min(receipt_rows.c.opened_at)).where(
+                receipt_rows.c.opened_at >= at, receipt_rows.c.as_of < at
+            )
+        ).one()
+    return {
+        "source_ids": ids,
+        "first_record": first,
+        "recorded_later": int(later_count or 0),
+        "first_recorded_later": later_first,
+        "decided_later": int(decided_count or 0),
+        "first_decided_later": decided_first,
+    }
 
 
 @router.get("/replay")
@@ -154,5 +191,11 @@ async def replay_page(
         receipts=receipts,
         more_receipts=more is not None,
         now=format_time(datetime.now(UTC)),
+        first_record=found["first_record"],
+        recorded_later=found["recorded_later"],
+        first_recorded_later=found["first_recorded_later"],
+        decided_later=found["decided_later"],
+        first_decided_later=found["first_decided_later"],
+        whole_day=at is not None and len(at.strip()) == 10,
     )
     return console.render(request, "replay.html", context, session=session)

@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from api.console import words
 from api.console.guard import check_csrf, check_origin, read_form
-from api.console.receipt_view import receipt_view
+from api.console.receipt_view import receipt_view, standing_of
 from api.console.sessions import ConsoleSession
 from api.console.state import ConsoleDep, SessionDep, download, signed_in
 from api.console.times import form_time
@@ -138,8 +138,12 @@ async def verify_claim(
         return bundle, verify_bundle(json.loads(json.dumps(bundle)), keyring)
 
     bundle, checklist = await run_in_threadpool(run)
+    standing = await standing_of(services, bundle["receipt_id"], claim_id)
     origin = f"{request.url.scheme}://{request.url.netloc}"
+    failed = next((text for ok, text in checklist.items if not ok), None)
     context = {
+        "standing": standing,
+        "failed": failed,
         "claim_id": claim_id,
         "receipt_id": bundle["receipt_id"],
         "checkpoint_size": bundle["checkpoint_size"],

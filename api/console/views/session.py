@@ -17,6 +17,7 @@ from api.console.guard import (
     new_token,
     read_form,
     set_cookie,
+    wants_html,
 )
 from api.console.state import ConsoleDep, SessionDep
 from ledger.errors import AuthenticationFailed, PermissionDenied
@@ -29,16 +30,27 @@ def _home(request: Request) -> str:
     return console_root(request).rstrip("/") + "/receipts"
 
 
+def _form(
+    request: Request,
+    console: ConsoleDep,
+    error: str | None = None,
+    status: int = 200,
+) -> Response:
+    """The sign-in form with a fresh double-submit token, and the error of the last try."""
+    token = new_token()
+    context = {"csrf": token, "error": error}
+    response = console.render(request, "signin.html", context, status=status)
+    set_cookie(response, request, SIGNIN_COOKIE, token, SIGNIN_SECONDS)
+    return response
+
+
 @router.get("/")
 async def sign_in_form(request: Request, console: ConsoleDep) -> Response:
     """The sign-in form, or the receipts for a reader already signed in."""
     found = await run_in_threadpool(console.sessions.find, request.cookies.get(SESSION_COOKIE))
     if found is not None:
         return RedirectResponse(_home(request), status_code=303)
-    token = new_token()
-    response = console.render(request, "signin.html", {"csrf": token})
-    set_cookie(response, request, SIGNIN_COOKIE, token, SIGNIN_SECONDS)
-    return response
+    return _form(request, console)
 
 
 @router.post("/session")
@@ -46,7 +58,21 @@ async def sign_in(request: Request, console: ConsoleDep) -> Response:
     """Exchange an API key holding ``audit:read`` for a session cookie (303 to the receipts).
 
     401 for an unknown or revoked key, 403 for a key without ``audit:read`` or a form whose
-    CSRF token does not repeat the sign-in cookie's."""
+    CSRF token does not repeat the sign-in cookie's. A browser gets the form again with the
+    error beside the field (and a fresh token); anything else gets problem+json."""
+    try:
+        return await _exchange(request, console)
+    except (AuthenticationFailed, PermissionDenied) as exc:
+        if not wants_html(request):
+            raise
+        if isinstance(exc, AuthenticationFailed):
+            response = _form(request, console, str(exc), 401)
+            response.headers["www-authenticate"] = "Bearer"
+            return response
+        return _form(request, console, str(exc), 403)
+
+
+async def _exchange(request: Request, console: ConsoleDep) -> Response:
     check_origin(request)
     form = await read_form(request)
     check_csrf(request.cookies.get(SIGNIN_COOKIE), form.get("csrf"))

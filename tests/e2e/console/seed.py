@@ -40,6 +40,8 @@ class Seeded:
     table_claim_id: str
     hostile_claim_id: str
     policy_v1_recorded_at: str
+    window_span_id: str
+    """The span the receipt's first claim cites: version 1's "Damaged goods ..." sentence."""
 
 
 def _post(client: Any, path: str, headers: dict[str, str], body: dict[str, Any]) -> Any:
@@ -164,5 +166,125 @@ def seed(client: Any, headers: dict[str, str]) -> Seeded:
         {"text": POLICY_V2, "media_type": "text/markdown"},
     )
     return Seeded(
-        receipt_id, hostile_receipt, claim_id, table_claim_id, hostile_claim_id, v1_recorded
+        receipt_id,
+        hostile_receipt,
+        claim_id,
+        table_claim_id,
+        hostile_claim_id,
+        v1_recorded,
+        window["span_id"],
     )
+
+
+SEGMENT_REPORT = (
+    "<html><head><title>Segment report 2023</title></head><body>"
+    "<h1>Segment report 2023</h1>"
+    "<p>Services revenue grew in fiscal 2023. Hardware revenue declined in fiscal 2023.</p>"
+    "<table><caption>Revenue by segment</caption>"
+    "<thead><tr><th>Segment</th><th>FY2023</th><th>FY2022</th></tr></thead>"
+    "<tbody><tr><th>Services</th><td>$4.5 million</td><td>$3.9 million</td></tr>"
+    "<tr><th>Hardware</th><td>$2.1 million</td><td>$2.6 million</td></tr></tbody></table>"
+    "</body></html>"
+)
+
+
+@dataclass(frozen=True)
+class Mixed:
+    """A receipt of seven claims over three requests and a repair: claims 1-3 committed
+    together, 5 committed while 4 was refused (and committed later by a repair), 6 verified
+    but refused with 7, which the gate rejected (an atomic request)."""
+
+    receipt_id: str
+    claim_ids: tuple[str, ...]
+    """By claim number less one (claim 1 is ``claim_ids[0]``)."""
+    committed_order: tuple[int, ...]
+    refused: tuple[int, ...]
+
+
+def _claim(text: str, span: dict[str, Any]) -> dict[str, Any]:
+    return {"text": text, "bindings": [{"span_id": span["span_id"]}]}
+
+
+def seed_mixed(client: Any, headers: dict[str, str]) -> Mixed:
+    """Write the mixed receipt (after :func:`seed`: it cites the policy's second version)."""
+    report = _post(
+        client,
+        "/v1/sources",
+        headers,
+        {
+            "source_id": "segment-report",
+            "title": "Segment report 2023",
+            "authority": "source_of_record",
+            "media_type": "text/html",
+            "text": SEGMENT_REPORT,
+        },
+    )
+    policy = client.get("/v1/sources/returns-policy/versions/2", headers=headers).json()["spans"]
+
+    def span(spans: list[dict[str, Any]], start: str) -> dict[str, Any]:
+        return next(s for s in spans if s["text"].startswith(start))
+
+    window, refunds, exchanges = (
+        span(policy, "Damaged goods"),
+        span(policy, "Refunds"),
+        span(policy, "Exchanges"),
+    )
+    services, hardware = span(report["spans"], "$4.5"), span(report["spans"], "$2.1")
+    pool = [s["span_id"] for s in policy + report["spans"]]
+    receipt_id = _receipt(
+        client,
+        headers,
+        pool,
+        request="How did the segments do in 2023, and what is the returns policy now?",
+        actor="auditor-demo",
+        purpose="quarterly-review",
+        route="long_context",
+    )
+    path = f"/v1/receipts/{receipt_id}/claims"
+    first = _post(
+        client,
+        path,
+        headers,
+        {
+            "claims": [
+                _claim("Damaged goods are returned within 14 days of delivery.", window),
+                _claim("Services revenue was $4.5 million in FY2023.", services),
+                _claim("Refunds are paid to the original card.", refunds),
+            ]
+        },
+    )
+    second = client.post(
+        path,
+        json={
+            "mode": "independent",
+            "claims": [
+                _claim("Items returned after 30 days are assessed individually.", exchanges),
+                _claim("Exchanges are free of charge.", exchanges),
+            ],
+        },
+        headers=headers,
+    )
+    third = client.post(
+        path,
+        json={
+            "claims": [
+                _claim("Hardware revenue was $2.1 million in FY2023.", hardware),
+                _claim("Hardware revenue was $9.9 million in FY2023.", hardware),
+            ]
+        },
+        headers=headers,
+    )
+    body = second.json()
+    assert [c["status"] for c in body["committed"]] == ["verified"], second.text
+    assert [c["status"] for c in body["quarantined"]] == ["rejected"], second.text
+    refused = third.json()["rejected"]
+    assert [c["status"] for c in refused] == ["verified", "rejected"], third.text
+    misattributed = body["quarantined"][0]["claim_id"]
+    _post(client, f"/v1/receipts/{receipt_id}/claims/{misattributed}/repair", headers, {})
+    ids = (
+        *[c["claim_id"] for c in first["committed"]],
+        misattributed,
+        body["committed"][0]["claim_id"],
+        *[c["claim_id"] for c in refused],
+    )
+    return Mixed(receipt_id, ids, committed_order=(1, 2, 3, 5, 4), refused=(6, 7))

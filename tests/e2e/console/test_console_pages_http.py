@@ -25,13 +25,18 @@ def _citations(page: str) -> list[str]:
 
 def test_a_receipt_page_shows_its_context_pool_exclusions_and_claims(reader: Reader) -> None:
     page = reader.client.get(f"/console/receipts/{reader.seeded.receipt_id}", headers=HTML).text
-    for fact in ("analyst-7", "customer-support", "2026.1", "hybrid_retrieval", "answerer 3"):
+    for fact in ("analyst-7", "customer-support", "2026.1", "answerer 3"):
         assert f"<dd>{fact}</dd>" in page
+    assert (
+        '<dd class="route">Hybrid retrieval: the evidence is retrieved from a larger corpus '
+        '<code class="code">hybrid_retrieval</code></dd>'
+    ) in page
     assert "<code>search</code>" in page
-    assert "<code>pii</code> \u00d7 1" in page
+    assert '<li>1 \u00d7 personal data <code class="code">pii</code></li>' in page
     assert "doc-secret" not in page  # exclusions show their safe reason code only
     assert page.count('<article class="claim"') == 2
     assert '<span class="badge badge-verified"' in page
+    assert not re.search(r"<h1>[^\n]*badge", page)  # the receipt's status is not in its title
 
 
 def test_a_citation_expands_in_place_to_breadcrumb_marked_excerpt_checks_and_warning(
@@ -46,18 +51,21 @@ def test_a_citation_expands_in_place_to_breadcrumb_marked_excerpt_checks_and_war
     assert '<span class="context"> Items returned after 30 days' in window
     assert (
         '<li class="outcome-pass"><b>held</b> Negation, hedging and direction agree. '
-        "<code>polarity_agrees</code></li>"
+        '<code class="code">polarity_agrees</code></li>'
     ) in window
     assert "A newer version of this source replaces the cited one." in window
     assert 'class="badge badge-warn">superseded<' in window
 
 
-def test_a_table_cell_citation_shows_its_envelope(reader: Reader) -> None:
+def test_a_table_cell_citation_names_its_row_label_and_column_header(reader: Reader) -> None:
     page = reader.client.get(f"/console/receipts/{reader.seeded.receipt_id}", headers=HTML).text
-    cell = next(c for c in _citations(page) if "Table <code>t1</code>" in c)
-    assert "row 0, column 1" in cell
-    assert "Revenue ($ in millions) — Product, 2019: 1,200" in html.unescape(cell)
+    cell = next(c for c in _citations(page) if '<p class="cell">' in c)
+    assert (
+        '<p class="cell">A cell of the table <cite>Revenue</cite>: row <b>Product</b>, '
+        "column <b>2019</b>, value <b>1,200</b>.</p>"
+    ) in cell
     assert "<mark>1,200</mark>" in cell
+    assert "row 0" not in cell
 
 
 def test_untrusted_text_is_escaped_on_every_page(reader: Reader) -> None:
@@ -85,12 +93,20 @@ def test_verify_runs_the_audit_checks_on_the_claim_and_prints_the_offline_comman
         f"/console/claims/{reader.seeded.claim_id}/verify", data={"csrf": reader.csrf}
     )
     assert response.status_code == 200
-    assert "VERIFIED: every check held." in response.text
+    assert "Verified: every check of the bundle held." in response.text
     items = re.findall(r'<li class="(held|failed)">', response.text)
     assert items
     assert set(items) == {"held"}
     assert "inclusion proofs verify against the checkpoint root" in response.text
     assert "provledger audit verify bundle.json --public-key trusted-keys.json" in response.text
+    assert f"/v1/claims/{reader.seeded.claim_id}/bundle" in response.text
+    # beside what held, the claim's standing today: its cited version was superseded since
+    standing = response.text.split('<div class="verdict-box standing">')[1].split("</div>")[0]
+    assert "The record verifies, but the claim no longer stands as it did" in standing
+    assert re.search(
+        r"Returns and Credits Policy version 1 was superseded on <time datetime=\"[^\"]+\"",
+        standing,
+    )
 
 
 def test_the_downloaded_bundle_verifies_offline_with_the_published_keys(
@@ -114,7 +130,10 @@ def test_an_unknown_receipt_is_a_404_problem(reader: Reader) -> None:
     assert response.headers["content-type"] == "application/problem+json"
     page = reader.client.get("/console/receipts/rcpt_nope", headers=HTML)
     assert page.status_code == 404
-    assert "404 Not found" in page.text
+    assert "<h1>Not found</h1>" in page.text
+    assert "HTTP 404" in page.text
+    assert '<nav aria-label="Console">' in page.text  # inside the frame, signed in
+    assert "Sign out</button>" in page.text
 
 
 def test_a_source_page_shows_its_timeline_affected_receipts_and_diff(reader: Reader) -> None:
@@ -132,7 +151,7 @@ def test_a_source_page_as_known_earlier_shows_only_what_was_known(reader: Reader
     page = reader.client.get(
         "/console/sources/returns-policy", params={"known_at": known_at}, headers=HTML
     ).text
-    assert f"Shown as the ledger knew it at {known_at}" in page
+    assert f'Shown as the ledger knew it at <time datetime="{known_at}"' in page
     assert 'id="version-1" class="version version-current"' in page
     assert 'id="version-2"' not in page
     assert "What changed" not in page
@@ -153,7 +172,9 @@ def test_the_receipt_list_filters_by_actor_purpose_and_status(reader: Reader) ->
 
     def ids(**params: str) -> list[str]:
         page = client.get("/console/receipts", params=params, headers=HTML).text
-        return re.findall(r'<a href="/console/receipts/([^"]+)"><code>', page)
+        return re.findall(
+            r'data-label="Request" class="request"><a href="/console/receipts/([^"]+)"', page
+        )
 
     everything = ids()
     assert set(everything) == {reader.seeded.receipt_id, reader.seeded.hostile_receipt_id}
@@ -184,11 +205,11 @@ def test_the_receipt_list_pages_with_a_cursor(reader: Reader) -> None:
         }
         assert client.post("/v1/receipts", json=body, headers=admin).status_code == 201
     first = client.get("/console/receipts", params={"actor": "bulk"}, headers=HTML).text
-    assert first.count("<tr>") == 50 + 1  # the header row
+    assert first.count('<tr role="row">') == 50 + 1  # the header row
     after = re.search(r'<a rel="next" href="([^"]+)"', first)
     assert after is not None
     second = client.get(html.unescape(after.group(1)), headers=HTML).text
-    assert second.count("<tr>") == 1 + 1
+    assert second.count('<tr role="row">') == 1 + 1
     assert 'rel="next"' not in second
 
 
@@ -250,12 +271,13 @@ def test_the_transparency_page_checks_a_pasted_checkpoint(reader: Reader) -> Non
         data={"csrf": reader.csrf, "checkpoint": note.replace("\n", "\r\n")},
     )
     assert checked.status_code == 200
-    assert "CONSISTENT: the log only grew since that checkpoint." in checked.text
+    assert "Consistent: the log only grew since that checkpoint." in checked.text
     assert "consistency proof of" in checked.text
     forged = note.replace(note.split("\n")[1], str(int(note.split("\n")[1]) + 1000), 1)
     refused = client.post("/console/transparency", data={"csrf": reader.csrf, "checkpoint": forged})
     assert refused.status_code == 200
-    assert "NOT CONSISTENT (previous-checkpoint-untrusted)" in refused.text
+    assert "Not consistent: the log did not only grow since that checkpoint." in refused.text
+    assert '<code class="code">previous-checkpoint-untrusted</code>' in refused.text
 
 
 def test_the_replay_page_lists_what_was_known_at_a_date(reader: Reader) -> None:

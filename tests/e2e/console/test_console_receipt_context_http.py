@@ -10,6 +10,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 from markupsafe import escape
 
+from api.console import words
 from ledger.access.attributes import Pins
 from ledger.runtime import LedgerRuntime
 from tests.e2e.console.conftest import HTML, Reader, sign_in
@@ -100,14 +101,19 @@ def test_a_routed_receipt_for_a_principal_shows_its_decision_principal_inference
     page = _page(client, auth, receipt["receipt_id"])
 
     decision = stored["route_decision"]
-    assert _fact(page, "Route") == decision["outcome"] == stored["route"]
+    assert decision["outcome"] == stored["route"] == "ask_abstain_escalate"
+    assert _fact(page, "Route") == (
+        "Ask, abstain or escalate: the evidence at hand cannot answer "
+        '<code class="code">ask_abstain_escalate</code>'
+    )
     shown = _fact(page, "Route decision")
-    assert f"<dt>outcome</dt><dd>{decision['outcome']}</dd>" in shown
-    assert f"<dt>row</dt><dd>{decision['row']}</dd>" in shown
-    assert f"<dt>router</dt><dd>{decision['router']}</dd>" in shown
+    assert f"Decided by {decision['router']}, row {decision['row']} of its table" in shown
     assert decision["reasons"]
     for reason in decision["reasons"]:
-        assert f"<code>{reason}</code>" in shown
+        meaning = words.sentence(words.route_reason_words(reason))
+        assert f'<li>{escape(meaning)} <code class="code">{reason}</code></li>' in shown
+    assert "<dt>corpus tokens</dt><dd>20,000</dd>" in shown
+    assert "<dt>authoritative source</dt><dd>yes</dd>" in shown
     principal = _fact(page, "Principal")
     assert stored["principal"] == PRINCIPAL
     for name, value in PRINCIPAL.items():
@@ -133,7 +139,10 @@ def test_a_restricted_candidate_shows_as_its_safe_code_and_nothing_of_the_source
     denied = [d for d in access["decisions"] if not d["allowed"]]
     assert [d["source_id"] for d in denied] == ["case-4471"]  # the ledger knows which ...
     page = _page(client, auth, receipt["receipt_id"])
-    assert "<li><code>entitlement-group-mismatch</code> \u00d7 1</li>" in page
+    assert (
+        "<li>1 \u00d7 the person&#39;s groups do not include the source&#39;s "
+        '<code class="code">entitlement-group-mismatch</code></li>'
+    ) in page
     assert public_span in page
     for secret in _secrets(secret_span):  # ... the page never says
         assert secret not in page, secret
@@ -181,7 +190,8 @@ def test_a_receipt_opened_from_a_retrieval_shows_its_rankers_and_withheld_codes(
         line = f"{ranker['role']}: {ranker['name']} {ranker['version']}"
         assert f"<li>{escape(line)}</li>" in shown
     for code, count in codes.items():
-        assert f"<code>{code}</code> \u00d7 {count}" in shown
+        meaning = escape(words.exclusion_words(code))
+        assert f'{count} \u00d7 {meaning} <code class="code">{code}</code>' in shown
     for leaked in _secrets(secret[0]["span_id"]):
         assert leaked not in page, leaked
 
