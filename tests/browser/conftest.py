@@ -11,6 +11,8 @@ pictures) to keep them.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import re
 import shutil
@@ -28,7 +30,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from api.main import create_app
 from api.services import open_ledger
 from api.settings import Settings
-from tests.e2e.console.seed import Seeded, seed
+from tests.e2e.console.seed import Mixed, Seeded, seed, seed_mixed
 
 CHROMIUM = os.environ.get("PROVLEDGER_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS_ENV = "PROVLEDGER_SCREENSHOTS"
@@ -44,6 +46,7 @@ class LiveConsole:
     base: str
     secret: str
     seeded: Seeded
+    mixed: Mixed
     admin: dict[str, str]
 
 
@@ -51,6 +54,17 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def _wait_for_expiry(client: httpx.Client, admin: dict[str, str], receipt_id: str) -> None:
+    """Wait for the expiry process to expire the seed's receipt (its cited version was
+    superseded), as a running service does within a moment, so pages show it expired."""
+    for _ in range(300):
+        status = client.get(f"/v1/receipts/{receipt_id}", headers=admin).json()["status"]
+        if status["status"] == "expired":
+            return
+        threading.Event().wait(0.1)
+    pytest.fail(f"receipt {receipt_id} did not expire after its source was superseded")
 
 
 @pytest.fixture(scope="module")
@@ -75,9 +89,11 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveConsole]:
     admin = {"Authorization": "Bearer " + runtime.api_keys.issue("seeder", ["admin"], "test")}
     with httpx.Client(base_url=base, timeout=60) as client:
         seeded = seed(client, admin)
+        mixed = seed_mixed(client, admin)
+        _wait_for_expiry(client, admin, seeded.receipt_id)
     secret = runtime.api_keys.issue("auditor", ["audit:read"], "test:suite")
     try:
-        yield LiveConsole(base, secret, seeded, admin)
+        yield LiveConsole(base, secret, seeded, mixed, admin)
     finally:
         server.should_exit = True
         thread.join(timeout=30)
@@ -115,6 +131,38 @@ def sign_in(page: Page, live: LiveConsole) -> None:
         page.click("button[type=submit]")
     assert answer.value.status == 303, answer.value.text()
     page.wait_for_url(f"{live.base}/console/receipts")
+
+
+AXE = Path(__file__).parent / "axe" / "axe.min.js"
+"""axe-core 4.14.1, the npm package's ``axe.min.js`` (MPL-2.0, its licences beside it)."""
+AXE_SHA256 = "sha256-KTSJmUUM3yhJqOcLeRL8LahahJ2jnA0NU5T1HUqe2Vw="
+"""Its digest as the package publishes it (``sri-history.json``): a changed copy is refused."""
+
+
+def axe_script() -> str:
+    """The axe-core script, after checking it is the published release."""
+    script = AXE.read_bytes()
+    digest = "sha256-" + base64.b64encode(hashlib.sha256(script).digest()).decode()
+    assert digest == AXE_SHA256, f"{AXE} is not axe-core 4.14.1 as published ({digest})"
+    return script.decode()
+
+
+def axe_violations(page: Page) -> list[dict[str, object]]:
+    """Every axe-core violation on the page as it is now (all rules axe runs by default,
+    of any impact), each as id, impact, help and the selectors of the nodes."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.evaluate(axe_script())
+    found = page.evaluate(
+        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+        ".map(v => ({id: v.id, impact: v.impact, help: v.help,"
+        " nodes: v.nodes.map(n => n.target.join(' '))}))"
+    )
+    return list(found)
+
+
+def open_every_details(page: Page) -> None:
+    """Open every ``<details>`` on the page (citations, refused claims, inputs)."""
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
 
 
 def screenshot_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
