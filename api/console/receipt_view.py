@@ -45,9 +45,7 @@ def _check_row(check: str, outcome: str, reason: str, detail: str) -> Markup:
     Rows repeat across the claims of a page (most checks pass with the same code), so each is
     built once per process; a row carries its detail only when the check did not pass."""
     shown = Markup(' <span class="detail">{}</span>').format(detail) if detail else ""
-    return Markup(
-        '<li class="outcome-{}"><b>{}</b> {} <code class="code">{}</code>{}</li>\n'
-    ).format(
+    return Markup('<li class="outcome-{}"><b>{}</b> {} <code>{}</code>{}</li>\n').format(
         outcome,
         words.outcome_words(outcome),
         words.reason_words(check, reason),

@@ -61,7 +61,7 @@ def test_expanding_a_citation_shows_the_marked_words_and_is_counted(
     screenshot(page, "receipt-citation")
     page.reload()
     claim = page.locator("article.claim", has=page.locator("details", has_text="Damaged goods"))
-    expect(claim.locator(".engagement")).to_contain_text("expanded 1 times")
+    expect(claim.locator(".engagement")).to_contain_text("expanded 1 time,")
 
 
 def test_following_a_citation_to_its_source_is_counted(page: Page, live: LiveConsole) -> None:
@@ -75,11 +75,11 @@ def test_following_a_citation_to_its_source_is_counted(page: Page, live: LiveCon
     # reported to the page it left: read the count again until the beacon has landed.
     facts = page.locator("dl.facts")
     for _ in range(100):  # about Playwright's own default wait, 30 s
-        if "followed here 1 times" in facts.inner_text():
+        if "followed here 1 time" in facts.inner_text():
             break
         page.wait_for_timeout(200)
         page.reload()
-    expect(page.locator("dl.facts")).to_contain_text("followed here 1 times")
+    expect(page.locator("dl.facts")).to_contain_text("followed here 1 time")
 
 
 def test_a_source_page_switches_to_an_earlier_date(

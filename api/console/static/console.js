@@ -23,12 +23,17 @@
     }).catch(function () { /* a lost count is not worth an error */ });
   }
 
+  function claimOf(details) {
+    var claim = details.closest("[data-claim]");
+    return claim ? claim.dataset.claim : null;
+  }
+
   document.querySelectorAll("details.citation").forEach(function (details) {
     var counted = false;
     details.addEventListener("toggle", function () {
       if (details.open && !counted) {
         counted = true;
-        report("expand", details.dataset.claim, details.dataset.source);
+        report("expand", claimOf(details), details.dataset.source);
       }
     });
   });
@@ -36,7 +41,7 @@
   document.querySelectorAll("details.citation a.follow").forEach(function (link) {
     var details = link.closest("details.citation");
     link.addEventListener("click", function () {
-      report("follow", details.dataset.claim, details.dataset.source);
+      report("follow", claimOf(details), details.dataset.source);
     });
   });
 })();

@@ -83,7 +83,7 @@ def test_committed_claims_are_in_commit_order_and_refused_ones_in_a_collapsed_se
         assert committed.count(f">Verify claim {n}</button>") == 1
         assert committed.count(f">Download claim {n}'s audit bundle</a>") == 1
     repaired = _articles(committed)[-1]
-    assert "When it was committed: by a repair, on <time" in repaired
+    assert "<dt>When it was committed: by a repair, on <time" in repaired
     assert "Citation [1] was repaired on <time" in repaired
 
 
@@ -91,9 +91,11 @@ def test_the_offline_command_names_each_committed_claim(reader: Reader) -> None:
     mixed, page = _mixed(reader)
     command = page.split('<section aria-labelledby="offline-h">')[1]
     assert "CLAIM_ID" not in command
-    for n, claim_id in enumerate(mixed.claim_ids, start=1):
-        named = f"/v1/claims/{claim_id}/bundle &gt; {claim_id}.bundle.json" in command
-        assert named == (n in mixed.committed_order), n
+    listed = re.search(r"for claim in ([^;]+); do", command)
+    assert listed is not None
+    committed = [mixed.claim_ids[n - 1] for n in mixed.committed_order]
+    assert listed.group(1).split() == committed
+    assert "/v1/claims/$claim/bundle &gt; $claim.bundle.json" in command
 
 
 def test_a_followed_citation_opens_the_source_at_the_marked_sentence_with_its_neighbours(
