@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from api.console.dates import shown, when
+from api.console.views.audit import cosigned_at
 
 
 def test_a_ledger_time_reads_to_the_second_in_utc() -> None:
@@ -37,3 +38,9 @@ def test_what_is_not_a_time_is_shown_as_escaped_text() -> None:
 def test_no_time_shows_the_given_word() -> None:
     assert str(when(None, "never")) == "never"
     assert str(when(None)) == ""
+
+
+def test_a_cosignature_carries_its_unix_time_before_its_signature() -> None:
+    signature = (1796404367).to_bytes(8, "big") + bytes(64)
+    assert cosigned_at(signature) == 1796404367
+    assert cosigned_at(bytes(64)) is None  # the log's own Ed25519 signature has no time
