@@ -69,7 +69,10 @@ async def sign_in(request: Request, console: ConsoleDep) -> Response:
             response = _form(request, console, str(exc), 401)
             response.headers["www-authenticate"] = "Bearer"
             return response
-        return _form(request, console, str(exc), 403)
+        detail = str(exc)
+        if detail.startswith("csrf:"):  # a form kept open past its token, or not ours
+            detail = "the sign-in form had expired; paste the key again"
+        return _form(request, console, detail, 403)
 
 
 async def _exchange(request: Request, console: ConsoleDep) -> Response:

@@ -198,6 +198,18 @@ def test_a_refused_sign_in_shows_the_form_again_with_the_error_on_its_field(
     assert "provledger_console_signin=" in response.headers["set-cookie"]
 
 
+def test_a_sign_in_form_kept_past_its_token_asks_for_the_key_again(reader: Reader) -> None:
+    client = reader.client
+    client.cookies.clear()
+    client.get("/console/", headers=HTML)
+    response = client.post(
+        "/console/session", data={"csrf": "stale", "api_key": "pl_x.y"}, headers=HTML
+    )
+    assert response.status_code == 403
+    assert "Sign-in failed: the sign-in form had expired; paste the key again." in response.text
+    assert 'aria-invalid="true"' in response.text
+
+
 def test_an_invalid_request_renders_inside_the_frame_naming_the_field(reader: Reader) -> None:
     response = reader.client.get(
         "/console/sources/returns-policy", params={"known_at": "soon"}, headers=HTML
