@@ -20,7 +20,7 @@ from sqlalchemy import Column, Engine, MetaData, String, Table, delete, insert, 
 
 from ledger.eventlog.clock import format_time
 from ledger.eventlog.port import EventLog
-from ledger.keys.api_keys import ApiKey, Principal, Scope, key_aggregate_id
+from ledger.keys.api_keys import ApiKey, Principal, Scope, granted_scopes, key_aggregate_id
 
 SESSION_SECONDS = 8 * 3600
 """How long a console session lasts after sign-in (the cookie's Max-Age and the row's
@@ -109,7 +109,7 @@ class SessionStore:
             or not hmac.compare_digest(_digest(key.key_hash), row["key_mark"])
         ):
             return None
-        principal = Principal(name=key.name, scopes=frozenset(key.scopes))
+        principal = Principal(name=key.name, scopes=granted_scopes(key.scopes, key.pins))
         if not principal.allows(Scope.AUDIT_READ.value):
             return None
         return ConsoleSession(principal, row["csrf"], row["expires_at"])

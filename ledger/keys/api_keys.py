@@ -61,6 +61,31 @@ def parse_scopes(values: Iterable[str]) -> list[str]:
     return result
 
 
+UNPINNABLE = frozenset({"audit:read", "admin"})
+"""Scopes a key with pins may not hold: they read the whole log (``/v1/events``, bundles,
+provenance exports, protected access records, the console), which pins cannot bound."""
+
+
+def check_pinnable(scopes: Iterable[str], pins: Pins | None) -> None:
+    """Refuse pins on a key that would hold ``audit:read`` or ``admin`` (422 ``pins`` /
+    ``pinnable-scope``): what those scopes read cannot be bounded by pins."""
+    refused = sorted(UNPINNABLE & set(scopes))
+    if pins is not None and refused:
+        raise InvalidInput(
+            "pins",
+            "pinnable-scope",
+            f"a key with scope {refused[0]!r} reads the whole log, which pins cannot bound: "
+            "issue it without pins, or without that scope",
+        )
+
+
+def granted_scopes(scopes: Iterable[str], pins: Pins | None) -> frozenset[str]:
+    """The scopes a key acts with: a key with pins never acts with ``audit:read`` or
+    ``admin``, even if an older issue event gave it one (:func:`check_pinnable`)."""
+    held = frozenset(scopes)
+    return held if pins is None else held - UNPINNABLE
+
+
 def check_name(name: str) -> str:
     """Validate a key name."""
     if not NAME_PATTERN.match(name):

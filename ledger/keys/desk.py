@@ -17,6 +17,8 @@ from ledger.keys.api_keys import (
     ApiKey,
     Principal,
     check_name,
+    check_pinnable,
+    granted_scopes,
     hash_secret,
     key_aggregate_id,
     name_in_secret,
@@ -45,6 +47,7 @@ class ApiKeyDesk:
         what the key's requests may claim as their principal (``docs/access.md``)."""
         check_name(name)
         scope_list = parse_scopes(scopes)
+        check_pinnable(scope_list, pins)
         secret = new_secret(name)
         try:
             key: ApiKey = self.log.repository.get(key_aggregate_id(name))
@@ -94,14 +97,14 @@ class ApiKeyDesk:
                 key_id,
                 key.version,
                 key.name,
-                frozenset(key.scopes),
+                granted_scopes(key.scopes, key.pins),
                 key.key_hash,
                 key.revoked,
                 key.pins,
             )
         if key.revoked or not key.matches(secret):
             return None
-        return Principal(name=key.name, scopes=frozenset(key.scopes), pins=key.pins)
+        return Principal(name=key.name, scopes=granted_scopes(key.scopes, key.pins), pins=key.pins)
 
     def key_id_of(self, secret: str) -> UUID | None:
         """The aggregate id of the key a secret names (None: not a provledger key)."""
