@@ -32,7 +32,9 @@ from ledger.errors import (
     NotFound,
     PayloadTooLarge,
     PermissionDenied,
+    PolicyNotInForce,
     PrincipalNotPinned,
+    ReceiptExpired,
 )
 from projections.log_anchor import ReadModelsAhead
 from projections.transparency import TransparencyLogTampered
@@ -78,6 +80,8 @@ _STATUS_OF: list[tuple[type[LedgerError], int, str]] = [
     (EntitlementDenied, 403, "entitlement-denied"),
     (PermissionDenied, 403, "forbidden"),
     (NotFound, 404, "not-found"),
+    (PolicyNotInForce, 409, "policy-not-in-force"),
+    (ReceiptExpired, 409, "receipt-expired"),
     (Conflict, 409, "conflict"),
     (PayloadTooLarge, 413, "payload-too-large"),
     (KeyringError, 500, "keyring"),

@@ -83,6 +83,15 @@ class ConflictingRequest(Conflict):
         self.errors = [{"field": field, "rule": rule, "message": message}]
 
 
+class PolicyNotInForce(Conflict):
+    """The request names an access policy version the ledger does not decide by now."""
+
+
+class ReceiptExpired(Conflict):
+    """The receipt expired: what it stood on changed, its time passed or its policy was
+    retired; it takes no more claims (open a new receipt with current evidence)."""
+
+
 class ConcurrentWrite(Conflict):
     """Another writer changed the same record at the same moment; nothing was written, and
     the same request may succeed when sent again (409 with ``retryable: true``)."""

@@ -8,9 +8,10 @@ from ledger.crypto.hmac_keys import HmacKey
 from ledger.crypto.signing import Keyring
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.database import DatabaseConfig
-from ledger.keys.cache import LEASE_SECONDS, KeyCache
+from ledger.keys.cache import LEASE_SECONDS, KeyCache, revocation_wait
 from ledger.keys.desk import ApiKeyDesk
 from ledger.keys.signing_keys import KeyStore
+from ledger.receipts.policy_desk import PolicyDesk
 from ledger.registry.commands import SourceRegistry
 from ledger.registry.ingestion import Limits
 
@@ -30,6 +31,8 @@ class LedgerRuntime:
     process of one ledger uses the same (``ledger/keys/cache.py``)."""
     api_keys: ApiKeyDesk = field(init=False)
     """Issue, revoke, authenticate and list API keys."""
+    policies: PolicyDesk = field(init=False)
+    """Publishes access policies and knows the one in force."""
     sources: SourceRegistry = field(init=False)
     """Register sources, add versions, withdraw, ingest in batches."""
 
@@ -41,7 +44,13 @@ class LedgerRuntime:
             lease=self.key_lease,
         )
         self.api_keys = ApiKeyDesk(ledger, cache)
-        self.sources = SourceRegistry(ledger, self.limits)
+        self.policies = PolicyDesk(ledger)
+        self.sources = SourceRegistry(
+            ledger,
+            self.limits,
+            lambda: self.policies.in_force().policy,
+            access_wait=revocation_wait(self.key_lease),
+        )
 
     def close(self) -> None:
         """Release database connections."""

@@ -136,10 +136,11 @@ class Ledger(Application[UUID]):
         on it read the aggregate through the repository, which verifies)."""
         return self.mapper.to_domain_event(notification)
 
-    def notifications(self, topics: Sequence[str]) -> list[Notification]:
-        """Every stored event of the given topics, in log order."""
+    def notifications(self, topics: Sequence[str], after: int = 0) -> list[Notification]:
+        """Every stored event of the given topics after notification id ``after``, in log
+        order."""
         result: list[Notification] = []
-        start = 0
+        start = after
         while True:
             page = self.recorder.select_notifications(
                 start=start, limit=MAX_PAGE, topics=topics, inclusive_of_start=False

@@ -34,11 +34,15 @@ class EventLog(Protocol):
     def last_position(self) -> int:
         """The notification id of the newest event in the log."""
 
-    def notifications(self, topics: Sequence[str]) -> list[Notification]:
-        """Every stored event of the given topics, in log order."""
+    def notifications(self, topics: Sequence[str], after: int = 0) -> list[Notification]:
+        """Every stored event of the given topics after notification id ``after``, in log
+        order."""
 
     def decode(self, notification: Notification) -> Any:
-        """The domain event of a stored notification."""
+        """The domain event of a stored notification (not verified)."""
+
+    def verified_event(self, stored: StoredEvent) -> Any:
+        """The domain event of a stored event, after the check every read gets."""
 
 
 class ReadChecks(Protocol):

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ledger.access.attributes import Pins
 from ledger.errors import LedgerIntegrityError
-from ledger.receipts.entitlement import GateRecord, bounded_principal, receipt_principal
+from ledger.receipts.entitlement import GateRecord, receipt_principal
 from ledger.receipts.packet import ContextPacket, render_packet
 from ledger.receipts.receipt import Receipt
 from ledger.registry.evidence import ResolvedSpan
@@ -22,13 +22,12 @@ def served_packet(
 
     Each span comes from :class:`~ledger.registry.verified_spans.VerifiedSpans` and must
     hash to what the pool sealed; the packet's stable prefix must hash to what the receipt
-    recorded. The receipt's principal (bounded by the caller's ``pins``) must still be
-    entitled to every span under today's access attributes, or the read is refused with
-    the safe codes only."""
-    receipt = desk.get(receipt_id)
+    recorded. A receipt a key with ``pins`` may not read is refused as a missing one. The
+    receipt's principal must still be entitled to every span, under the policy in force and
+    today's access attributes, or the read is refused with the safe codes only."""
+    receipt = desk.read(receipt_id, pins)
     context = receipt.context
-    principal = bounded_principal(receipt_principal(context), pins)
-    gate = GateRecord(desk.policies.governing(context["policy_version"]), principal)
+    gate = GateRecord(desk.policies.in_force(), receipt_principal(context))
     resolved = desk.resolver.resolve([entry["span_id"] for entry in receipt.pool])
     spans: list[ResolvedSpan] = []
     for index, entry in enumerate(receipt.pool):

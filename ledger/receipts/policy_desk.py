@@ -1,14 +1,27 @@
-"""Publishing access policies and finding the rules a policy version decides access by."""
+"""Publishing access policies, and which policy decides access: the one the ledger has in force.
+
+The policy **in force** is the newest published version that is not retired, or the built-in
+``default`` policy when there is none. The ledger decides it, never a request: a request may
+leave ``policy_version`` out (it is then decided under the policy in force and records it) or
+name the version in force; naming a published version that does not govern is 409
+(:class:`~ledger.errors.PolicyNotInForce`), a retired one 409 as well, and a version that was
+never published 422 (``policy_version`` / ``published``).
+
+The desk follows the policy events (published, withdrawn, retired) in log order, each verified
+as every read is (:meth:`~ledger.eventlog.port.EventLog.verified_event`), reading only the events
+written since it last looked: one small query per decision.
+"""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
 from eventsourcing.application import AggregateNotFoundError
 
-from ledger.access.policy import DEFAULT_ACCESS_POLICY, AccessPolicy
-from ledger.errors import Conflict, InvalidInput, NotFound
+from ledger.access.policy import DEFAULT_ACCESS_POLICY, DEFAULT_POLICY_VERSION, AccessPolicy
+from ledger.errors import Conflict, InvalidInput, NotFound, PolicyNotInForce
 from ledger.eventlog.clock import format_time
 from ledger.eventlog.port import EventLog
 from ledger.receipts.policies import (
@@ -17,6 +30,8 @@ from ledger.receipts.policies import (
     check_publishable,
     policy_aggregate_id,
 )
+
+POLICY_TOPICS = (Policy.Published.TOPIC, Policy.Withdrawn.TOPIC, Policy.Retired.TOPIC)
 
 MAX_DESCRIPTION = 2000
 
@@ -41,6 +56,11 @@ class PolicyDesk:
 
     def __init__(self, log: EventLog) -> None:
         self.log = log
+        self._lock = threading.Lock()
+        self._seen = 0  # the last notification id of a policy event followed
+        self._published: list[str] = []  # versions, in the order they were published
+        self._retired: set[str] = set()
+        self._rules: dict[str, AccessPolicy] = {}
 
     def publish(
         self, policy_version: str, rules: object, description: str, actor: str
@@ -70,13 +90,56 @@ class PolicyDesk:
             raise NotFound(f"no policy {policy_version!r} was published or retired")
         return policy
 
-    def governing(self, policy_version: str) -> GoverningPolicy:
-        """The rules receipts opened under ``policy_version`` decide access by."""
-        found = self._find(policy_version)
-        published = None if found is None else found.access_policy
-        if published is None:
-            return GoverningPolicy(policy_version, "default", DEFAULT_ACCESS_POLICY)
-        return GoverningPolicy(policy_version, "published", published)
+    def in_force(self) -> GoverningPolicy:
+        """The policy access is decided by now: the newest published version not retired,
+        else the built-in default policy."""
+        with self._lock:
+            self._follow()
+            version = next((v for v in reversed(self._published) if v not in self._retired), None)
+            if version is None:
+                return GoverningPolicy(DEFAULT_POLICY_VERSION, "default", DEFAULT_ACCESS_POLICY)
+            return GoverningPolicy(version, "published", self._rules[version])
+
+    def for_request(self, policy_version: str | None) -> GoverningPolicy:
+        """The policy in force, for a request that names ``policy_version`` (or none): 409
+        when it names a published version that does not govern or a retired one, 422 when it
+        names a version never published."""
+        governing = self.in_force()
+        if policy_version is not None and policy_version != governing.policy_version:
+            check_policy_version(policy_version)
+            if policy_version in self._retired:
+                raise Conflict(
+                    f"policy {policy_version!r} is retired; no request is decided under it"
+                )
+            if policy_version not in self._rules:
+                raise InvalidInput(
+                    "policy_version",
+                    "published",
+                    f"no policy {policy_version!r} was published; leave policy_version out to "
+                    f"be decided under the policy in force ({governing.policy_version!r})",
+                )
+            raise PolicyNotInForce(
+                f"policy {policy_version!r} does not govern: {governing.policy_version!r} is in "
+                "force; leave policy_version out or name the policy in force"
+            )
+        if governing.policy_version in self._retired:  # the built-in policy, retired by name
+            raise Conflict(
+                f"policy {governing.policy_version!r} is retired; no request is decided under it"
+            )
+        return governing
+
+    def _follow(self) -> None:
+        """Read the policy events written since the last look, each verified."""
+        for notification in self.log.notifications(POLICY_TOPICS, after=self._seen):
+            event = self.log.verified_event(notification)
+            if isinstance(event, Policy.Published):
+                self._published.append(event.policy_version)
+                self._rules[event.policy_version] = AccessPolicy.parse(
+                    event.policy_version, event.rules
+                )
+            else:
+                self._retired.add(event.policy_version)
+            self._seen = notification.id
 
     def _find(self, policy_version: str) -> Policy | None:
         try:

@@ -52,7 +52,9 @@ class ReceiptRequest:
     request: str
     actor: str
     purpose: str
-    policy_version: str
+    policy_version: str | None
+    """The access policy version the caller expects to be decided under (None: whichever is in
+    force; a version that does not govern is refused, ``ledger/receipts/policy_desk.py``)."""
     route: str
     model: dict[str, str]
     tools: list[str]
@@ -102,6 +104,8 @@ def check_receipt_request(request: ReceiptRequest) -> list[dict[str, str]]:
     errors: list[dict[str, str]] = []
     for name in ("request", "actor", "purpose", "policy_version"):
         value = getattr(request, name)
+        if value is None:
+            continue
         if not value.strip():
             errors.append({"field": name, "rule": "non-empty", "message": f"{name} is empty"})
         _text(errors, name, value, 20_000 if name == "request" else 500)

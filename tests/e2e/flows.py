@@ -30,7 +30,7 @@ def receipt_body(evidence: list[str], **extra: Any) -> dict[str, Any]:
         "request": "q",
         "actor": "u",
         "purpose": "p",
-        "policy_version": "1",
+        "policy_version": "default",
         "route": "long_context",
         "model": {"name": "m", "version": "1"},
         "evidence": evidence,
