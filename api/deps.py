@@ -23,6 +23,7 @@ from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.repair_desk import RepairDesk
+from ledger.receipts.sight import KeySight
 from ledger.registry.commands import SourceRegistry
 from ledger.retrieval.desk import RetrievalDesk
 from ledger.runtime import LedgerRuntime
@@ -104,6 +105,11 @@ async def get_retrieval(services: ServicesDep) -> RetrievalDesk:
     return services.retrieval
 
 
+async def get_sight(services: ServicesDep) -> KeySight:
+    """What a key with pins may see."""
+    return services.sight
+
+
 async def get_witness(services: ServicesDep) -> WitnessSubmitter | None:
     """The witness submitter, when a witness is configured."""
     return services.witness
@@ -121,6 +127,7 @@ ExpiryProcessDep = Annotated[ExpiryProcess, Depends(get_expiry)]
 RetrievalDeskDep = Annotated[RetrievalDesk, Depends(get_retrieval)]
 WitnessDep = Annotated[WitnessSubmitter | None, Depends(get_witness)]
 PolicyDeskDep = Annotated[PolicyDesk, Depends(get_policies)]
+SightDep = Annotated[KeySight, Depends(get_sight)]
 
 
 async def authenticate(request: Request, keys: ApiKeysDep) -> Principal:

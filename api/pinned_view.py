@@ -1,12 +1,14 @@
 """What a pinned API key may find through the lists and lookups, decided from verified events.
 
-A key with pins reads only sources one of its principals may see under the default policy
-(``pins_may_see``) and receipts opened for a principal it could have claimed
-(``pins_may_read_receipt``): the rules of the single-resource reads, applied to every item a
-list or a lookup would serve. Each decision reads the source's or the receipt's verified
-events (never a read-model row) and is remembered for the rest of the request. A key without
-pins is a trusted application: :func:`pinned_view` gives ``None`` and the routes serve as they
-always did.
+A key with pins reads only sources it may see (``ledger/receipts/sight.py``: one of its
+principals entitled under the policy in force) and receipts opened for a principal it could
+have claimed (``pins_may_read_receipt``): the rules of the single-resource reads, applied to
+every item a list or a lookup would serve. Each decision reads the source's or the receipt's
+verified events (never a read-model row), a source's within the lease the sight remembers it
+for, and is remembered for the rest of the request. The policy in force is read once, when the
+view is made, whatever the request then meets: a list that meets a restricted source does no
+more reading than one that meets none. A key without pins is a trusted application:
+:func:`pinned_view` gives ``None`` and the routes serve as they always did.
 """
 
 from __future__ import annotations
@@ -16,19 +18,23 @@ from typing import Any
 from fastapi.concurrency import run_in_threadpool
 
 from ledger.access.attributes import Pins
+from ledger.access.policy import AccessPolicy
 from ledger.errors import NotFound
 from ledger.keys.api_keys import Principal
 from ledger.receipts.commands import ReceiptDesk
-from ledger.receipts.entitlement import pins_may_read_receipt, pins_may_see
-from projections.service import ReadSide
+from ledger.receipts.entitlement import pins_may_read_receipt
+from ledger.receipts.sight import KeySight, missing_source, pins_may_see
 
 
 class PinnedView:
     """One request's decisions for one pinned key."""
 
-    def __init__(self, pins: Pins, read_side: ReadSide, receipts: ReceiptDesk | None) -> None:
+    def __init__(
+        self, pins: Pins, sight: KeySight, policy: AccessPolicy, receipts: ReceiptDesk | None
+    ) -> None:
         self.pins = pins
-        self.read_side = read_side
+        self.sight = sight
+        self.policy = policy
         self.receipts = receipts
         self._sources: dict[str, bool] = {}
         self._receipts: dict[str, bool] = {}
@@ -36,8 +42,12 @@ class PinnedView:
     async def sees_source(self, source_id: str) -> bool:
         """Whether a principal of the key may see ``source_id`` (its verified attributes)."""
         if source_id not in self._sources:
-            access = await run_in_threadpool(self.read_side.span_resolver.source_access, source_id)
-            self._sources[source_id] = pins_may_see(self.pins, access)
+            access = self.sight.remembered(source_id)
+            if access is None:
+                access = await run_in_threadpool(self.sight.access, source_id)
+            self._sources[source_id] = access is not None and pins_may_see(
+                self.pins, access, self.policy
+            )
         return self._sources[source_id]
 
     async def reads_receipt(self, receipt_id: str) -> bool:
@@ -61,11 +71,17 @@ class PinnedView:
         """:meth:`reads_receipt` of a row's ``receipt_id``."""
         return await self.reads_receipt(str(row["receipt_id"]))
 
+    async def require_source(self, source_id: str) -> None:
+        """Refuse, as a missing source is refused, a source the key may not see."""
+        if not await self.sees_source(source_id):
+            raise missing_source(source_id)
 
-def pinned_view(
-    caller: Principal, read_side: ReadSide, receipts: ReceiptDesk | None = None
+
+async def pinned_view(
+    caller: Principal, sight: KeySight, receipts: ReceiptDesk | None = None
 ) -> PinnedView | None:
     """The caller's view when its key pins principal attributes (else ``None``)."""
     if caller.pins is None:
         return None
-    return PinnedView(caller.pins, read_side, receipts)
+    policy = await run_in_threadpool(sight.policy)
+    return PinnedView(caller.pins, sight, policy, receipts)

@@ -26,6 +26,7 @@ from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.repair_desk import RepairDesk
+from ledger.receipts.sight import KeySight
 from ledger.registry.commands import SourceRegistry
 from ledger.registry.ingestion import Limits
 from ledger.retrieval.dense import shared_embedder
@@ -111,10 +112,17 @@ class Services:
         """Issue, revoke, authenticate and list API keys."""
         return self.runtime.api_keys
 
-    @cached_property
+    @property
     def policies(self) -> PolicyDesk:
-        """Publishes access policies and finds the rules a policy version decides by."""
-        return PolicyDesk(self.ledger)
+        """Publishes access policies and knows the one in force."""
+        return self.runtime.policies
+
+    @cached_property
+    def sight(self) -> KeySight:
+        """What a key with pins may see (``ledger/receipts/sight.py``)."""
+        return KeySight(
+            self.policies, self.read_side.span_resolver.find_access, self.runtime.key_lease
+        )
 
     @cached_property
     def read_side(self) -> ReadSide:
@@ -127,7 +135,11 @@ class Services:
     def receipts(self) -> ReceiptDesk:
         """Opens receipts and commits claims through the gate."""
         return MeteredReceiptDesk(
-            self.ledger, self.read_side.span_resolver, gate_config(self.settings), self.expiry_desk
+            self.ledger,
+            self.read_side.span_resolver,
+            gate_config(self.settings),
+            self.expiry_desk,
+            self.policies,
         )
 
     @cached_property

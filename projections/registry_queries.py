@@ -278,7 +278,12 @@ async def _span_row(conn: AsyncConnection, span_id: str, as_of: AsOf = NOW) -> R
     for row in rows:
         if as_of.knows(row["recorded_at"]):
             return row
-    raise NotFound(f"no span {span_id!r}" + _when(as_of))
+    raise missing_span(span_id, as_of)
+
+
+def missing_span(span_id: str, as_of: AsOf = NOW) -> NotFound:
+    """The answer to a span the registry does not hold (as known at ``as_of``)."""
+    return NotFound(f"no span {span_id!r}" + _when(as_of))
 
 
 def _when(as_of: AsOf) -> str:

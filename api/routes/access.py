@@ -166,7 +166,7 @@ async def change_access(
     """Replace a source's access attributes (a signed ``access changed`` event; no event
     when they are already these)."""
     source, changed, position = await run_in_threadpool(
-        sources.change_access, source_id, body.to_access(), principal.actor
+        sources.change_access, source_id, body.to_access(), principal.actor, principal.pins
     )
     await run_in_threadpool(read_side.registry.catch_up)  # read-your-writes: as-of reads
     return {
@@ -184,8 +184,9 @@ async def change_access(
     responses=problems(401, 403, 409, 422),
 )
 def publish_policy(body: PolicyIn, desk: PolicyDeskDep, principal: Admin) -> dict[str, Any]:
-    """Publish an access policy version: its rules decide access for receipts (and
-    retrievals) under that ``policy_version``. A version is published once."""
+    """Publish an access policy version; the newest published version not retired is the
+    policy in force, which decides every receipt and retrieval (docs/access.md). A version is
+    published once."""
     desk.publish(body.policy_version, body.rules, body.description, principal.actor)
     return policy_json(desk.get(body.policy_version))  # as recorded (ledger time)
 

@@ -7,14 +7,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from api.deps import MAX_INT32, ReadSideDep, RepairDeskDep, require
+from api.deps import MAX_INT32, ReadSideDep, RepairDeskDep, SightDep, require
 from api.openapi import answers
 from api.schemas import LocateOut, RepairOut
 from ledger.attribution.locate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, Chunk, locate
 from ledger.attribution.ranker import Candidate
 from ledger.errors import InvalidInput
 from ledger.keys.api_keys import Principal, Scope
-from ledger.receipts.entitlement import check_pinned_read
+from ledger.receipts.sight import pins_may_see
 from projections.span_resolver import spans_in_range
 
 router = APIRouter(tags=["attribution"])
@@ -36,7 +36,7 @@ def repair_claim(
     principal: Writer,
 ) -> dict[str, Any]:
     """Try to move a misattributed claim's binding to a span of the sealed pool."""
-    return desk.repair(receipt_id, claim_id, principal.actor)
+    return desk.repair(receipt_id, claim_id, principal.actor, principal.pins)
 
 
 class ChunkIn(BaseModel):
@@ -70,16 +70,30 @@ class LocateIn(BaseModel):
 
 
 @router.post("/v1/locate", response_model=None, responses=answers(LocateOut))
-def locate_spans(body: LocateIn, read_side: ReadSideDep, caller: Reader) -> dict[str, Any]:
+def locate_spans(
+    body: LocateIn, read_side: ReadSideDep, sight: SightDep, caller: Reader
+) -> dict[str, Any]:
     """For each sentence of an answer with ``[n]`` markers, the best span of the cited chunks
     by content-word overlap when it reaches the threshold and no other span of those chunks
-    is a close rival (its posterior reaches ``confidence``), else null. A pinned key may cite
-    only sources its principals may see (403 ``entitlement-denied`` naming the chunk)."""
+    is a close rival (its posterior reaches ``confidence``), else null. To a pinned key a
+    source it may not see does not exist: its span ids are unknown, its ranges empty."""
     chunks: dict[str, Chunk] = {}
     sources: dict[str, tuple[str, int]] = {}
+    policy = None if caller.pins is None else sight.policy()
+
+    def seen(source_id: str) -> bool:
+        if caller.pins is None or policy is None:
+            return True
+        access = sight.access(source_id)
+        return access is not None and pins_may_see(caller.pins, access, policy)
+
     for key, chunk in body.chunks.items():
         if chunk.span_ids is not None:
-            resolved = read_side.span_resolver.resolve(chunk.span_ids)
+            resolved = {
+                span_id: versions
+                for span_id, versions in read_side.span_resolver.resolve(chunk.span_ids).items()
+                if seen(versions[0].source_id)
+            }
             missing = [span_id for span_id in chunk.span_ids if span_id not in resolved]
             if missing:
                 raise InvalidInput(
@@ -91,13 +105,13 @@ def locate_spans(body: LocateIn, read_side: ReadSideDep, caller: Reader) -> dict
             assert chunk.version is not None
             assert chunk.start is not None
             assert chunk.end is not None
-            found = spans_in_range(
-                read_side.db.sync, chunk.source_id, chunk.version, chunk.start, chunk.end
+            found = (
+                spans_in_range(
+                    read_side.db.sync, chunk.source_id, chunk.version, chunk.start, chunk.end
+                )
+                if seen(chunk.source_id)
+                else []
             )
-        if caller.pins is not None:
-            for source_id in sorted({s.source_id for s in found}):
-                access = read_side.span_resolver.source_access(source_id)
-                check_pinned_read(caller.pins, access, f"chunks.{key}")
         chunks[key] = Chunk(key, tuple(Candidate(s.span_id, s.text, s.envelope) for s in found))
         sources.update({s.span_id: (s.source_id, s.version) for s in found})
     located = locate(body.answer, chunks, body.threshold, confidence=body.confidence)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Query
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
-from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, require
+from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, SightDep, require
 from api.errors import Problem
 from api.openapi import answers
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
@@ -18,7 +18,6 @@ from ledger.errors import NotFound
 from ledger.eventlog.clock import parse_time
 from ledger.keys.api_keys import Principal, Scope
 from ledger.receipts.document import receipt_status
-from ledger.receipts.entitlement import check_receipt_reader
 from projections.claim_queries import Coordinates, binding_views, claim_lookup
 from projections.receipt_queries import list_claims
 
@@ -53,6 +52,7 @@ class ClaimSummary(BaseModel):
 async def list_claims_route(
     read_side: ReadSideDep,
     desk: ReceiptDeskDep,
+    sight: SightDep,
     caller: Reader,
     limit: Limit = 100,
     after: After = None,
@@ -64,7 +64,7 @@ async def list_claims_route(
     claims of receipts it may read, docs/access.md)."""
     key = decode_cursor("claims", after, (int, int))
     await run_in_threadpool(read_side.receipts.catch_up)  # read-your-writes in this process
-    view = pinned_view(caller, read_side, desk)
+    view = await pinned_view(caller, sight, desk)
     async with read_side.async_engine.connect() as conn:
 
         async def fetch(last: list[int] | None, n: int) -> list[dict[str, Any]]:
@@ -96,13 +96,9 @@ async def get_claim(
             found = await claim_lookup(conn, claim_id, as_of)
     receipt_id = found.receipt_id
     # The claim itself comes from the verified receipt; the read model only renders spans.
-    receipt = await run_in_threadpool(desk.get_as_of, receipt_id, as_of.known_at)
-    check_receipt_reader(receipt.context, caller.pins)
-    claim = next((c for c in receipt.claims + receipt.rejected if c["claim_id"] == claim_id), None)
-    if claim is None:
-        when = "" if as_of.known_at is None else f" at {as_of.known_at}"
-        raise NotFound(f"no claim {claim_id!r}{when}")
-    committed = any(c["claim_id"] == claim_id for c in receipt.claims)
+    receipt, claim, committed = await run_in_threadpool(
+        desk.read_claim, receipt_id, claim_id, caller.pins, as_of.known_at
+    )
     views = found.views
     missing = [c for c in map(_coordinates, claim["bindings"]) if c and c not in views]
     if missing:

@@ -13,14 +13,15 @@ from api.deps import (
     ExpiryProcessDep,
     ReadSideDep,
     ReceiptDeskDep,
+    SightDep,
     require,
 )
 from api.errors import Problem
 from api.openapi import answers
 from api.pages import After, Limit, decode_cursor, encode_cursor, page
 from api.pinned_view import pinned_view
-from api.routes.sources import pinned_read
 from api.schemas import PolicyRetired
+from ledger.errors import NotFound
 from ledger.keys.api_keys import Principal, Scope
 from projections.claim_queries import affected_by_version
 
@@ -56,12 +57,11 @@ class AffectedPage(BaseModel):
     response_model=AffectedPage,
     responses={
         401: {"model": Problem, "description": "no or unknown API key"},
-        403: {
+        403: {"model": Problem, "description": "the key lacks the read scope"},
+        404: {
             "model": Problem,
-            "description": "the key lacks the read scope, or its pins let none of its "
-            "principals see the source (entitlement-denied, code only)",
+            "description": "no such source version (or, to a key with pins, one it may not see)",
         },
-        404: {"model": Problem, "description": "no such source version"},
         422: {"model": Problem, "description": "invalid input (errors names field and rule)"},
     },
 )
@@ -70,20 +70,22 @@ async def affected(
     version: Annotated[int, Path(ge=1, le=MAX_INT32)],
     read_side: ReadSideDep,
     desk: ReceiptDeskDep,
+    sight: SightDep,
     caller: Reader,
     limit: Limit = 100,
     after: After = None,
 ) -> dict[str, Any]:
-    """Every receipt and committed claim that stood on this source version (a pinned key:
-    403 unless its principals may see the source; only receipts it may read, and the counts
-    over those, docs/access.md)."""
+    """Every receipt and committed claim that stood on this source version (a pinned key: a
+    source it may not see is one the ledger does not hold; only receipts it may read, and the
+    counts over those, docs/access.md)."""
     name = f"affected:{source_id}:{version}"
     key = decode_cursor(name, after, (str,))
+    view = await pinned_view(caller, sight, desk)
+    if view is not None and not await view.sees_source(source_id):
+        raise NotFound(f"source {source_id!r} has no version {version}")
     async with read_side.async_engine.connect() as conn:
         body = await affected_by_version(conn, source_id, version)
-    view = pinned_view(caller, read_side, desk)
     if view is not None:
-        await pinned_read(read_side, caller, source_id, "source_id")
         readable = [r for r in body["receipts"] if await view.receipt_row(r)]
         body["receipts"] = readable
         body["receipt_count"] = len(readable)

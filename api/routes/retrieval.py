@@ -8,15 +8,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import ExpiryDeskDep, PolicyDeskDep, ReadSideDep, RetrievalDeskDep, require
+from api.deps import ReadSideDep, RetrievalDeskDep, SightDep, require
 from ledger.access.attributes import Principal as AccessPrincipal
-from ledger.access.policy import DEFAULT_POLICY_VERSION
-from ledger.access.source_filter import PolicyFilter
-from ledger.errors import Conflict
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.keys.api_keys import Principal, Scope
-from ledger.receipts.entitlement import bounded_principal
-from ledger.receipts.policies import check_policy_version
 from ledger.retrieval.retriever import MAX_K, RetrievalQuery
 from ledger.retrieval.visibility import RequestPrincipal
 
@@ -30,7 +25,7 @@ _PROBLEMS: dict[int | str, dict[str, Any]] = {
         "description": "the key lacks the retrieve scope, or the principal claims more than "
         "the key pins: principal-not-pinned (problem+json)"
     },
-    409: {"description": "the policy version is retired (problem+json)"},
+    409: {"description": "the policy version named does not govern, or is retired (problem+json)"},
     413: {"description": "body too large (problem+json)"},
     422: {"description": "invalid input, naming the field and the rule (problem+json)"},
     500: {"description": "a served span failed verification: nothing was served"},
@@ -85,11 +80,12 @@ class RetrieveIn(BaseModel):
     k: int = Field(default=10, ge=1, le=MAX_K)
     as_of: datetime | None = Field(default=None, description="versions in force then; default now")
     filters: FiltersIn | None = None
-    policy_version: str = Field(
-        default=DEFAULT_POLICY_VERSION,
+    policy_version: str | None = Field(
+        default=None,
         max_length=128,
         description="the access policy version the principal's entitlements are decided "
-        "under (its published rules, else the default policy); default: the default policy",
+        "under: leave it out for the policy in force (recorded with the retrieval); naming "
+        "another version is 409, one never published 422 (docs/access.md)",
     )
 
 
@@ -151,32 +147,31 @@ class RetrievalOut(BaseModel):
 def retrieve(
     body: RetrieveIn,
     desk: RetrievalDeskDep,
-    policies: PolicyDeskDep,
-    expiry: ExpiryDeskDep,
+    sight: SightDep,
     read_side: ReadSideDep,
     principal: Retriever,
 ) -> dict[str, Any]:
     """Rank the spans in force at ``as_of`` by BM25 and dense similarity, fuse by RRF
     (k = 60), withhold what the principal may not see and what fails the lexical gate, and
     record the retrieval as a signed event."""
+    filters = body.filters
     # The principal, bounded by the key's pins (403 before anything is read), is decided by
-    # the governing policy against each source's verified access attributes (docs/access.md).
-    entitled = bounded_principal(body.principal.to_access_principal(), principal.pins)
-    policy_version = check_policy_version(body.policy_version)
-    if expiry.is_retired(policy_version):
-        raise Conflict(f"policy {policy_version!r} is retired; decide under another version")
-    entitlement = PolicyFilter(
-        policies.governing(policy_version).policy, entitled, read_side.span_resolver.source_access
+    # the policy in force against each source's verified access attributes (docs/access.md).
+    entitlement = sight.for_retrieval(
+        principal.pins,
+        body.principal.to_access_principal(),
+        body.policy_version,
+        None if filters is None else filters.source_ids,
+        read_side.span_resolver.source_access,
     )
     as_of = (
         format_time(datetime.now(UTC)) if body.as_of is None else ledger_time("as_of", body.as_of)
     )
-    filters = body.filters
     query = RetrievalQuery(
         body.query,
         body.k,
         as_of,
-        None if filters is None or filters.source_ids is None else tuple(filters.source_ids),
+        entitlement.source_ids,
         None if filters is None or filters.authorities is None else tuple(filters.authorities),
     )
     answer = desk.retrieve(
@@ -184,8 +179,8 @@ def retrieve(
         body.principal.to_principal(),
         principal.actor,
         None if filters is None else filters.model_dump(exclude_none=True),
-        entitlement,
-        policy_version,
+        entitlement.filter,
+        entitlement.policy_version,
     )
     return {
         "retrieval_id": answer.retrieval_id,

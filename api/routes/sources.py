@@ -10,20 +10,20 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.body_guard import source_body
-from api.deps import MAX_INT, MAX_INT32, AsOfDep, ReadSideDep, SourcesDep, require
+from api.deps import MAX_INT, MAX_INT32, AsOfDep, ReadSideDep, SightDep, SourcesDep, require
 from api.errors import Problem
 from api.openapi import answers
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
 from api.pinned_view import pinned_view
 from api.routes.access import AccessIn
 from api.schemas import SourceOut, SpanContext, SpanDetail
+from ledger.errors import NotFound
 from ledger.keys.api_keys import Principal, Scope
-from ledger.receipts.entitlement import check_pinned_read
+from ledger.receipts.sight import KeySight, missing_source
 from ledger.registry.commands import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
 from projections import registry_queries as queries
 from projections.registry import span_row
-from projections.service import ReadSide
 
 router = APIRouter(tags=["sources"])
 
@@ -119,6 +119,7 @@ READ_PROBLEMS: dict[int | str, dict[str, Any]] = {
 )
 async def list_sources(
     read_side: ReadSideDep,
+    sight: SightDep,
     caller: Reader,
     limit: Limit = 100,
     after: After = None,
@@ -128,7 +129,7 @@ async def list_sources(
     """Every source's current state, by source id, a page at a time (a pinned key: only the
     sources its principals may see, docs/access.md)."""
     key = decode_cursor("sources", after, (str,))
-    view = pinned_view(caller, read_side)
+    view = await pinned_view(caller, sight)
     async with read_side.async_engine.connect() as conn:
 
         async def fetch(last: str | None, n: int) -> list[dict[str, Any]]:
@@ -144,13 +145,15 @@ async def list_sources(
     return {"items": items, "next": None if last is None else encode_cursor("sources", [last])}
 
 
-async def pinned_read(read_side: ReadSide, caller: Principal, source_id: str, field: str) -> None:
-    """Refuse (403 ``entitlement-denied``, code only) a pinned key's read of a source none of
-    its principals may see, by the source's verified access attributes (docs/access.md)."""
-    if caller.pins is None:
-        return
-    access = await run_in_threadpool(read_side.span_resolver.source_access, source_id)
-    check_pinned_read(caller.pins, access, field)
+async def pinned_read(
+    sight: KeySight, caller: Principal, source_id: str, missing: NotFound | None = None
+) -> None:
+    """Refuse a pinned key's read of a source it may not see with ``missing``, the answer the
+    read gives a source the ledger does not hold (default ``no source ...``): to such a key
+    the source does not exist (docs/access.md)."""
+    view = await pinned_view(caller, sight)
+    if view is not None and not await view.sees_source(source_id):
+        raise missing or missing_source(source_id)
 
 
 def span_out(span: Span) -> dict[str, Any]:
@@ -235,7 +238,14 @@ def register_source(
     )
     access = None if body.access is None else body.access.to_access()
     receipt = sources.register(
-        body.source_id, draft, body.authority, principal.actor, body.uri, body.metadata, access
+        body.source_id,
+        draft,
+        body.authority,
+        principal.actor,
+        body.uri,
+        body.metadata,
+        access,
+        principal.pins,
     )
     read_side.registry.catch_up()  # read-your-writes: the registry includes this version
     return _receipt(receipt, include_spans, response, include)
@@ -264,14 +274,10 @@ def add_version(
     include: Include = None,
 ) -> dict[str, Any]:
     """Add version n+1, superseding version n."""
-    title = body.title
-    if title is None:
-        source = sources.get(source_id)
-        title = source.title
     draft = SourceDraft(
-        body.text, body.media_type, title, body.tables, body.effective_from, body.cite_headings
+        body.text, body.media_type, body.title, body.tables, body.effective_from, body.cite_headings
     )
-    receipt = sources.add_version(source_id, draft, principal.actor)
+    receipt = sources.add_version(source_id, draft, principal.actor, principal.pins)
     read_side.registry.catch_up()
     return _receipt(receipt, include_spans, response, include)
 
@@ -287,7 +293,9 @@ async def withdraw_source(
     principal: Ingester,
 ) -> dict[str, Any]:
     """Withdraw a source: old citations still resolve, marked withdrawn."""
-    await run_in_threadpool(sources.withdraw, source_id, body.reason, principal.actor)
+    await run_in_threadpool(
+        sources.withdraw, source_id, body.reason, principal.actor, principal.pins
+    )
     await run_in_threadpool(read_side.registry.catch_up)  # read-your-writes: the registry only
     async with read_side.async_engine.connect() as conn:
         return await queries.get_source(conn, source_id)
@@ -295,13 +303,12 @@ async def withdraw_source(
 
 @router.get("/v1/sources/{source_id}", response_model=None, responses=answers(SourceOut, 404))
 async def get_source(
-    source_id: str, read_side: ReadSideDep, caller: Reader, as_of: AsOfDep
+    source_id: str, read_side: ReadSideDep, sight: SightDep, caller: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:
     """The source with its versions, statuses and effective intervals (as of)."""
+    await pinned_read(sight, caller, source_id)
     async with read_side.async_engine.connect() as conn:
-        body = await queries.get_source(conn, source_id, as_of)
-    await pinned_read(read_side, caller, source_id, "source_id")
-    return body
+        return await queries.get_source(conn, source_id, as_of)
 
 
 class VersionOut(BaseModel):
@@ -333,6 +340,7 @@ async def get_version(
     source_id: str,
     version: Annotated[int, Field(ge=1, le=MAX_INT32)],
     read_side: ReadSideDep,
+    sight: SightDep,
     caller: Reader,
     as_of: AsOfDep,
     limit: Limit = 100,
@@ -346,6 +354,7 @@ async def get_version(
 ) -> dict[str, Any]:
     """One version's frozen text, hash and a page of its spans (as of)."""
     key = decode_cursor(f"spans:{source_id}:{version}", after, (int,))
+    await pinned_read(sight, caller, source_id)
     async with read_side.async_engine.connect() as conn:
         body = await queries.get_version(
             conn, source_id, version, offset, limit, as_of, key[0] if key else None
@@ -363,17 +372,17 @@ async def get_version(
         body["version_hash"],
         body["frozen_text"],
     )
-    await pinned_read(read_side, caller, source_id, "source_id")
     return body
 
 
 @router.get("/v1/spans/{span_id}", response_model=None, responses=answers(SpanDetail, 404))
 async def get_span(
-    span_id: str, read_side: ReadSideDep, caller: Reader, as_of: AsOfDep
+    span_id: str, read_side: ReadSideDep, sight: SightDep, caller: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:
     """A span with its source, version, hash, breadcrumb, page and status (as of)."""
     async with read_side.async_engine.connect() as conn:
         body = await queries.get_span(conn, span_id, as_of)
+    await pinned_read(sight, caller, body["source_id"], queries.missing_span(span_id, as_of))
     await run_in_threadpool(
         read_side.span_resolver.check_served,
         body["source_id"],
@@ -381,7 +390,6 @@ async def get_span(
         [body],
         body["version_hash"],
     )
-    await pinned_read(read_side, caller, body["source_id"], "span_id")
     return body
 
 
@@ -389,15 +397,16 @@ async def get_span(
 async def get_span_context(
     span_id: str,
     read_side: ReadSideDep,
+    sight: SightDep,
     caller: Reader,
     window: Annotated[int, Query(ge=0, le=50)] = 2,
 ) -> dict[str, Any]:
     """The span and its neighbouring sentences."""
     async with read_side.async_engine.connect() as conn:
         body = await queries.get_span_context(conn, span_id, window)
+    await pinned_read(sight, caller, body["source_id"], queries.missing_span(span_id))
     served = [body["span"], *body["before"], *body["after"]]
     await run_in_threadpool(
         read_side.span_resolver.check_served, body["source_id"], body["version"], served
     )
-    await pinned_read(read_side, caller, body["source_id"], "span_id")
     return body

@@ -11,12 +11,12 @@ from fastapi import APIRouter, Depends, Path, Query
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import MAX_INT32, ReadSideDep, require
+from api.deps import MAX_INT32, ReadSideDep, SightDep, require
 from api.errors import Problem
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
 from api.pinned_view import pinned_view
 from api.routes.sources import pinned_read
-from ledger.errors import InvalidInput
+from ledger.errors import InvalidInput, NotFound
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.gate.normalize import normalise_quote
 from ledger.keys.api_keys import Principal, Scope
@@ -85,6 +85,11 @@ async def _checked(
     await run_in_threadpool(read_side.span_resolver.check_served, source_id, version, rows)
 
 
+def _no_version(source_id: str, version: int) -> NotFound:
+    """What a version read answers for a version (or source) the registry does not hold."""
+    return NotFound(f"source {source_id!r} has no version {version}")
+
+
 def _served(rows: list[dict[str, Any]], limit: int, name: str) -> dict[str, Any]:
     items, last = page(rows, limit, lambda row: row["ord"])
     for item in items:
@@ -101,6 +106,7 @@ async def spans_in_range(
     source_id: str,
     version: Version,
     read_side: ReadSideDep,
+    sight: SightDep,
     caller: Reader,
     start: Offset = None,
     end: Offset = None,
@@ -113,11 +119,11 @@ async def spans_in_range(
         raise InvalidInput("query.end", "greater_than", "end must be greater than start")
     name = f"range:{source_id}:{version}:{start}:{end}"
     key = decode_cursor(name, after, (int,))
+    await pinned_read(sight, caller, source_id, _no_version(source_id, version))
     async with read_side.async_engine.connect() as conn:
         rows = await span_queries.spans_in_range(
             conn, source_id, version, start, end, key[0] if key else None, limit
         )
-    await pinned_read(read_side, caller, source_id, "source_id")
     await _checked(read_side, source_id, version, rows)
     return _served(rows, limit, name)
 
@@ -131,6 +137,7 @@ async def table_cells(
     source_id: str,
     version: Version,
     read_side: ReadSideDep,
+    sight: SightDep,
     caller: Reader,
     table: Annotated[str | None, Query(max_length=64, description="table id")] = None,
     row: Offset = None,
@@ -141,11 +148,11 @@ async def table_cells(
     """The version's table cell spans with their envelopes (each filter optional)."""
     name = f"cells:{source_id}:{version}:{table}:{row}:{col}"
     key = decode_cursor(name, after, (int,))
+    await pinned_read(sight, caller, source_id, _no_version(source_id, version))
     async with read_side.async_engine.connect() as conn:
         rows = await span_queries.table_cells(
             conn, source_id, version, table, row, col, key[0] if key else None, limit
         )
-    await pinned_read(read_side, caller, source_id, "source_id")
     await _checked(read_side, source_id, version, rows)
     return _served(rows, limit, name)
 
@@ -174,6 +181,7 @@ def _search_of(body: QuoteSearchIn) -> span_queries.QuoteSearch:
 async def search_spans(
     body: QuoteSearchIn,
     read_side: ReadSideDep,
+    sight: SightDep,
     caller: Reader,
     limit: Limit = 100,
     after: After = None,
@@ -184,7 +192,7 @@ async def search_spans(
     search = _search_of(body)
     name = "search"
     key = decode_cursor(name, after, (str, int, int))
-    view = pinned_view(caller, read_side)
+    view = await pinned_view(caller, sight)
     async with read_side.async_engine.connect() as conn:
 
         async def fetch(last: list[Any] | None, n: int) -> list[dict[str, Any]]:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledger.access.attributes import MAX_VALUES, VALUE_PATTERN, Principal, SourceAccess
+from ledger.access.attributes import MAX_VALUES, VALUE_PATTERN, Pins, Principal, SourceAccess
 from ledger.errors import InvalidInput
 
 ATTRIBUTES = (
@@ -248,6 +248,15 @@ def decide(policy: AccessPolicy, principal: Principal, access: SourceAccess) -> 
                 return AccessDecision(True, None, rule.id)
             return AccessDecision(False, rule.code, rule.id)
     return AccessDecision(False, NO_RULE, FALLBACK_RULE)
+
+
+def pins_may_see(pins: Pins | None, access: SourceAccess, policy: AccessPolicy) -> bool:
+    """Whether some principal a key with ``pins`` may act for (:meth:`Pins.principals`) is
+    entitled to a source with ``access`` under ``policy`` (a key without pins is a trusted
+    application: always)."""
+    if pins is None:
+        return True
+    return any(decide(policy, p, access).allowed for p in pins.principals())
 
 
 DEFAULT_POLICY_VERSION = "default"

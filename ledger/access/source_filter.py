@@ -14,11 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ledger.access.attributes import Principal, SourceAccess
-from ledger.access.policy import AccessPolicy, decide
+from ledger.access.attributes import Pins, Principal, SourceAccess
+from ledger.access.policy import AccessPolicy, decide, pins_may_see
 
 DENIED = "entitlement-denied"
 """The code of a deny that names none (a policy's deny rules always do)."""
+UNSEEN = "unseen"
+"""The code of a source the API key's pins let it not see: withheld and never counted or
+recorded (to that key the source does not exist)."""
 
 
 @dataclass
@@ -39,3 +42,28 @@ class PolicyFilter:
             decision = decide(self.policy, self.principal, self.source_access(source_id))
             self._codes[source_id] = None if decision.allowed else (decision.code or DENIED)
         return self._codes[source_id]
+
+
+@dataclass
+class PinnedFilter:
+    """Withholds every source that an API key with ``pins`` may not see under ``policy``
+    (``ledger/receipts/sight.py``), with the code :data:`UNSEEN`, which the retrieval drops
+    from its exclusions: such a source is, to the key, one the ledger does not hold."""
+
+    pins: Pins
+    policy: AccessPolicy
+    source_access: Callable[[str], SourceAccess | None]
+    _seen: dict[str, bool] = field(default_factory=dict)
+
+    def sees(self, source_id: str) -> bool:
+        """Whether the key may see ``source_id`` (a source the ledger does not hold: no)."""
+        if source_id not in self._seen:
+            access = self.source_access(source_id)
+            self._seen[source_id] = access is not None and pins_may_see(
+                self.pins, access, self.policy
+            )
+        return self._seen[source_id]
+
+    def exclusion(self, source_id: str, version: int) -> str | None:
+        """``None`` to go on deciding, :data:`UNSEEN` to withhold without a word."""
+        return None if self.sees(source_id) else UNSEEN

@@ -6,6 +6,8 @@ candidate span is decided by the governing policy (:mod:`ledger.receipts.policy_
 its source's access attributes as the *verified* source events hold them
 (:class:`~ledger.registry.evidence.ResolvedSpan` ``access``), never a read-model row.
 
+- A span of a source the API key's pins let it not see at all (``ledger/receipts/sight.py``)
+  is, to that key, a span that does not exist: the same 422 ``exists`` as an unknown id.
 - An evidence span the principal may not see refuses the opening (:class:`EntitlementDenied`,
   403): its error names only the request's own field and the safe code.
 - A denied candidate becomes an exclusion with its safe code, once per code (no count, id,
@@ -18,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledger.access.attributes import Pins, Principal, SourceAccess
-from ledger.access.policy import DEFAULT_ACCESS_POLICY, decide
+from ledger.access.attributes import Pins, Principal
+from ledger.access.policy import decide, pins_may_see
 from ledger.errors import EntitlementDenied, InvalidInput, PrincipalNotPinned
 from ledger.receipts.policy_desk import GoverningPolicy
 from ledger.receipts.validation import ReceiptRequest
@@ -41,27 +43,6 @@ def bounded_principal(principal: Principal, pins: Pins | None) -> Principal:
     return principal
 
 
-def pins_may_see(pins: Pins | None, access: SourceAccess) -> bool:
-    """Whether some principal a key with ``pins`` may act for is entitled to a source with
-    ``access`` under the default policy (an unpinned key is a trusted application: always)."""
-    if pins is None:
-        return True
-    return any(decide(DEFAULT_ACCESS_POLICY, p, access).allowed for p in pins.principals())
-
-
-def check_pinned_read(pins: Pins | None, access: SourceAccess, field_name: str) -> None:
-    """Refuse a direct registry read by a pinned key unless some principal it may act for is
-    entitled under the default policy (an unpinned key is a trusted application)."""
-    if pins is None or pins_may_see(pins, access):
-        return
-    decisions = [decide(DEFAULT_ACCESS_POLICY, p, access) for p in pins.principals()]
-    code = decisions[0].code or "entitlement-denied"
-    raise EntitlementDenied(
-        "this API key's principals may not see this source",
-        [{"field": field_name, "rule": code, "message": "the key's principals may not see it"}],
-    )
-
-
 def receipt_principal(context: dict[str, Any]) -> Principal:
     """The principal a receipt was opened for (its recorded one, or its purpose alone)."""
     stored = context.get("principal")
@@ -69,15 +50,9 @@ def receipt_principal(context: dict[str, Any]) -> Principal:
 
 
 def pins_may_read_receipt(context: dict[str, Any], pins: Pins | None) -> bool:
-    """Whether a key with ``pins`` could have claimed the principal a receipt was opened for
-    (what :func:`check_receipt_reader` demands), as a yes or no for lists."""
+    """Whether a key with ``pins`` could have claimed the principal a receipt was opened for:
+    only then may it read the receipt, its claims and its packet (they quote its evidence)."""
     return pins is None or not pins.excess(receipt_principal(context))
-
-
-def check_receipt_reader(context: dict[str, Any], pins: Pins | None) -> None:
-    """Refuse a pinned key a receipt opened for a principal it could not have claimed
-    (403 ``principal-not-pinned``): a receipt's claims quote its evidence."""
-    bounded_principal(receipt_principal(context), pins)
 
 
 @dataclass
@@ -86,11 +61,20 @@ class GateRecord:
 
     governing: GoverningPolicy
     principal: Principal
+    pins: Pins | None = None
+    """The API key's pins: a span of a source they let the key not see is hidden from it."""
     decisions: list[dict[str, Any]] = field(default_factory=list)
     exclusion_codes: set[str] = field(default_factory=set)
     refusals: list[dict[str, str]] = field(default_factory=list)
     restricted: bool = False
     """Whether any span decided belongs to a source with access attributes."""
+
+    def hidden(self, span: ResolvedSpan) -> bool:
+        """Whether the key's pins let it not see the span's source at all: to the key, the
+        span does not exist (decided before anything is recorded of it)."""
+        return self.pins is not None and not pins_may_see(
+            self.pins, span.access, self.governing.policy
+        )
 
     def admit(self, ref: str, span: ResolvedSpan, evidence: bool) -> bool:
         """Decide one span; record the decision; True when the principal may see it."""
@@ -127,7 +111,7 @@ class GateRecord:
         resolved = resolver.resolve(span_ids) if span_ids else {}
         for index, span_id in enumerate(span_ids):
             found = resolved.get(span_id)
-            if not found:
+            if not found or self.hidden(found[0]):
                 errors.append(
                     {
                         "field": f"candidates[{index}]",

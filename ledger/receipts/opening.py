@@ -120,7 +120,7 @@ class PoolSealer:
         for index, span_id in enumerate(span_ids):
             candidates = resolved.get(span_id)
             problem = None
-            if not candidates:
+            if not candidates or (gate is not None and gate.hidden(candidates[0])):
                 problem = ("exists", f"span {span_id} does not exist")
             else:
                 span = pick_version(candidates, as_of)

@@ -1,15 +1,23 @@
-"""Commands of the evidence registry: register, add a version, withdraw."""
+"""Commands of the evidence registry: register, add a version, change access, withdraw.
+
+A command made with an API key that pins principal attributes acts only on sources the key may
+see, by the rule its reads follow (:mod:`ledger.receipts.sight`): to such a key a source it may
+not see does not exist (404 ``no source ...``), except that registering its id is 409, since an
+id is taken whoever holds it (nothing else of the source is said).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from eventsourcing.application import AggregateNotFoundError
 
-from ledger.access.attributes import SourceAccess
+from ledger.access.attributes import Pins, SourceAccess
+from ledger.access.policy import DEFAULT_ACCESS_POLICY, AccessPolicy, pins_may_see
 from ledger.errors import Conflict, InvalidInput, LedgerError, NotFound
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.eventlog.port import EventLog
@@ -33,7 +41,8 @@ class SourceDraft:
 
     text: str
     media_type: str
-    title: str
+    title: str | None
+    """None for a new version: it keeps the source's title."""
     tables: object = None
     effective_from: datetime | None = None
     cite_headings: bool = False
@@ -91,12 +100,25 @@ def _authority(value: str) -> str:
 
 
 class SourceRegistry:
-    """The registry's commands (over :mod:`ledger.registry.source`), bound to one event log."""
+    """The registry's commands (over :mod:`ledger.registry.source`), bound to one event log.
 
-    def __init__(self, ledger: EventLog, limits: Limits) -> None:
+    ``policy`` gives the access rules in force (the composition root passes the policy desk's);
+    ``access_wait`` is how long a change of access attributes waits before it answers: the
+    lease for which a process may decide on attributes it remembers (``ledger.receipts.sight``).
+    """
+
+    def __init__(
+        self,
+        ledger: EventLog,
+        limits: Limits,
+        policy: Callable[[], AccessPolicy] = lambda: DEFAULT_ACCESS_POLICY,
+        access_wait: float = 0.0,
+    ) -> None:
         self.ledger = ledger
         self.limits = limits
         """The ingestion limits this registry enforces."""
+        self.policy = policy
+        self.access_wait = access_wait
 
     def register(
         self,
@@ -107,12 +129,14 @@ class SourceRegistry:
         uri: str | None = None,
         metadata: dict[str, Any] | None = None,
         access: SourceAccess | None = None,
+        pins: Pins | None = None,
     ) -> VersionReceipt:
         """Register a new source with its first version and its access attributes.
 
         The same text again is idempotent (``created`` is False, nothing is written); a
         different text for an existing source is a conflict: use :meth:`add_version`. Access
-        attributes change only through :meth:`change_access`.
+        attributes change only through :meth:`change_access`. A key with ``pins`` that may not
+        see an existing source of that id learns only that the id is taken (409).
         """
         check_source_id(source_id)
         authority = _authority(authority)
@@ -122,6 +146,8 @@ class SourceRegistry:
         prepared = self._prepare(source_id, draft)
         for attempt in (1, 2):
             existing = self._find_source(source_id)
+            if existing is not None and not self._sees(pins, existing):
+                raise Conflict(f"source id {source_id!r} is taken; choose another")
             if existing is not None:
                 current = existing.current
                 assert current is not None
@@ -186,12 +212,21 @@ class SourceRegistry:
         staged[source_id] = source
         return BatchOutcome(source_id, status, span_count=len(prepared.spans))
 
-    def add_version(self, source_id: str, draft: SourceDraft, actor: str) -> VersionReceipt:
-        """Record a new version that supersedes the current one (idempotent on same text)."""
+    def add_version(
+        self,
+        source_id: str,
+        draft: SourceDraft,
+        actor: str,
+        pins: Pins | None = None,
+    ) -> VersionReceipt:
+        """Record a new version that supersedes the current one (idempotent on same text);
+        without a title, the version keeps the source's."""
         check_source_id(source_id)
         effective_from = _effective(draft.effective_from)
+        source = self.get(source_id, pins)
+        if draft.title is None:
+            draft = replace(draft, title=source.title)
         prepared = self._prepare(source_id, draft)
-        source = self.get(source_id)
         current = source.current
         assert current is not None
         if current.version_hash == prepared.version_hash and not source.withdrawn:
@@ -200,26 +235,29 @@ class SourceRegistry:
         return self._commit_version(source, version, prepared)
 
     def change_access(
-        self, source_id: str, access: SourceAccess, actor: str
+        self, source_id: str, access: SourceAccess, actor: str, pins: Pins | None = None
     ) -> tuple[Source, bool, int]:
         """Replace a source's access attributes by a signed ``access changed`` event.
 
         Returns the source, whether anything changed and the log position of the change (the
-        last position when the attributes were already these: nothing is written)."""
+        last position when the attributes were already these: nothing is written). A change
+        answers once :attr:`access_wait` has passed, so that no process still decides on the
+        attributes it replaced."""
         check_source_id(source_id)
-        source = self.get(source_id)
+        source = self.get(source_id, pins)
         if not source.change_access(access, actor):
             return source, False, self.ledger.last_position()
         recordings = self.ledger.commit(source)
+        time.sleep(self.access_wait)
         return source, True, recordings[-1].notification.id
 
-    def withdraw(self, source_id: str, reason: str, actor: str) -> Source:
+    def withdraw(self, source_id: str, reason: str, actor: str, pins: Pins | None = None) -> Source:
         """Withdraw a source: no new citations may bind to any of its versions."""
         check_source_id(source_id)
         check_encodable("reason", reason)
         if not reason.strip() or len(reason) > MAX_REASON:
             raise InvalidInput("reason", "length", f"reason must be 1 to {MAX_REASON} characters")
-        source = self.get(source_id)
+        source = self.get(source_id, pins)
         source.withdraw(reason.strip(), actor)
         self.ledger.commit(source)
         return source
@@ -229,7 +267,7 @@ class SourceRegistry:
             source_id,
             draft.text,
             draft.media_type,
-            draft.title,
+            "" if draft.title is None else draft.title,
             draft.tables,
             self.limits,
             cite_headings=draft.cite_headings,
@@ -242,11 +280,16 @@ class SourceRegistry:
             return None
         return source
 
-    def get(self, source_id: str) -> Source:
+    def get(self, source_id: str, pins: Pins | None = None) -> Source:
+        """The source from its verified events; NotFound when the ledger does not hold it, or
+        when a key with ``pins`` may not see it (the same answer)."""
         source = self._find_source(source_id)
-        if source is None:
+        if source is None or not self._sees(pins, source):
             raise NotFound(f"no source {source_id!r}")
         return source
+
+    def _sees(self, pins: Pins | None, source: Source) -> bool:
+        return pins is None or pins_may_see(pins, source.access, self.policy())
 
     def _commit_version(
         self, source: Source, version: int, prepared: PreparedVersion

@@ -164,6 +164,15 @@ class VerifiedSpans:
             _served_mismatch(source_id, 0, None, "the ledger has no such source")
         return source.access
 
+    def find_access(self, source_id: str) -> SourceAccess | None:
+        """A source's access attributes as its verified events hold them, or None when the
+        ledger holds no such source."""
+        try:
+            source = self.sources.get(source_aggregate_id(source_id))
+        except AggregateNotFoundError:
+            return None
+        return source.access if source.source_id == source_id else None
+
     def check_served(
         self,
         source_id: str,

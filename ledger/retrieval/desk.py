@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from eventsourcing.application import AggregateNotFoundError
 
+from ledger.access.source_filter import UNSEEN
 from ledger.errors import InvalidInput, NotFound, PermissionDenied
 from ledger.eventlog.port import EventLog
 from ledger.registry.evidence import ResolvedSpan
@@ -105,7 +106,8 @@ class RetrievalDesk:
             visibility = FirstRefusal((entitlement, visibility))
         outcome = self.retriever.retrieve(index, query, visibility)
         hits, late = self._verified(outcome.hits, query.as_of)
-        exclusions = dict(outcome.exclusions)
+        # A source the key may not see is, to it, one the ledger does not hold: not counted.
+        exclusions = {c: n for c, n in outcome.exclusions.items() if c != UNSEEN}
         if late:
             exclusions[NOT_IN_FORCE] = exclusions.get(NOT_IN_FORCE, 0) + late
         listed = [{"code": code, "count": count} for code, count in sorted(exclusions.items())]
