@@ -34,6 +34,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from ledger.access.attributes import Pins
 from ledger.errors import ConfigurationError
 from ledger.receipts.commands import CommitRequest, CommitResult, ReceiptDesk
 from projections.lag import projection_lag
@@ -138,11 +139,16 @@ class MeteredReceiptDesk(ReceiptDesk):
     """The receipt desk, counting each commit's outcome and gate checks."""
 
     def commit(
-        self, receipt_id: str, request: CommitRequest, actor: str, idempotency_key: str | None
+        self,
+        receipt_id: str,
+        request: CommitRequest,
+        actor: str,
+        idempotency_key: str | None,
+        pins: Pins | None = None,
     ) -> CommitResult:
         """:meth:`ReceiptDesk.commit`, counted (a raised error counts as ``failed``)."""
         try:
-            result = super().commit(receipt_id, request, actor, idempotency_key)
+            result = super().commit(receipt_id, request, actor, idempotency_key, pins)
         except Exception:
             COMMITS.labels("failed").inc()
             raise

@@ -11,7 +11,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, RuntimeDep, require
+from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, RuntimeDep, SightDep, require
 from api.errors import PROBLEM_JSON
 from api.openapi import answers, problem_responses
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
@@ -31,7 +31,6 @@ from ledger.receipts.commands import (
     request_fingerprint,
 )
 from ledger.receipts.document import receipt_document, receipt_payload
-from ledger.receipts.entitlement import check_receipt_reader
 from ledger.receipts.packet import PACKET_FORMAT
 from ledger.receipts.packet_reads import served_packet
 from projections.receipt_queries import ReceiptFilter, list_receipts
@@ -66,7 +65,12 @@ class ReceiptIn(BaseModel):
     request: str = Field(description="the request the inference answered")
     actor: str = Field(description="on whose behalf (a user or agent id, not a secret)")
     purpose: str
-    policy_version: str
+    policy_version: str | None = Field(
+        default=None,
+        description="the access policy version the receipt is decided under: leave it out for "
+        "the policy in force (the receipt records it); naming another version is 409, one "
+        "never published 422 (docs/access.md)",
+    )
     route: str = Field(
         default="",
         description="deprecated: a declared route (deterministic_state, hybrid_retrieval, "
@@ -233,7 +237,7 @@ def commit_claims(
         fingerprint=request_fingerprint(body.model_dump(mode="json")),
         repair=body.repair,
     )
-    result = desk.commit(receipt_id, request, principal.actor, idempotency_key)
+    result = desk.commit(receipt_id, request, principal.actor, idempotency_key, principal.pins)
     headers = {"Idempotency-Replayed": "true"} if result.replayed else None
     if result.accepted:
         return JSONResponse(result.body, status_code=201, headers=headers)
@@ -268,6 +272,7 @@ class ReceiptSummary(BaseModel):
 async def list_receipts_route(
     read_side: ReadSideDep,
     desk: ReceiptDeskDep,
+    sight: SightDep,
     caller: Reader,
     limit: Limit = 100,
     after: After = None,
@@ -293,7 +298,7 @@ async def list_receipts_route(
     )
     await run_in_threadpool(read_side.receipts.catch_up)  # read-your-writes in this process
     now = format_time(datetime.now(UTC))
-    view = pinned_view(caller, read_side, desk)
+    view = await pinned_view(caller, sight, desk)
     async with read_side.async_engine.connect() as conn:
 
         async def fetch(last: int | None, n: int) -> list[dict[str, Any]]:
@@ -315,8 +320,7 @@ def get_receipt(
 ) -> dict[str, Any]:
     """The receipt, its sealed pool, committed claims with every check, quarantined claims,
     as the ledger knew it at ``known_at`` (status, expiry and claims as they stood)."""
-    receipt = desk.get_as_of(receipt_id, as_of.known_at)
-    check_receipt_reader(receipt.context, caller.pins)
+    receipt = desk.read(receipt_id, caller.pins, as_of.known_at)
     now = None if as_of.known_at is None else parse_time(as_of.known_at)
     body = receipt_document(receipt, now)
     if as_of.known_at is not None:
@@ -331,8 +335,7 @@ def get_envelope(
     receipt_id: str, desk: ReceiptDeskDep, runtime: RuntimeDep, caller: Reader
 ) -> dict[str, Any]:
     """The receipt as a DSSE envelope signed with HMAC-SHA256 and Ed25519."""
-    receipt = desk.get(receipt_id)
-    check_receipt_reader(receipt.context, caller.pins)
+    receipt = desk.read(receipt_id, caller.pins)
     payload = receipt_payload(receipt)
     return seal_envelope(
         payload, RECEIPT_PAYLOAD_TYPE, runtime.hmac_key, runtime.ledger.signing_key

@@ -15,14 +15,17 @@ from eventsourcing.application import AggregateNotFoundError
 
 from ledger import tracing
 from ledger.access.attributes import Pins, Principal
+from ledger.access.policy import decide
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import find_repair
 from ledger.errors import (
     ConcurrentWrite,
     Conflict,
     ConflictingRequest,
+    EntitlementDenied,
     InvalidInput,
     NotFound,
+    ReceiptExpired,
 )
 from ledger.eventlog.application import project
 from ledger.eventlog.clock import format_time
@@ -35,7 +38,14 @@ from ledger.gate import (
     judge,
 )
 from ledger.receipts.claims import ClaimRecord
-from ledger.receipts.entitlement import GateRecord, bounded_principal, decide_route
+from ledger.receipts.document import receipt_status
+from ledger.receipts.entitlement import (
+    GateRecord,
+    bounded_principal,
+    decide_route,
+    pins_may_read_receipt,
+    receipt_principal,
+)
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.open_keys import OpenKey, open_key_aggregate_id
 from ledger.receipts.opening import (
@@ -92,7 +102,12 @@ class ReceiptDesk:
     """Opens receipts and commits claims (``ledger.receipts.receipt``)."""
 
     def __init__(
-        self, ledger: Ledger, resolver: SpanResolver, config: GateConfig, expiry: ExpiryDesk
+        self,
+        ledger: Ledger,
+        resolver: SpanResolver,
+        config: GateConfig,
+        expiry: ExpiryDesk,
+        policies: PolicyDesk | None = None,
     ) -> None:
         self.ledger = ledger
         self.expiry = expiry
@@ -101,7 +116,7 @@ class ReceiptDesk:
         self.config = config
         self.ranker = Bm25Ranker()
         self.snapshots: Snapshots[Receipt] = Snapshots(ledger, RECEIPT_SNAPSHOTS)
-        self.policies = PolicyDesk(ledger)
+        self.policies = policies if policies is not None else PolicyDesk(ledger)
 
     # Opening --------------------------------------------------------------------------------
 
@@ -198,7 +213,7 @@ class ReceiptDesk:
                     "message": "expires_at must be after as_of",
                 }
             )
-        gate = GateRecord(self.policies.governing(request.policy_version), principal)
+        gate = GateRecord(self.policies.for_request(request.policy_version), principal, pins)
         sealed: list[ResolvedSpan] = []
         retrieval = None
         if request.retrieval_id is not None and not errors:
@@ -227,16 +242,12 @@ class ReceiptDesk:
         if errors:
             raise InvalidInput.many(errors)
         gate.refuse_if_denied()
-        if self.expiry.is_retired(request.policy_version):
-            raise Conflict(
-                f"policy {request.policy_version!r} is retired; no receipt opens under it"
-            )
         decision = None if request.routing is None else decide_route(request, gate)
         context = {
             "request": request.request,
             "actor": request.actor,
             "purpose": request.purpose,
-            "policy_version": request.policy_version,
+            "policy_version": gate.governing.policy_version,
             "route": request.route if decision is None else decision["outcome"],
             "model": request.model,
             "tools": request.tools,
@@ -289,7 +300,7 @@ class ReceiptDesk:
             )
         )
         if not known:
-            raise NotFound(f"receipt {receipt_id!r} did not exist at {known_at}")
+            raise self._missing(receipt_id, known_at)
         receipt: Receipt = project(None, known)
         return receipt
 
@@ -300,10 +311,50 @@ class ReceiptDesk:
             raise NotFound(f"no receipt {receipt_id!r}")
         return receipt
 
+    def read(self, receipt_id: str, pins: Pins | None, known_at: str | None = None) -> Receipt:
+        """The receipt (as known at ``known_at``) for a key with ``pins``: one opened for a
+        principal the key could not have claimed is refused as a missing one is, since its
+        claims quote its evidence (``ledger/receipts/sight.py``)."""
+        try:
+            receipt = self.get_as_of(receipt_id, known_at)
+        except NotFound:
+            raise self._missing(receipt_id, known_at) from None
+        if not pins_may_read_receipt(receipt.context, pins):
+            raise self._missing(receipt_id, known_at)
+        return receipt
+
+    def read_claim(
+        self, receipt_id: str, claim_id: str, pins: Pins | None, known_at: str | None = None
+    ) -> tuple[Receipt, dict[str, Any], bool]:
+        """A claim of ``receipt_id`` (as known at ``known_at``) with its receipt and whether
+        it is committed, for a key with ``pins``: a claim of a receipt the key may not read
+        is refused as a missing claim is."""
+        try:
+            receipt = self.read(receipt_id, pins, known_at)
+        except NotFound:  # what an unknown claim id gets
+            raise NotFound(f"no claim {claim_id!r}") from None
+        when = "" if known_at is None else f" at {known_at}"
+        for committed, claims in ((True, receipt.claims), (False, receipt.rejected)):
+            claim = next((c for c in claims if c["claim_id"] == claim_id), None)
+            if claim is not None:
+                return receipt, claim, committed
+        raise NotFound(f"no claim {claim_id!r}{when}")
+
+    @staticmethod
+    def _missing(receipt_id: str, known_at: str | None) -> NotFound:
+        if known_at is None:
+            return NotFound(f"no receipt {receipt_id!r}")
+        return NotFound(f"receipt {receipt_id!r} did not exist at {known_at}")
+
     # Committing -----------------------------------------------------------------------------
 
     def commit(
-        self, receipt_id: str, request: CommitRequest, actor: str, idempotency_key: str | None
+        self,
+        receipt_id: str,
+        request: CommitRequest,
+        actor: str,
+        idempotency_key: str | None,
+        pins: Pins | None = None,
     ) -> CommitResult:
         """Run every claim through the gate and record the outcome.
 
@@ -311,12 +362,20 @@ class ReceiptDesk:
         in its own event). Independent mode commits verified and unverified claims and
         quarantines rejected ones. Concurrent commits to one receipt are serialised by the
         aggregate's version: a loser re-reads the receipt and runs again.
+
+        Before any check reads a span's text, and with nothing written: a receipt a key with
+        ``pins`` may not read is refused as a missing one; an expired receipt is 409
+        ``receipt-expired``; a binding outside the sealed pool is 422 (``in-pool``); a binding
+        to a pool span the receipt's principal may not see now, under the policy in force, is
+        403 ``entitlement-denied`` naming only the binding and the safe code.
         """
         check_commit_request(request)
         for attempt in range(COMMIT_ATTEMPTS):
-            receipt = self.get(receipt_id)
+            receipt = self.read(receipt_id, pins)
             if idempotency_key is not None and idempotency_key in receipt.idempotency:
                 return self._replay(receipt.idempotency[idempotency_key], request)
+            check_open(receipt)
+            check_in_pool(receipt, request)
             result, accepted, rejected, render = self._judge(receipt, request)
             idempotency = None
             if idempotency_key is not None:
@@ -362,7 +421,8 @@ class ReceiptDesk:
         self, receipt: Receipt, request: CommitRequest
     ) -> tuple[CommitResult, list[dict[str, Any]], list[dict[str, Any]], dict[str, Any] | None]:
         span_ids = {b.span_id for claim in request.claims for b in claim.bindings}
-        facts = self._facts(receipt, span_ids)
+        facts, unseen = self._facts(receipt, span_ids)
+        refuse_unseen(request, unseen)
         ordinal = receipt.next_ordinal
         judged: list[dict[str, Any]] = []
         pool: dict[str, SpanFacts] | None = None
@@ -415,11 +475,20 @@ class ReceiptDesk:
         return replace(record, repairs=(repair,))
 
     def pool_facts(self, receipt: Receipt) -> dict[str, SpanFacts]:
-        """Facts for every span of the receipt's sealed pool (the repair candidates)."""
-        return self._facts(receipt, set(receipt.pool_index))
+        """Facts for every span of the receipt's sealed pool that its principal may still
+        see under the policy in force (the repair candidates)."""
+        facts, unseen = self._facts(receipt, set(receipt.pool_index))
+        return {span_id: f for span_id, f in facts.items() if span_id not in unseen}
 
-    def _facts(self, receipt: Receipt, span_ids: set[str]) -> dict[str, SpanFacts]:
+    def _facts(
+        self, receipt: Receipt, span_ids: set[str]
+    ) -> tuple[dict[str, SpanFacts], dict[str, str]]:
+        """The gate's facts of ``span_ids`` from verified events, and the safe code of each
+        one the receipt's principal may not see now under the policy in force."""
         resolved = self.resolver.resolve(span_ids) if span_ids else {}
+        policy = self.policies.in_force().policy
+        principal = receipt_principal(receipt.context)
+        unseen: dict[str, str] = {}
         facts: dict[str, SpanFacts] = {}
         for span_id in span_ids:
             candidates = resolved.get(span_id, ())
@@ -432,6 +501,9 @@ class ReceiptDesk:
             if span is None:
                 facts[span_id] = SpanFacts(span_id, False, entry is not None, False, False, "")
                 continue
+            decision = decide(policy, principal, span.access)
+            if not decision.allowed:
+                unseen[span_id] = decision.code or "entitlement-denied"
             intact = entry is None or span.text_sha256 == entry["text_sha256"]
             facts[span_id] = SpanFacts(
                 span_id=span_id,
@@ -446,4 +518,61 @@ class ReceiptDesk:
                     f"{span.effective_from} to {span.effective_to or 'now'}"
                 ),
             )
-        return facts
+        return facts, unseen
+
+
+def check_open(receipt: Receipt) -> None:
+    """409 ``receipt-expired`` for a receipt that no longer stands (its expiry named)."""
+    status = receipt_status(receipt)
+    if status["status"] != "expired":
+        return
+    first = status["expiries"][0] if status["expiries"] else {"detail": {}}
+    detail = first["detail"]
+    what = {
+        "source_superseded": f"version {detail.get('version')} of source "
+        f"{detail.get('source_id')!r} was superseded by version {detail.get('superseded_by')}",
+        "source_withdrawn": f"source {detail.get('source_id')!r} was withdrawn",
+        "source_access_changed": f"the access attributes of {detail.get('source_id')!r} changed",
+        "policy_retired": f"policy {detail.get('policy_version')!r} was retired",
+    }.get(status["reason"], f"its expires_at ({receipt.expires_at}) passed")
+    raise ReceiptExpired(
+        f"receipt {receipt.receipt_id} expired at {status['at']} ({status['reason']}: {what}); "
+        "it takes no more claims: open a new receipt with current evidence"
+    )
+
+
+def check_in_pool(receipt: Receipt, request: CommitRequest) -> None:
+    """422 (``in-pool``) for every binding to a span outside the receipt's sealed pool,
+    before any check reads a span: a span outside the pool is judged by nothing."""
+    errors = [
+        {
+            "field": f"claims[{index}].bindings[{b_index}].span_id",
+            "rule": "in-pool",
+            "message": f"span {binding.span_id} is not in the receipt's sealed evidence pool",
+        }
+        for index, claim in enumerate(request.claims)
+        for b_index, binding in enumerate(claim.bindings)
+        if binding.span_id not in receipt.pool_index
+    ]
+    if errors:
+        raise InvalidInput.many(errors)
+
+
+def refuse_unseen(request: CommitRequest, unseen: dict[str, str]) -> None:
+    """403 ``entitlement-denied`` before any check runs when a binding names a pool span the
+    receipt's principal may not see now (the errors name the binding and the code only)."""
+    refusals = [
+        {
+            "field": f"claims[{index}].bindings[{b_index}].span_id",
+            "rule": unseen[binding.span_id],
+            "message": "the receipt's principal may not see this span",
+        }
+        for index, claim in enumerate(request.claims)
+        for b_index, binding in enumerate(claim.bindings)
+        if binding.span_id in unseen
+    ]
+    if refusals:
+        raise EntitlementDenied(
+            f"the receipt's principal may not see {len(refusals)} of the bound spans now",
+            refusals,
+        )

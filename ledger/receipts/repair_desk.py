@@ -11,12 +11,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ledger.access.attributes import Pins
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import RepairOutcome, find_repair
 from ledger.errors import ConcurrentWrite, Conflict, NotFound
 from ledger.gate import ClaimDraft, GateConfig, SpanFacts, judge
 from ledger.receipts.claims import ClaimRecord
-from ledger.receipts.commands import ReceiptDesk
+from ledger.receipts.commands import ReceiptDesk, check_open
 from ledger.receipts.receipt import Receipt
 from ledger.receipts.repair_records import binding_to_repair, repair_record
 
@@ -46,10 +47,14 @@ class RepairDesk:
         bindings[index] = outcome.new_binding
         return outcome, replace(draft, bindings=tuple(bindings))
 
-    def repair(self, receipt_id: str, claim_id: str, actor: str) -> dict[str, Any]:
-        """Repair one claim of a receipt; returns the repair record and the claim after it."""
+    def repair(
+        self, receipt_id: str, claim_id: str, actor: str, pins: Pins | None = None
+    ) -> dict[str, Any]:
+        """Repair one claim of a receipt; returns the repair record and the claim after it.
+        A receipt a key with ``pins`` may not read is refused as a missing one; an expired
+        receipt is 409 ``receipt-expired`` (as a commit to it is)."""
         for _ in range(ATTEMPTS):
-            receipt = self.receipts.get(receipt_id)
+            receipt = self.receipts.read(receipt_id, pins)
             claim = next(
                 (c for c in receipt.claims + receipt.rejected if c["claim_id"] == claim_id), None
             )
@@ -57,6 +62,7 @@ class RepairDesk:
                 raise NotFound(f"receipt {receipt_id} has no claim {claim_id!r}")
             if claim["status"] == "verified":
                 raise Conflict(f"claim {claim_id} is verified; there is nothing to repair")
+            check_open(receipt)
             index = binding_to_repair(claim)
             pool = self.receipts.pool_facts(receipt)
             stored = ClaimRecord.from_event(claim)
