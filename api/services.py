@@ -120,9 +120,7 @@ class Services:
     @cached_property
     def sight(self) -> KeySight:
         """What a key with pins may see (``ledger/receipts/sight.py``)."""
-        return KeySight(
-            self.policies, self.read_side.span_resolver.find_access, self.runtime.key_lease
-        )
+        return KeySight(self.policies, self.ledger, self.read_side.span_resolver.find_access)
 
     @cached_property
     def read_side(self) -> ReadSide:

@@ -8,7 +8,7 @@ from ledger.crypto.hmac_keys import HmacKey
 from ledger.crypto.signing import Keyring
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.database import DatabaseConfig
-from ledger.keys.cache import LEASE_SECONDS, KeyCache, revocation_wait
+from ledger.keys.cache import LEASE_SECONDS, KeyCache
 from ledger.keys.desk import ApiKeyDesk
 from ledger.keys.signing_keys import KeyStore
 from ledger.receipts.policy_desk import PolicyDesk
@@ -45,12 +45,7 @@ class LedgerRuntime:
         )
         self.api_keys = ApiKeyDesk(ledger, cache)
         self.policies = PolicyDesk(ledger)
-        self.sources = SourceRegistry(
-            ledger,
-            self.limits,
-            lambda: self.policies.in_force().policy,
-            access_wait=revocation_wait(self.key_lease),
-        )
+        self.sources = SourceRegistry(ledger, self.limits, lambda: self.policies.in_force().policy)
 
     def close(self) -> None:
         """Release database connections."""

@@ -12,34 +12,36 @@ missing one gets (404 with the same words, :func:`missing_source`), a list leave
 filter naming it finds nothing. A key without pins is a trusted application and sees
 everything.
 
-Time says nothing either. A decision reads no database row when it can avoid it: the verified
-attributes of a source are remembered for the lease of remembered API keys
-(``PROVLEDGER_KEY_LEASE_MS``), so a search that meets a source the key may not see does no more
-work than one that meets none. A change of access attributes waits out that lease before it
-answers (:meth:`ledger.registry.commands.SourceRegistry.change_access`), as a key revocation
-does, so once it has answered no process decides on the old attributes.
+Time says nothing either. Each request first looks, with one small query, for access
+changes written since the last look (and, with another, for policy events), whatever it then
+meets; the verified attributes of a source are then remembered until the log shows a change of
+them, so a search that meets a source the key may not see reads no more rows than one that
+meets none. A change is seen by every process at its next request: read-your-writes.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from uuid import UUID
 
 from ledger.access.attributes import Pins, Principal, SourceAccess
 from ledger.access.policy import AccessPolicy, pins_may_see
 from ledger.access.source_filter import PinnedFilter, PolicyFilter
 from ledger.errors import NotFound
+from ledger.eventlog.port import EventLog
 from ledger.receipts.entitlement import bounded_principal
 from ledger.receipts.policy_desk import PolicyDesk
+from ledger.registry.source import Source, source_aggregate_id
 from ledger.retrieval.visibility import FirstRefusal, SourceFilter
 
 __all__ = ["KeySight", "RetrievalEntitlement", "missing_source", "pins_may_see"]
 
 REMEMBERED = 65_536
 """Sources whose verified attributes a process remembers at most (about 200 bytes each)."""
+ACCESS_TOPICS = (Source.AccessChanged.TOPIC,)
 
 
 @dataclass(frozen=True)
@@ -64,60 +66,71 @@ class KeySight:
     def __init__(
         self,
         policies: PolicyDesk,
+        log: EventLog,
         lookup: Callable[[str], SourceAccess | None],
-        lease: float,
     ) -> None:
         self.policies = policies
+        self.log = log
         self.lookup = lookup
         """A source's access attributes from its verified events (None: no such source)."""
-        self.lease = lease
         self._lock = threading.Lock()
-        self._remembered: OrderedDict[str, tuple[float, SourceAccess]] = OrderedDict()
+        self._remembered: OrderedDict[UUID, SourceAccess] = OrderedDict()
+        self._changed: dict[UUID, int] = {}  # source aggregate -> its last access change seen
+        self._seen = 0  # the last notification id of an access change followed
 
     def policy(self) -> AccessPolicy:
-        """The rules in force."""
+        """The rules in force, once the access changes written since the last look are
+        followed (one small query each, whatever the request then meets)."""
+        self._follow()
         return self.policies.in_force().policy
-
-    def sees_access(self, pins: Pins | None, access: SourceAccess) -> bool:
-        """Whether a key with ``pins`` may see a source with these verified attributes."""
-        return pins is None or pins_may_see(pins, access, self.policy())
 
     def sees(self, pins: Pins | None, source_id: str) -> bool:
         """Whether a key with ``pins`` may see ``source_id`` (a source the ledger does not
         hold: no)."""
         if pins is None:
             return True
+        policy = self.policy()
         access = self.access(source_id)
-        return access is not None and pins_may_see(pins, access, self.policy())
-
-    def require(self, pins: Pins | None, source_id: str) -> None:
-        """Refuse, as a missing source is refused, a source the key may not see."""
-        if pins is not None and not self.sees(pins, source_id):
-            raise missing_source(source_id)
+        return access is not None and pins_may_see(pins, access, policy)
 
     def access(self, source_id: str) -> SourceAccess | None:
-        """The source's verified attributes, remembered for the lease (None: no source)."""
-        now = time.monotonic()
+        """The source's verified attributes (None: no such source), remembered until the log
+        shows a change of them."""
+        known = self.remembered(source_id)
+        if known is not None:
+            return known
+        aggregate = source_aggregate_id(source_id)
         with self._lock:
-            known = self._remembered.get(source_id)
-            if known is not None and now < known[0]:
-                self._remembered.move_to_end(source_id)
-                return known[1]
+            seen = self._seen
         access = self.lookup(source_id)
-        if access is None or self.lease <= 0:
-            return access
+        if access is None:
+            return None
         with self._lock:
-            self._remembered[source_id] = (now + self.lease, access)
-            self._remembered.move_to_end(source_id)
-            while len(self._remembered) > REMEMBERED:
-                self._remembered.popitem(last=False)
+            # A change followed while the source was read may be newer than what was read.
+            if self._changed.get(aggregate, 0) <= seen:
+                self._remembered[aggregate] = access
+                self._remembered.move_to_end(aggregate)
+                while len(self._remembered) > REMEMBERED:
+                    self._remembered.popitem(last=False)
         return access
 
     def remembered(self, source_id: str) -> SourceAccess | None:
-        """The attributes remembered within the lease, without reading (None: not now)."""
+        """The attributes remembered for ``source_id``, without reading (None: not known)."""
         with self._lock:
-            known = self._remembered.get(source_id)
-        return known[1] if known is not None and time.monotonic() < known[0] else None
+            return self._remembered.get(source_aggregate_id(source_id))
+
+    def _follow(self) -> None:
+        """Forget the attributes of every source whose access changed since the last look
+        (the change is read again, verified, when next needed)."""
+        with self._lock:
+            after = self._seen
+        changes = self.log.notifications(ACCESS_TOPICS, after=after)
+        with self._lock:
+            for notification in changes:
+                aggregate = UUID(str(notification.originator_id))
+                self._remembered.pop(aggregate, None)
+                self._changed[aggregate] = notification.id
+                self._seen = max(self._seen, notification.id)
 
     def for_retrieval(
         self,
@@ -133,6 +146,7 @@ class KeySight:
         verified attributes. A source the key may not see is dropped from ``source_ids`` and
         withheld from the candidates without being counted, as if the ledger did not hold it."""
         entitled = bounded_principal(principal, pins)
+        self._follow()
         governing = self.policies.for_request(policy_version)
         decided: SourceFilter = PolicyFilter(governing.policy, entitled, source_access)
         if pins is None:

@@ -8,7 +8,6 @@ id is taken whoever holds it (nothing else of the source is said).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -102,23 +101,19 @@ def _authority(value: str) -> str:
 class SourceRegistry:
     """The registry's commands (over :mod:`ledger.registry.source`), bound to one event log.
 
-    ``policy`` gives the access rules in force (the composition root passes the policy desk's);
-    ``access_wait`` is how long a change of access attributes waits before it answers: the
-    lease for which a process may decide on attributes it remembers (``ledger.receipts.sight``).
-    """
+    ``policy`` gives the access rules in force (the composition root passes the policy
+    desk's)."""
 
     def __init__(
         self,
         ledger: EventLog,
         limits: Limits,
         policy: Callable[[], AccessPolicy] = lambda: DEFAULT_ACCESS_POLICY,
-        access_wait: float = 0.0,
     ) -> None:
         self.ledger = ledger
         self.limits = limits
         """The ingestion limits this registry enforces."""
         self.policy = policy
-        self.access_wait = access_wait
 
     def register(
         self,
@@ -240,15 +235,12 @@ class SourceRegistry:
         """Replace a source's access attributes by a signed ``access changed`` event.
 
         Returns the source, whether anything changed and the log position of the change (the
-        last position when the attributes were already these: nothing is written). A change
-        answers once :attr:`access_wait` has passed, so that no process still decides on the
-        attributes it replaced."""
+        last position when the attributes were already these: nothing is written)."""
         check_source_id(source_id)
         source = self.get(source_id, pins)
         if not source.change_access(access, actor):
             return source, False, self.ledger.last_position()
         recordings = self.ledger.commit(source)
-        time.sleep(self.access_wait)
         return source, True, recordings[-1].notification.id
 
     def withdraw(self, source_id: str, reason: str, actor: str, pins: Pins | None = None) -> Source:
