@@ -6,6 +6,11 @@ frozen text and hash; the receipt's DSSE envelope; every event of the receipt an
 sources in stored form, each with its leaf index; inclusion proofs of those leaves to the
 latest signed checkpoint; the checkpoint; the trusted keys; optionally a consistency proof
 from an earlier tree size.
+
+Nothing is signed or served as the database holds it: every event carried is verified as every
+read is (signature, chain, contiguity from version 1), and the spans and frozen texts come
+from the verified ``version added`` events, not from the registry's tables. A tampered event or
+row refuses the bundle with ``ledger-integrity``; no envelope is signed over it.
 """
 
 from __future__ import annotations
@@ -25,18 +30,14 @@ from ledger.crypto.merkle_log import (
     proof_node_ids_for_consistency,
     proof_node_ids_for_inclusion,
 )
-from ledger.errors import InvalidInput, NotFound
+from ledger.errors import InvalidInput, LedgerIntegrityError, NotFound
 from ledger.receipts.document import receipt_payload
 from ledger.receipts.receipt import receipt_aggregate_id
+from ledger.registry.source import source_aggregate_id
+from ledger.registry.verified_spans import FrozenVersion
 from ledger.runtime import LedgerRuntime
-from projections.schema import (
-    checkpoints,
-    merkle_leaves,
-    receipt_claims,
-    sources,
-    spans,
-    versions,
-)
+from ledger.text.spans import Span
+from projections.schema import checkpoints, merkle_leaves, receipt_claims
 from projections.service import ReadSide
 from projections.transparency_queries import NEWEST_CHECKPOINT, b64, read_nodes
 
@@ -85,40 +86,31 @@ def build_bundle(
             {(b["source_id"], b["version"]) for b in claim["bindings"] if b["source_id"]}
         )
         span_rows, source_rows, aggregates = [], [], []
-        for source_id, version in bound:
-            row = conn.execute(
-                select(versions.c.version_hash, versions.c.frozen_text, sources.c.aggregate_id)
-                .join(sources, sources.c.source_id == versions.c.source_id)
-                .where(versions.c.source_id == source_id, versions.c.version == version)
-            ).one()
+        frozen = {key: read_side.span_resolver.frozen(*key) for key in bound}
+        for (source_id, version), text in frozen.items():
             source_rows.append(
                 {
                     "source_id": source_id,
                     "version": version,
-                    "version_hash": row[0],
-                    "frozen_text": row[1],
+                    "version_hash": text.version_hash,
+                    "frozen_text": text.text,
                 }
             )
-            if str(row[2]) not in aggregates:
-                aggregates.append(str(row[2]))
+            aggregate = str(source_aggregate_id(source_id))
+            if aggregate not in aggregates:
+                aggregates.append(aggregate)
         for binding in claim["bindings"]:
             if not binding["source_id"]:
                 continue
-            span = conn.execute(
-                select(spans.c.start, spans.c.end, spans.c.text).where(
-                    spans.c.span_id == binding["span_id"],
-                    spans.c.source_id == binding["source_id"],
-                    spans.c.version == binding["version"],
-                )
-            ).one()
+            span = _bound_span(frozen[binding["source_id"], binding["version"]], binding)
             span_rows.append(
                 {
                     "span_id": binding["span_id"],
                     "source_id": binding["source_id"],
                     "version": binding["version"],
-                    "start": span[0],
-                    "end": span[1],
-                    "text": span[2],
+                    "start": span.start,
+                    "end": span.end,
+                    "text": span.text,
                 }
             )
         events = receipt_events + _events(runtime, aggregates, _leaves(conn, aggregates), size)
@@ -170,6 +162,19 @@ def build_bundle(
     }
 
 
+def _bound_span(frozen: FrozenVersion, binding: dict[str, Any]) -> Span:
+    """The bound span, as its verified version holds it."""
+    span = frozen.spans.get(binding["span_id"])
+    if span is None:
+        raise LedgerIntegrityError(
+            "read_model_mismatch",
+            f"claim binding {binding['span_id']} names no span of {binding['source_id']} "
+            f"version {binding['version']}",
+            {"span_id": binding["span_id"], "source_id": binding["source_id"]},
+        )
+    return span
+
+
 def _leaves(conn: Connection, aggregates: list[str]) -> dict[tuple[str, int], tuple[int, int]]:
     """Leaf index and notification id of every logged event of ``aggregates``."""
     return {
@@ -191,10 +196,14 @@ def _events(
     leaves: dict[tuple[str, int], tuple[int, int]],
     size: int,
 ) -> list[dict[str, Any]]:
-    """Every event of ``aggregates`` in the tree of ``size`` leaves, in version order."""
+    """Every event of ``aggregates`` in the tree of ``size`` leaves, in version order, each
+    verified (signature, chain, versions contiguous from 1) before it is carried."""
     events = []
+    ledger = runtime.ledger
     for aggregate in aggregates:
-        for stored in runtime.ledger.recorder.select_events(UUID(aggregate)):
+        rows = ledger.recorder.select_events(UUID(aggregate))
+        ledger.checks.check(ledger.recorder, UUID(aggregate), rows, 1)
+        for stored in rows:
             leaf = leaves.get((aggregate, stored.originator_version))
             if leaf is None or leaf[0] >= size:  # after the checkpoint: not in this bundle
                 break
