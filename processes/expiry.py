@@ -12,6 +12,10 @@ It reacts to five kinds of event, in notification order:
 - a retired policy (never published, or published then withdrawn): every receipt opened
   under it expires, ``policy_retired``.
 
+A write that supersedes, withdraws or changes the access of a source (and a policy's
+retirement) runs a pass before it answers (:meth:`ExpiryProcess.settle`), so a receipt read
+after that answer, by any process, shows the expiry: read-your-writes.
+
 Each expiry's cause is the notification id of the event that caused it (``n<id>``), and a
 receipt records a cause at most once, so delivery is at-least-once (the position is saved
 after the effects) and the effect exactly-once, across restarts and across replicas. Receipts
@@ -164,8 +168,19 @@ class ExpiryProcess:
                 self.read_side.receipts.catch_up()
             return self.position()
 
+    def settle(self, position: int) -> int:
+        """Record every expiry the events up to ``position`` cause (a write's own position),
+        before the write answers; returns how many this pass recorded."""
+        before = self.expired
+        self.read_side.registry.catch_up()  # and the registry shows the write
+        if self.position() < position:
+            self.run_once()
+        return self.expired - before
+
     def _handle(self, batch: Sequence[Notification]) -> None:
-        self.read_side.catch_up()  # the read models must include these events
+        # The read models it reads must include these events.
+        self.read_side.registry.catch_up()
+        self.read_side.receipts.catch_up()
         events = [(n, self._event(n)) for n in batch]
         with self.engine.connect() as conn:
             known = _Known.read(conn, [e for _, e in events], batch)

@@ -8,7 +8,14 @@ from fastapi import APIRouter, Depends
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import AuditReader, PolicyDeskDep, ReadSideDep, ReceiptDeskDep, SourcesDep, require
+from api.deps import (
+    AuditReader,
+    ExpiryProcessDep,
+    PolicyDeskDep,
+    ReceiptDeskDep,
+    SourcesDep,
+    require,
+)
 from ledger.access.attributes import Principal as AccessPrincipal
 from ledger.access.attributes import SourceAccess
 from ledger.errors import NotFound
@@ -160,15 +167,16 @@ async def change_access(
     source_id: str,
     body: AccessIn,
     sources: SourcesDep,
-    read_side: ReadSideDep,
+    expiry: ExpiryProcessDep,
     principal: Ingester,
 ) -> dict[str, Any]:
     """Replace a source's access attributes (a signed ``access changed`` event; no event
-    when they are already these)."""
+    when they are already these); the receipts whose claims stood on it are expired before
+    this answers."""
     source, changed, position = await run_in_threadpool(
         sources.change_access, source_id, body.to_access(), principal.actor, principal.pins
     )
-    await run_in_threadpool(read_side.registry.catch_up)  # read-your-writes: as-of reads
+    await run_in_threadpool(expiry.settle, position)  # read-your-writes: as-of reads, expiries
     return {
         "source_id": source_id,
         "access": source.access.to_json(),

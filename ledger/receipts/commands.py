@@ -38,7 +38,7 @@ from ledger.gate import (
     judge,
 )
 from ledger.receipts.claims import ClaimRecord
-from ledger.receipts.document import receipt_status
+from ledger.receipts.document import receipt_status, standing_text
 from ledger.receipts.entitlement import (
     GateRecord,
     bounded_principal,
@@ -523,22 +523,11 @@ class ReceiptDesk:
 
 def check_open(receipt: Receipt) -> None:
     """409 ``receipt-expired`` for a receipt that no longer stands (its expiry named)."""
-    status = receipt_status(receipt)
-    if status["status"] != "expired":
-        return
-    first = status["expiries"][0] if status["expiries"] else {"detail": {}}
-    detail = first["detail"]
-    what = {
-        "source_superseded": f"version {detail.get('version')} of source "
-        f"{detail.get('source_id')!r} was superseded by version {detail.get('superseded_by')}",
-        "source_withdrawn": f"source {detail.get('source_id')!r} was withdrawn",
-        "source_access_changed": f"the access attributes of {detail.get('source_id')!r} changed",
-        "policy_retired": f"policy {detail.get('policy_version')!r} was retired",
-    }.get(status["reason"], f"its expires_at ({receipt.expires_at}) passed")
-    raise ReceiptExpired(
-        f"receipt {receipt.receipt_id} expired at {status['at']} ({status['reason']}: {what}); "
-        "it takes no more claims: open a new receipt with current evidence"
-    )
+    if receipt_status(receipt)["status"] == "expired":
+        raise ReceiptExpired(
+            f"{standing_text(receipt)}; it takes no more claims: open a new receipt with "
+            "current evidence"
+        )
 
 
 def check_in_pool(receipt: Receipt, request: CommitRequest) -> None:

@@ -54,6 +54,40 @@ def receipt_status(receipt: Receipt, now: datetime | None = None) -> dict[str, A
     return {"status": "open", "reason": None, "at": None, "expiries": []}
 
 
+def expiry_text(reason: str, detail: dict[str, Any]) -> str:
+    """An expiry in words: what changed (``source_superseded: version 1 of source 'memo' was
+    superseded by version 2``)."""
+    words = {
+        "source_superseded": f"version {detail.get('version')} of source "
+        f"{detail.get('source_id')!r} was superseded by version {detail.get('superseded_by')}",
+        "source_withdrawn": f"source {detail.get('source_id')!r} was withdrawn",
+        "source_access_changed": f"the access attributes of source {detail.get('source_id')!r} "
+        "changed",
+        "policy_retired": f"policy {detail.get('policy_version')!r} was retired",
+        "expires_at_passed": f"its expires_at ({detail.get('expires_at')}) passed",
+    }
+    what = words.get(reason)
+    if reason == "source_superseded" and detail.get("superseded_by") is None:
+        what = (
+            f"claims were committed on version {detail.get('version')} of source "
+            f"{detail.get('source_id')!r}, already superseded"
+        )
+    return f"{reason}: {what}" if what else reason
+
+
+def standing_text(receipt: Receipt, now: datetime | None = None) -> str:
+    """The receipt's standing in words: open, or expired with when and why."""
+    status = receipt_status(receipt, now)
+    if status["status"] != "expired":
+        return f"receipt {receipt.receipt_id} is open"
+    first = status["expiries"][0] if status["expiries"] else None
+    detail = first["detail"] if first else {"expires_at": receipt.expires_at}
+    return (
+        f"receipt {receipt.receipt_id} EXPIRED at {status['at']} "
+        f"({expiry_text(status['reason'], detail)})"
+    )
+
+
 def receipt_document(receipt: Receipt, now: datetime | None = None) -> dict[str, Any]:
     """Everything the receipt seals and records, as one JSON object."""
     context = receipt.context

@@ -243,16 +243,17 @@ class SourceRegistry:
         recordings = self.ledger.commit(source)
         return source, True, recordings[-1].notification.id
 
-    def withdraw(self, source_id: str, reason: str, actor: str, pins: Pins | None = None) -> Source:
-        """Withdraw a source: no new citations may bind to any of its versions."""
+    def withdraw(self, source_id: str, reason: str, actor: str, pins: Pins | None = None) -> int:
+        """Withdraw a source: no new citations may bind to any of its versions; returns the
+        log position of the withdrawal."""
         check_source_id(source_id)
         check_encodable("reason", reason)
         if not reason.strip() or len(reason) > MAX_REASON:
             raise InvalidInput("reason", "length", f"reason must be 1 to {MAX_REASON} characters")
         source = self.get(source_id, pins)
         source.withdraw(reason.strip(), actor)
-        self.ledger.commit(source)
-        return source
+        recordings = self.ledger.commit(source)
+        return recordings[-1].notification.id
 
     def _prepare(self, source_id: str, draft: SourceDraft) -> PreparedVersion:
         return prepare_version(

@@ -19,6 +19,10 @@ made by a trusted key covers it. The chain checked, from the trust anchor to the
    event lists those offsets among its spans;
 5. the receipt envelope verifies and seals the same receipt the events replay to.
 
+A bundle whose every check holds says also where the receipt stands, from its signed events
+(:attr:`Checklist.standing`): open, or expired with when and why (a superseded source version
+named), since a verified citation chain of an expired receipt is history, not current evidence.
+
 :func:`check_bundle` raises :class:`~ledger.audit.bundle.reasons.BundleVerificationError` with the
 reason code of the first check that fails; :func:`verify_bundle` returns the same as a
 checklist for display (``provledger audit verify``).
@@ -42,6 +46,8 @@ from ledger.audit.bundle.reasons import BundleReason
 from ledger.audit.bundle.shape import BUNDLE_FORMAT, parse_bundle
 from ledger.crypto.signing import Keyring
 from ledger.errors import BundleVerificationError, LedgerError
+from ledger.receipts.document import receipt_status, standing_text
+from ledger.receipts.receipt import Receipt
 
 __all__ = [
     "BUNDLE_FORMAT",
@@ -61,6 +67,9 @@ class Checklist:
 
     items: list[tuple[bool, str]] = field(default_factory=list)
     failure: BundleVerificationError | None = None
+    standing: str | None = None
+    """The receipt's standing, from its signed events: open, or expired with why."""
+    expired: bool = False
 
     @property
     def ok(self) -> bool:
@@ -84,9 +93,12 @@ def verify_bundle(
     checks = Checklist()
     passed: list[str] = []
     try:
-        check_bundle(bundle, keyring, previous_checkpoint, origin=origin, passed=passed)
+        receipt = _checked(bundle, keyring, previous_checkpoint, origin, passed.append)
     except BundleVerificationError as exc:
         checks.failure = exc
+    else:
+        checks.standing = standing_text(receipt)
+        checks.expired = receipt_status(receipt)["status"] == "expired"
     checks.items = [(True, text) for text in passed]
     if checks.failure is not None:
         checks.items.append((False, f"{checks.failure.reason.value}: {checks.failure.detail}"))
@@ -108,15 +120,26 @@ def check_bundle(
     bundle's own). Raises :class:`BundleVerificationError` at the first check that fails.
     """
     done: list[str] = [] if passed is None else passed
+    _checked(bundle, keyring, previous_checkpoint, origin, done.append)
+    return done
+
+
+def _checked(
+    bundle: Any,
+    keyring: Keyring,
+    previous: str | None,
+    origin: str | None,
+    ok: Callable[[str], None],
+) -> Receipt:
+    """:func:`_check`, failing closed: anything unreadable is ``bundle-malformed``."""
     try:
-        _check(bundle, keyring, previous_checkpoint, origin, done.append)
+        return _check(bundle, keyring, previous, origin, ok)
     except BundleVerificationError:
         raise
-    except (LedgerError, KeyError, TypeError, ValueError, RecursionError) as exc:  # fail closed
+    except (LedgerError, KeyError, TypeError, ValueError, RecursionError) as exc:
         raise BundleVerificationError(
             R.BUNDLE_MALFORMED, f"bundle cannot be read: {exc!r}"
         ) from exc
-    return done
 
 
 def _check(
@@ -125,7 +148,7 @@ def _check(
     previous: str | None,
     origin: str | None,
     ok: Callable[[str], None],
-) -> None:
+) -> Receipt:
     bundle = parse_bundle(document)
     origin = bundle.origin if origin is None else origin
     checkpoint = trusted_checkpoint(
@@ -168,3 +191,4 @@ def _check(
     )
     check_envelope(bundle, keyring, receipt)
     ok("receipt envelope verifies and seals the receipt its events replay to")
+    return receipt
