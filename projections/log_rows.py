@@ -108,3 +108,37 @@ def notification_id_of(
         return None
     value = next(iter(found.values())) if isinstance(found, dict) else found[0]
     return int(value)
+
+
+def applied_version(recorder: AggregateRecorder, originator_id: UUID, position: int) -> int:
+    """The highest version of an aggregate among the events up to log ``position`` (0 for
+    none): how far a projection at ``position`` has followed the aggregate."""
+    table = getattr(recorder, "events_table_name", None)
+    datastore = getattr(recorder, "datastore", None)
+    if table is None or datastore is None:
+        return 0
+    schema = getattr(datastore, "schema", None)
+    if schema is None:  # SQLite: the notification id is the row id
+        with datastore.transaction(commit=False) as cursor:
+            cursor.execute(
+                f"SELECT max(originator_version) FROM {table} "  # noqa: S608 - the recorder's own table name
+                "WHERE originator_id=? AND rowid <= ?",
+                (originator_id.hex, position),
+            )
+            found = cursor.fetchone()
+    else:
+        query = sql.SQL(
+            "SELECT max(originator_version) AS v FROM {}.{} WHERE originator_id = %s "
+            "AND notification_id <= %s"
+        ).format(sql.Identifier(schema), sql.Identifier(table))
+        with datastore.get_connection() as conn, conn.cursor() as cursor:
+            cursor.execute(query, (originator_id, position))
+            found = cursor.fetchone()
+    value = (
+        None
+        if found is None
+        else next(iter(found.values()))
+        if isinstance(found, dict)
+        else found[0]
+    )
+    return 0 if value is None else int(value)

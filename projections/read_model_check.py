@@ -4,7 +4,10 @@
 break any event's signature, so ``verify`` alone passes while the service serves the edit.
 This check rebuilds the registry and receipts read models from the events (re-verifying each
 signature and chain link, as :mod:`projections.replay` does) into a scratch SQLite file, up to
-the positions the stored read models claim, and walks both in primary-key order. The
+the positions the stored read models claim, and walks both in primary-key order. The retrieval
+tables are checked the same way, from the registry rebuilt up to the retrieval projection's
+position: every column but the ranker's model output (``vector``, ``tokens``, ``model``, which
+only re-embedding could give; ``provledger projections rebuild`` makes them again). The
 transparency log is checked level by level: its leaves against the stored events' leaf hashes
 (RFC 9162 section 2.1.1), each higher level against the hashes of the level below (already
 checked), and every checkpoint's root against its signed note and the checked nodes.
@@ -22,7 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from eventsourcing.persistence import ApplicationRecorder
-from sqlalchemy import Connection, Engine, Row, String, Table, create_engine, func, select
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Row,
+    String,
+    Table,
+    create_engine,
+    func,
+    select,
+)
 
 from ledger.audit.log_verify import iter_pages
 from ledger.crypto.checkpoint import parse_note, verify_note
@@ -34,9 +46,11 @@ from ledger.eventlog.store import SignedMapper
 from projections.digest import tables_digest
 from projections.log_rows import read_rows
 from projections.replay import replay
+from projections.retrieval_check import MODEL_COLUMNS, derive_retrieval
 from projections.schema import (
     RECEIPT_TABLES,
     REGISTRY_TABLES,
+    RETRIEVAL_TABLES,
     checkpoints,
     merkle_leaves,
     merkle_nodes,
@@ -122,8 +136,11 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def compare_table(table: Table, stored: Engine, expected: Engine) -> RowDifference | None:
-    """The first row of ``table`` whose stored values differ from the expected ones."""
+def compare_table(
+    table: Table, stored: Engine, expected: Engine, skip: frozenset[str] = frozenset()
+) -> RowDifference | None:
+    """The first row of ``table`` whose stored values differ from the expected ones (the
+    columns in ``skip`` aside)."""
     with _streaming(stored) as live, expected.connect() as scratch:
         have = iter(live.execute(_ordered(table, stored.dialect.name)))
         want = iter(scratch.execute(_ordered(table, "sqlite")))
@@ -141,6 +158,8 @@ def compare_table(table: Table, stored: Engine, expected: Engine) -> RowDifferen
                     table.name, _key_dict(table, _key(table, theirs)), "row missing"
                 )
             for column in table.columns:
+                if column.name in skip:
+                    continue
                 found, wanted = getattr(mine, column.name), getattr(theirs, column.name)
                 if _encode(found) != _encode(wanted):
                     return RowDifference(
@@ -161,16 +180,21 @@ def _compare_replayed(
     position: int,
     tables: Sequence[Table],
 ) -> tuple[str, RowDifference | None]:
-    """Replay the verified events up to ``position`` and compare ``tables`` with the stored."""
+    """Replay the verified events up to ``position`` and compare ``tables`` with the stored
+    (the retrieval tables derived from the replayed registry, their model columns aside)."""
     with tempfile.TemporaryDirectory(prefix="provledger-check-") as work:
         result = replay(recorder, mapper, keyring, Path(work), until_position=position)
         expected = create_engine(f"sqlite+pysqlite:///{result.database}")
         try:
+            if any(table in RETRIEVAL_TABLES for table in tables):
+                derive_retrieval(expected)
             for table in tables:
-                difference = compare_table(table, stored, expected)
+                skip = MODEL_COLUMNS if table in RETRIEVAL_TABLES else frozenset()
+                difference = compare_table(table, stored, expected, skip)
                 if difference is not None:
                     return "", difference
-            return tables_digest(expected, tables), None
+            digested = [t for t in tables if t not in RETRIEVAL_TABLES]
+            return tables_digest(expected, digested) if digested else "", None
         finally:
             expected.dispose()
 
@@ -347,6 +371,10 @@ def _check_once(
         digest = part if not digest else digest + " " + part
         if difference is not None:
             break
+    if difference is None and "retrieval" in positions:
+        _, difference = _compare_replayed(
+            recorder, mapper, keyring, stored, positions["retrieval"], RETRIEVAL_TABLES
+        )
     leaves, checked = 0, 0
     if difference is None:
         leaves, difference = _check_leaves(recorder, stored, positions.get("transparency", 0))

@@ -11,10 +11,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from ledger.crypto.signing import Keyring
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.database import DatabaseConfig
+from ledger.registry.served_rows import ServedRows
 from ledger.registry.verified_spans import VerifiedSpans
 from projections.database import ReadModelDatabase
 from projections.digest import tables_digest
 from projections.log_anchor import LogAnchor, ReadModelsAhead
+from projections.log_rows import applied_version
 from projections.receipts import ReceiptsProjection
 from projections.registry import RegistryProjection
 from projections.retrieval import RetrievalProjection
@@ -60,6 +62,11 @@ class ReadSide:
         self.span_resolver = VerifiedSpans(
             RegistrySpanResolver(self.db.reads, self.registry.catch_up), ledger
         )
+        self.served = ServedRows(
+            self.span_resolver,
+            lambda aggregate: applied_version(ledger.recorder, aggregate, self.registry.position()),
+        )
+        """Checks what the registry's reads serve against the verified source events."""
         self._async: AsyncEngine | None = None
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None

@@ -12,6 +12,7 @@ today (:mod:`api.console.standing`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
@@ -154,6 +155,13 @@ async def citation_facts(
         views = await binding_views(conn, wanted, with_cells=True)
         cells = {(v["source_id"], v["version"]) for v in views.values() if v.get("cell")}
         cited = await cited_versions(conn, {(s, v) for _, s, v in wanted}, cells)
+
+    def check() -> None:  # nothing the read model renders is shown unless the events hold it
+        served = services.read_side.served
+        served.check_views(list(views.values()))
+        served.check_cited([dataclasses.asdict(version) for version in cited.values()])
+
+    await run_in_threadpool(check)
     return views, cited
 
 

@@ -105,6 +105,8 @@ async def get_claim(
         # Bindings the index does not hold (the claim as it stood before a repair).
         async with read_side.async_engine.connect() as conn:
             views = {**views, **await binding_views(conn, missing, as_of)}
+    used = [views[c] for c in map(_coordinates, claim["bindings"]) if c and c in views]
+    await run_in_threadpool(read_side.served.check_views, used)
     bindings = _render_bindings(claim, views)
     expiry = receipt_status(receipt, None if as_of.known_at is None else parse_time(as_of.known_at))
     return {

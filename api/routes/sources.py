@@ -10,7 +10,16 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.body_guard import source_body
-from api.deps import MAX_INT, MAX_INT32, AsOfDep, ReadSideDep, SightDep, SourcesDep, require
+from api.deps import (
+    MAX_INT,
+    MAX_INT32,
+    AsOfDep,
+    ExpiryProcessDep,
+    ReadSideDep,
+    SightDep,
+    SourcesDep,
+    require,
+)
 from api.errors import Problem
 from api.openapi import answers
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
@@ -24,6 +33,7 @@ from ledger.registry.commands import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
 from projections import registry_queries as queries
 from projections.registry import span_row
+from projections.service import ReadSide
 
 router = APIRouter(tags=["sources"])
 
@@ -142,7 +152,14 @@ async def list_sources(
                 fetch, lambda r: r["source_id"], view.source_row, key[0] if key else None, limit
             )
     items, last = page(rows, limit, lambda row: row["source_id"])
+    await run_in_threadpool(_check_rows, read_side, items)
     return {"items": items, "next": None if last is None else encode_cursor("sources", [last])}
+
+
+def _check_rows(read_side: ReadSide, rows: list[dict[str, Any]]) -> None:
+    """Refuse (500 ``ledger-integrity``) unless the verified events hold every row served."""
+    for row in rows:
+        read_side.served.check_source(row)
 
 
 async def pinned_read(
@@ -268,17 +285,19 @@ def add_version(
     body: VersionIn,
     sources: SourcesDep,
     read_side: ReadSideDep,
+    expiry: ExpiryProcessDep,
     principal: Ingester,
     response: Response,
     include_spans: bool = True,
     include: Include = None,
 ) -> dict[str, Any]:
-    """Add version n+1, superseding version n."""
+    """Add version n+1, superseding version n: the receipts whose claims stood on version n
+    are expired before this answers."""
     draft = SourceDraft(
         body.text, body.media_type, body.title, body.tables, body.effective_from, body.cite_headings
     )
     receipt = sources.add_version(source_id, draft, principal.actor, principal.pins)
-    read_side.registry.catch_up()
+    expiry.settle(receipt.position)  # read-your-writes: the registry and the expiries
     return _receipt(receipt, include_spans, response, include)
 
 
@@ -290,15 +309,19 @@ async def withdraw_source(
     body: WithdrawIn,
     sources: SourcesDep,
     read_side: ReadSideDep,
+    expiry: ExpiryProcessDep,
     principal: Ingester,
 ) -> dict[str, Any]:
-    """Withdraw a source: old citations still resolve, marked withdrawn."""
-    await run_in_threadpool(
+    """Withdraw a source: old citations still resolve, marked withdrawn; the receipts whose
+    claims stood on it are expired before this answers."""
+    position = await run_in_threadpool(
         sources.withdraw, source_id, body.reason, principal.actor, principal.pins
     )
-    await run_in_threadpool(read_side.registry.catch_up)  # read-your-writes: the registry only
+    await run_in_threadpool(expiry.settle, position)  # read-your-writes
     async with read_side.async_engine.connect() as conn:
-        return await queries.get_source(conn, source_id)
+        body = await queries.get_source(conn, source_id)
+    await run_in_threadpool(read_side.served.check_source, body)
+    return body
 
 
 @router.get("/v1/sources/{source_id}", response_model=None, responses=answers(SourceOut, 404))
@@ -308,7 +331,9 @@ async def get_source(
     """The source with its versions, statuses and effective intervals (as of)."""
     await pinned_read(sight, caller, source_id)
     async with read_side.async_engine.connect() as conn:
-        return await queries.get_source(conn, source_id, as_of)
+        body = await queries.get_source(conn, source_id, as_of)
+    await run_in_threadpool(read_side.served.check_source, body, as_of.known_at)
+    return body
 
 
 class VersionOut(BaseModel):
@@ -372,6 +397,7 @@ async def get_version(
         body["version_hash"],
         body["frozen_text"],
     )
+    await run_in_threadpool(read_side.served.check_version, body, as_of.known_at)
     return body
 
 
@@ -390,6 +416,7 @@ async def get_span(
         [body],
         body["version_hash"],
     )
+    await run_in_threadpool(read_side.served.check_span, body, as_of.known_at)
     return body
 
 

@@ -71,6 +71,10 @@ class VersionInfo:
     event_version: int = 0
     title: str = ""
     """The title the version was added with (the source's title is its newest version's)."""
+    media_type: str = ""
+    recorded_at: str = ""
+    """When the ledger recorded the version (its event's time)."""
+    segmenter: str = ""
 
 
 @aggregate_topic("provledger.source")
@@ -139,6 +143,9 @@ class Source(LedgerAggregate):
                     len(self.spans),
                     self.originator_version,
                     self.title,
+                    self.media_type,
+                    format_time(self.timestamp),
+                    self.segmenter,
                 )
             )
 
@@ -151,6 +158,9 @@ class Source(LedgerAggregate):
 
         def apply(self, aggregate: Source) -> None:
             aggregate.access = SourceAccess.from_event(self.access)
+            aggregate.access_history.append(
+                (format_time(self.timestamp), aggregate.access, self.originator_version)
+            )
 
     class Withdrawn(LedgerAggregate.Event):
         """No new citation may bind to this source; old ones still resolve."""
@@ -162,6 +172,7 @@ class Source(LedgerAggregate):
             aggregate.withdrawn = True
             aggregate.withdraw_reason = self.reason
             aggregate.withdrawn_at = format_time(self.timestamp)
+            aggregate.withdrawn_event = self.originator_version
 
     def __init__(
         self,
@@ -178,10 +189,15 @@ class Source(LedgerAggregate):
         self.uri = uri
         self.metadata = metadata
         self.access = SourceAccess.from_event(access)
+        self.registered_access = self.access
+        self.access_history: list[tuple[str, SourceAccess, int]] = []
+        """Each change of the access attributes: when it was recorded, the new ones, and the
+        aggregate version of its event."""
         self.versions: list[VersionInfo] = []
         self.withdrawn = False
         self.withdraw_reason: str | None = None
         self.withdrawn_at: str | None = None
+        self.withdrawn_event = 0
 
     @classmethod
     def register(
@@ -211,7 +227,7 @@ class Source(LedgerAggregate):
     def fork(self) -> Source:
         """A copy a command may change without touching this one (versions are appended,
         never edited)."""
-        return fork_state(self, ("versions",), ())
+        return fork_state(self, ("versions", "access_history"), ())
 
     @property
     def current(self) -> VersionInfo | None:

@@ -164,6 +164,19 @@ class VerifiedSpans:
             _served_mismatch(source_id, 0, None, "the ledger has no such source")
         return source.access
 
+    def frozen(self, source_id: str, version: int) -> FrozenVersion:
+        """One version's frozen text and spans from the verified ``version added`` event
+        (its text hashing to the signed version hash); ``read_model_mismatch`` when the ledger
+        holds no such version."""
+        try:
+            source = self.sources.get(source_aggregate_id(source_id))
+        except AggregateNotFoundError:
+            _served_mismatch(source_id, version, None, "the ledger has no such source")
+        info = next((v for v in source.versions if v.version == version), None)
+        if source.source_id != source_id or info is None:
+            _served_mismatch(source_id, version, None, "the ledger has no such version")
+        return self._frozen_version(source, info)
+
     def find_access(self, source_id: str) -> SourceAccess | None:
         """A source's access attributes as its verified events hold them, or None when the
         ledger holds no such source."""

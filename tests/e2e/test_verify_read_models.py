@@ -20,6 +20,7 @@ from projections.schema import (
     claim_bindings,
     merkle_leaves,
     merkle_nodes,
+    retrieval_spans,
     source_access,
     sources,
     spans,
@@ -224,3 +225,22 @@ def test_a_widened_access_row_is_named(
     assert code == 1
     assert line.startswith("FAILED read models: table registry_access, row (source_id='case', ")
     assert "column access" in line
+
+
+def test_an_edited_retrieval_span_text_is_named_by_table_and_row(
+    populated: dict[str, Any], read_models: Engine, client: TestClient
+) -> None:
+    client.app.state.services.read_side.retrieval.catch_up()  # type: ignore[attr-defined]
+    with read_models.begin() as conn:
+        rows = conn.execute(
+            update(retrieval_spans)
+            .where(retrieval_spans.c.source_id == "s", retrieval_spans.c.ord == 0)
+            .values(text="Revenue fell 9.2% to $4.5 million in 2023.")
+        ).rowcount
+    assert rows == 1  # the retrieval projection had the span
+
+    code, line = _verify_read_models()
+
+    assert code == 1
+    assert line.startswith("FAILED read models: table retrieval_spans, row (source_id='s', ")
+    assert "column text is" in line

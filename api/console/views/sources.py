@@ -7,7 +7,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from sqlalchemy import func, select
 from starlette.responses import Response
 
 from api.console.citations import breadcrumb
@@ -17,43 +16,24 @@ from api.console.state import ConsoleDep, SessionDep, download
 from api.console.times import form_time
 from api.deps import MAX_INT32
 from ledger.errors import NotFound
+from ledger.registry.verified_spans import FrozenVersion
 from projections import registry_queries as rq
 from projections.claim_queries import affected_by_version, binding_views
 from projections.engagement import source_counts
 from projections.provenance import source_provenance
-from projections.schema import spans, versions
+from projections.service import ReadSide
 
 router = APIRouter()
 Version = Annotated[int | None, Query(ge=1, le=MAX_INT32)]
 
 
-def _span_texts(conn: Any, source_id: str, version: int) -> list[str]:
-    return [
-        str(text)
-        for (text,) in conn.execute(
-            select(spans.c.text)
-            .where(
-                spans.c.source_id == source_id,
-                spans.c.version == version,
-                spans.c.parent_span_id.is_(None),
-            )
-            .order_by(spans.c.ord)
-        )
-    ]
+def _span_texts(frozen: FrozenVersion) -> list[str]:
+    """The version's sentences (its top-level spans), in order, from its verified event."""
+    return [span.text for span in frozen.spans.values() if span.parent_span_id is None]
 
 
 TEXT_SHOWN = 20_000
 """Characters of a version's frozen text the page shows (the rest is in the downloads)."""
-
-
-def _frozen_text(conn: Any, source_id: str, version: int) -> str:
-    return str(
-        conn.execute(
-            select(func.substr(versions.c.frozen_text, 1, TEXT_SHOWN + 1)).where(
-                versions.c.source_id == source_id, versions.c.version == version
-            )
-        ).scalar_one()
-    )
 
 
 def _safe_link(uri: str | None) -> str | None:
@@ -65,27 +45,30 @@ def _safe_link(uri: str | None) -> str | None:
 
 
 async def _cited(
-    conn: Any, source_id: str, span_id: str | None, version: int | None, as_of: rq.AsOf
+    conn: Any,
+    read_side: ReadSide,
+    source_id: str,
+    span_id: str | None,
+    version: int | None,
+    as_of: rq.AsOf,
 ) -> dict[str, Any] | None:
     """The cited span of ``version`` with two sentences either side, its breadcrumb and its
-    offsets in the frozen text; None when no span is asked for. A span that is not in that
-    version is reported as such, not as an error: the link that brought the reader here
-    names both."""
+    offsets in the frozen text, checked against the version's signed event; None when no span
+    is asked for. A span that is not in that version is reported as such, not as an error:
+    the link that brought the reader here names both."""
     if span_id is None or version is None:
         return None
     views = await binding_views(conn, [(span_id, source_id, version)], as_of, window=2)
     view = views.get((span_id, source_id, version))
     if view is None:
         return {"span_id": span_id, "version": version, "found": False}
-    offsets = (
-        await conn.execute(
-            select(spans.c.start, spans.c.end).where(
-                spans.c.source_id == source_id,
-                spans.c.version == version,
-                spans.c.span_id == span_id,
-            )
-        )
-    ).first()
+
+    def verified() -> tuple[int, int] | None:
+        read_side.served.check_views([view], as_of.known_at)
+        span = read_side.span_resolver.frozen(source_id, version).spans.get(span_id)
+        return None if span is None else (span.start, span.end)
+
+    offsets = await run_in_threadpool(verified)
     return {
         "span_id": span_id,
         "version": version,
@@ -94,7 +77,7 @@ async def _cited(
         "breadcrumb": breadcrumb(view["title"], view["heading_path"]),
         "page": view["page"],
         "status": view["status"],
-        "offsets": None if offsets is None else (int(offsets[0]), int(offsets[1])),
+        "offsets": offsets,
     }
 
 
@@ -132,7 +115,7 @@ async def source_page(
             v["version"]: await affected_by_version(conn, source_id, v["version"])
             for v in source["versions"]
         }
-        cited = await _cited(conn, source_id, span, version, as_of)
+        cited = await _cited(conn, services.read_side, source_id, span, version, as_of)
     known = [v["version"] for v in source["versions"]]
     if new is None and known:
         new = known[-1]
@@ -144,15 +127,20 @@ async def source_page(
     shown_version = version if cited is not None and cited["found"] else new
 
     def read() -> tuple[Any, str | None, dict[str, int]]:
-        with services.read_side.db.reads.connect() as conn:
-            changes = None
-            if old is not None and new is not None and old != new:
-                changes = span_diff(
-                    _span_texts(conn, source_id, old), _span_texts(conn, source_id, new)
-                )
-            text = None
-            if shown_version is not None:
-                text = _frozen_text(conn, source_id, shown_version)
+        # Everything shown of the source comes from, or is checked against, its signed events.
+        read_side = services.read_side
+        read_side.served.check_source(source, as_of.known_at)
+        verified = read_side.span_resolver
+        changes = None
+        if old is not None and new is not None and old != new:
+            changes = span_diff(
+                _span_texts(verified.frozen(source_id, old)),
+                _span_texts(verified.frozen(source_id, new)),
+            )
+        text = None
+        if shown_version is not None:
+            text = verified.frozen(source_id, shown_version).text[: TEXT_SHOWN + 1]
+        with read_side.db.reads.connect() as conn:
             return changes, text, source_counts(conn, source_id)
 
     changes, text, engagement = await run_in_threadpool(read)
