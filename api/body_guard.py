@@ -10,7 +10,7 @@ routes which take a body. For such a route it
    leaves the principal in ``scope["state"]`` for :func:`api.deps.caller`;
 2. refuses a declared ``Content-Length`` over the route's limit, then counts the bytes as they
    stream (chunked uploads declare no length) and stops reading at the limit (413);
-3. refuses a body declared as anything but JSON (415), parses the body with
+3. refuses a body not declared as JSON, or not declared at all (415), parses the body with
    :func:`api.json_body.parse_json_body` (400 ``malformed-body``, or 422 for a lone
    surrogate) and hands the same bytes on to the route.
 
@@ -72,9 +72,10 @@ def _policy(route: APIRoute) -> _BodyPolicy:
 
 
 def _is_json(content_type: str | None) -> bool:
-    """Whether FastAPI will parse the body as JSON (no type, or ``application/*json``)."""
+    """Whether the body is declared as JSON (``application/json`` or ``application/*+json``);
+    a body that declares no type is not: FastAPI would not parse it as JSON either."""
     if not content_type:
-        return True
+        return False
     message = email.message.Message()
     message["content-type"] = content_type
     subtype = message.get_content_subtype()
@@ -133,10 +134,11 @@ class RequestBodyGuard:
             body = await _read(scope, receive, limit, f"{request.method} {route.path}")
             content_type = request.headers.get("content-type")
             if body and not _is_json(content_type):
+                declared = content_type or "undeclared (no Content-Type header)"
                 raise UnsupportedMediaType(
                     "Content-Type",
                     "media-type",
-                    f"the request body must be application/json, not {content_type}",
+                    f"the request body must be application/json, not {declared}",
                 )
             if body:
                 _check_charset(content_type)

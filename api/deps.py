@@ -5,12 +5,14 @@ Routes take what they need from here; nothing else reads ``app.state``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
+from pydantic import BeforeValidator
 
 from api.consistency import wait_for_position
 from api.services import Services
@@ -31,6 +33,26 @@ from processes.expiry import ExpiryProcess
 from processes.witness_submitter import WitnessSubmitter
 from projections.registry_queries import AsOf
 from projections.service import ReadSide
+
+RFC3339 = re.compile(
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?"
+    r"([Zz]|[+-][0-9]{2}:[0-9]{2})?$"
+)
+"""An RFC 3339 date-time (section 5.6); a missing offset is refused later with its own rule
+(``ledger_time``: ``timezone``)."""
+
+
+def _rfc3339(value: object) -> object:
+    """Only an RFC 3339 string is a time: a bare number (``0``, ``0.5``, ``-1``) is not."""
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str) or not RFC3339.match(value):
+        raise ValueError("must be an RFC 3339 date-time, e.g. 2026-01-31T09:30:00Z")
+    return value
+
+
+Rfc3339 = Annotated[datetime, BeforeValidator(_rfc3339)]
+"""A time a request gives: an RFC 3339 string only (no Unix timestamps, no numbers)."""
 
 MAX_INT = 2**63 - 1
 """The largest value a 64-bit database integer holds: the bound of every position, size,
@@ -212,10 +234,10 @@ AuditReader = Annotated[Principal, Depends(require(Scope.AUDIT_READ))]
 
 async def as_of(
     known_at: Annotated[
-        datetime | None, Query(description="what the ledger knew then (RFC 3339)")
+        Rfc3339 | None, Query(description="what the ledger knew then (RFC 3339)")
     ] = None,
     valid_at: Annotated[
-        datetime | None, Query(description="what was in force then (RFC 3339)")
+        Rfc3339 | None, Query(description="what was in force then (RFC 3339)")
     ] = None,
 ) -> AsOf:
     """Bitemporal read coordinates from ``?known_at=&valid_at=`` (422 when malformed)."""

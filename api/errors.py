@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from api.consistency import PositionNotReached
 from api.json_body import MalformedBody, UnsupportedMediaType
@@ -193,9 +194,21 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
         )
     title = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, "HTTP error")
     slug = title.lower().replace(" ", "-")
-    return problem(
-        exc.status_code, title, str(exc.detail), slug, headers=dict(exc.headers or {}) or None
-    )
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        headers["Allow"] = ", ".join(allowed_methods(request))
+    return problem(exc.status_code, title, str(exc.detail), slug, headers=headers or None)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method the routes at the request's path answer (Starlette names only the first
+    route's: ``OPTIONS /v1/receipts`` would say ``POST`` alone, not ``GET, HEAD, POST``)."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
 
 
 async def _unhandled_error(request: Request, exc: Exception) -> JSONResponse:

@@ -36,6 +36,7 @@ def serve(host: str, port: int, workers: int | None, background: bool | None) ->
 
     import uvicorn
 
+    from api.http_protocol import PROTOCOL
     from api.main import create_app
     from api.observability import configure_logging
 
@@ -47,13 +48,21 @@ def serve(host: str, port: int, workers: int | None, background: bool | None) ->
     configure_logging(settings.log_level, settings.log_json)
     check_read_models_start(settings)
     if workers is None:
-        uvicorn.run(create_app(settings), host=host, port=port, log_config=None, access_log=False)
+        uvicorn.run(
+            create_app(settings),
+            host=host,
+            port=port,
+            log_config=None,
+            access_log=False,
+            http=PROTOCOL,
+        )
         return
     uvicorn.run(  # each worker process builds its app from the (inherited) environment
         "api.main:app_from_environment",
         factory=True,
         workers=workers,
         timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
+        http=PROTOCOL,
         host=host,
         port=port,
         log_config=None,

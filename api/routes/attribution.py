@@ -45,9 +45,9 @@ class ChunkIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     span_ids: list[str] | None = Field(default=None, max_length=MAX_CHUNK_SPANS)
     source_id: str | None = None
-    version: int | None = Field(default=None, ge=1, le=MAX_INT32)
-    start: int | None = Field(default=None, ge=0, le=MAX_INT32)
-    end: int | None = Field(default=None, ge=0, le=MAX_INT32)
+    version: int | None = Field(default=None, strict=True, ge=1, le=MAX_INT32)
+    start: int | None = Field(default=None, strict=True, ge=0, le=MAX_INT32)
+    end: int | None = Field(default=None, strict=True, ge=0, le=MAX_INT32)
 
     @model_validator(mode="after")
     def _one_form(self) -> ChunkIn:
@@ -65,8 +65,8 @@ class LocateIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     answer: str = Field(max_length=100_000)
     chunks: dict[str, ChunkIn] = Field(max_length=MAX_CHUNKS)
-    threshold: float = Field(default=DEFAULT_THRESHOLD, gt=0, le=1)
-    confidence: float = Field(default=DEFAULT_CONFIDENCE, ge=0, le=1)
+    threshold: float = Field(default=DEFAULT_THRESHOLD, strict=True, gt=0, le=1)
+    confidence: float = Field(default=DEFAULT_CONFIDENCE, strict=True, ge=0, le=1)
 
 
 @router.post("/v1/locate", response_model=None, responses=answers(LocateOut))

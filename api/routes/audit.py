@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import PlainTextResponse
 
-from api.deps import MAX_INT, AuditReader, ReadSideDep, RuntimeDep, WitnessDep
+from api.deps import MAX_INT, AuditReader, ReadSideDep, Rfc3339, RuntimeDep, WitnessDep
 from api.openapi import answers, problem_responses
 from api.schemas import Bundle, ConsistencyProof, InclusionProof
 from ledger.errors import InvalidInput
@@ -34,7 +33,7 @@ async def checkpoint(
     read_side: ReadSideDep,
     _: AuditReader,
     at: Annotated[
-        datetime | None, Query(description="latest checkpoint at or before (RFC 3339)")
+        Rfc3339 | None, Query(description="latest checkpoint at or before (RFC 3339)")
     ] = None,
 ) -> PlainTextResponse:
     """The latest signed checkpoint (C2SP tlog-checkpoint note), or the latest at ``at``;

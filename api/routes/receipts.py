@@ -11,7 +11,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, RuntimeDep, SightDep, require
+from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, Rfc3339, RuntimeDep, SightDep, require
 from api.errors import PROBLEM_JSON
 from api.openapi import answers, problem_responses
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
@@ -94,8 +94,8 @@ class ReceiptIn(BaseModel):
         ),
     )
     excluded: list[ExcludedIn] = Field(default_factory=list, max_length=1000)
-    as_of: datetime | None = Field(default=None, description="decision time; default now")
-    expires_at: datetime | None = None
+    as_of: Rfc3339 | None = Field(default=None, description="decision time; default now")
+    expires_at: Rfc3339 | None = None
     budget: dict[str, Any] | None = None
     inference_id: str | None = Field(
         default=None,
@@ -132,7 +132,7 @@ class ClaimIn(BaseModel):
     client_ref: str | None = Field(default=None, max_length=128)
     text: str
     type: Literal["factual", "computational", "definition", "temporal", "quotation"] = "factual"
-    material: bool = True
+    material: bool = Field(default=True, strict=True)
     bindings: list[BindingIn] = Field(default_factory=list)
 
     def to_draft(self) -> ClaimDraft:
@@ -155,6 +155,7 @@ class CommitIn(BaseModel):
     rendered_answer: str | None = None
     repair: bool = Field(
         default=False,
+        strict=True,
         description="try re-attribution within the sealed pool for claims that fail",
     )
 
@@ -280,8 +281,8 @@ async def list_receipts_route(
     purpose: Annotated[str | None, Query(max_length=500)] = None,
     policy_version: Annotated[str | None, Query(max_length=500)] = None,
     status: Annotated[Literal["open", "expired"] | None, Query()] = None,
-    opened_after: Annotated[datetime | None, Query(description="RFC 3339, exclusive")] = None,
-    opened_before: Annotated[datetime | None, Query(description="RFC 3339, exclusive")] = None,
+    opened_after: Annotated[Rfc3339 | None, Query(description="RFC 3339, exclusive")] = None,
+    opened_before: Annotated[Rfc3339 | None, Query(description="RFC 3339, exclusive")] = None,
 ) -> dict[str, Any]:
     """Receipts in the order they were opened, filtered, a page at a time (a pinned key:
     only receipts opened for a principal it could claim, docs/access.md)."""

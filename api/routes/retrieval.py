@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import ReadSideDep, RetrievalDeskDep, SightDep, require
+from api.deps import ReadSideDep, RetrievalDeskDep, Rfc3339, SightDep, require
 from ledger.access.attributes import Principal as AccessPrincipal
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.keys.api_keys import Principal, Scope
@@ -77,8 +77,8 @@ class RetrieveIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     query: str = Field(max_length=4000)
     principal: PrincipalIn
-    k: int = Field(default=10, ge=1, le=MAX_K)
-    as_of: datetime | None = Field(default=None, description="versions in force then; default now")
+    k: int = Field(default=10, strict=True, ge=1, le=MAX_K)
+    as_of: Rfc3339 | None = Field(default=None, description="versions in force then; default now")
     filters: FiltersIn | None = None
     policy_version: str | None = Field(
         default=None,

@@ -22,15 +22,19 @@ class RouteIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     task: Literal["lookup", "comparison", "question"]
-    corpus_tokens: int = Field(ge=0, le=10**12, description="tokens of the eligible corpus")
-    operating_length_tokens: int = Field(
-        ge=1, le=10**12, description="the length the task was tested to work at"
+    corpus_tokens: int = Field(
+        strict=True, ge=0, le=10**12, description="tokens of the eligible corpus"
     )
-    authoritative_source: bool = Field(description="a source of record holds the facts")
+    operating_length_tokens: int = Field(
+        strict=True, ge=1, le=10**12, description="the length the task was tested to work at"
+    )
+    authoritative_source: bool = Field(
+        strict=True, description="a source of record holds the facts"
+    )
     entitlement: Literal["allowed", "partial", "denied"]
-    temporal_conflict: bool = False
-    untrusted_instructions: bool = False
-    compression_drops_exception: bool = False
+    temporal_conflict: bool = Field(default=False, strict=True)
+    untrusted_instructions: bool = Field(default=False, strict=True)
+    compression_drops_exception: bool = Field(default=False, strict=True)
 
     def to_request(self) -> RouteRequest:
         """The router's input."""

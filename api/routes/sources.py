@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Response
@@ -16,6 +15,7 @@ from api.deps import (
     AsOfDep,
     ExpiryProcessDep,
     ReadSideDep,
+    Rfc3339,
     SightDep,
     SourcesDep,
     require,
@@ -50,7 +50,7 @@ class TextIn(BaseModel):
     media_type: str = Field(
         default="text/plain", description="text/plain, text/markdown, text/html"
     )
-    effective_from: datetime | None = Field(default=None, description="RFC 3339; default now")
+    effective_from: Rfc3339 | None = Field(default=None, description="RFC 3339; default now")
     tables: list[Any] | None = Field(
         default=None,
         description=(
@@ -60,6 +60,7 @@ class TextIn(BaseModel):
     )
     cite_headings: bool = Field(
         default=False,
+        strict=True,
         description="make heading lines citeable spans (by default they are only breadcrumbs)",
     )
 
@@ -319,9 +320,9 @@ async def withdraw_source(
     )
     await run_in_threadpool(expiry.settle, position)  # read-your-writes
     async with read_side.async_engine.connect() as conn:
-        body = await queries.get_source(conn, source_id)
-    await run_in_threadpool(read_side.served.check_source, body)
-    return body
+        shown = await queries.get_source(conn, source_id)
+    await run_in_threadpool(read_side.served.check_source, shown)
+    return shown
 
 
 @router.get("/v1/sources/{source_id}", response_model=None, responses=answers(SourceOut, 404))

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Path, Query
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import MAX_INT32, ReadSideDep, SightDep, require
+from api.deps import MAX_INT32, ReadSideDep, Rfc3339, SightDep, require
 from api.errors import Problem
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
 from api.pinned_view import pinned_view
@@ -73,7 +73,7 @@ class QuoteSearchIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     quote: str = Field(description=f"at most {MAX_QUOTE} characters once normalised")
     source_id: str | None = Field(default=None, max_length=128)
-    as_of: datetime | None = Field(
+    as_of: Rfc3339 | None = Field(
         default=None, description="versions in force then (RFC 3339); default now"
     )
 
