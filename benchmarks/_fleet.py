@@ -253,7 +253,7 @@ def receipt_body(evidence: list[str], n: int) -> dict[str, Any]:
         "request": f"question {n}",
         "actor": "a",
         "purpose": "bench",
-        "policy_version": "p1",
+        "policy_version": "default",
         "route": "hybrid_retrieval",
         "model": {"name": "m", "version": "1"},
         "evidence": evidence,

@@ -61,7 +61,7 @@ def _expired_rows(count: int) -> list[dict[str, object]]:
         {
             "receipt_id": f"rcpt_{n:032x}",
             "aggregate_id": str(uuid.uuid4()),
-            "policy_version": "p1",
+            "policy_version": "default",
             "route": "long_context",
             "as_of": "2026-01-01T00:00:00.000000Z",
             "expires_at": "2026-02-01T00:00:00.000000Z",

@@ -159,7 +159,7 @@ def _measure(
                     "request": f"question {n}",
                     "actor": "a",
                     "purpose": "bench",
-                    "policy_version": "p1",
+                    "policy_version": "default",
                     "route": "hybrid_retrieval",
                     "model": {"name": "m", "version": "1"},
                     "evidence": [s["span_id"] for s in spans],

@@ -84,7 +84,7 @@ def run(backend: str, requests: int) -> None:
                     "request": "How did each segment do?",
                     "actor": "bench",
                     "purpose": "benchmark",
-                    "policy_version": "1",
+                    "policy_version": "default",
                     "route": "long_context",
                     "model": {"name": "m", "version": "1"},
                     "evidence": [s["span_id"] for s in source["spans"]],

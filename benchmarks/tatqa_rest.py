@@ -131,7 +131,7 @@ def commit(
             "request": case.claim.text,
             "actor": "tatqa-eval",
             "purpose": "evaluation",
-            "policy_version": "1",
+            "policy_version": "default",
             "route": "long_context",
             "model": {"name": "gold", "version": "1"},
             "evidence": bound,

@@ -222,7 +222,7 @@ class AsyncClient:
         request: str,
         actor: str,
         purpose: str,
-        policy_version: str,
+        policy_version: str | None = None,
         route: str,
         model: Mapping[str, str],
         evidence: Sequence[str],

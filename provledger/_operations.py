@@ -283,7 +283,7 @@ def receipt_body(
     request: str,
     actor: str,
     purpose: str,
-    policy_version: str,
+    policy_version: str | None,
     route: str,
     model: Mapping[str, str],
     evidence: Sequence[str],

@@ -233,7 +233,7 @@ class Client:
         request: str,
         actor: str,
         purpose: str,
-        policy_version: str,
+        policy_version: str | None = None,
         route: str,
         model: Mapping[str, str],
         evidence: Sequence[str],

@@ -106,7 +106,7 @@ async def get_claim(
         async with read_side.async_engine.connect() as conn:
             views = {**views, **await binding_views(conn, missing, as_of)}
     used = [views[c] for c in map(_coordinates, claim["bindings"]) if c and c in views]
-    await run_in_threadpool(read_side.served.check_views, used)
+    await run_in_threadpool(read_side.served.check_views, used, as_of.known_at)
     bindings = _render_bindings(claim, views)
     expiry = receipt_status(receipt, None if as_of.known_at is None else parse_time(as_of.known_at))
     return {

@@ -108,9 +108,7 @@ class PolicyDesk:
         if policy_version is not None and policy_version != governing.policy_version:
             check_policy_version(policy_version)
             if policy_version in self._retired:
-                raise Conflict(
-                    f"policy {policy_version!r} is retired; no request is decided under it"
-                )
+                raise Conflict(f"policy {policy_version!r} is retired; nothing is decided under it")
             if policy_version not in self._rules:
                 raise InvalidInput(
                     "policy_version",
@@ -124,7 +122,7 @@ class PolicyDesk:
             )
         if governing.policy_version in self._retired:  # the built-in policy, retired by name
             raise Conflict(
-                f"policy {governing.policy_version!r} is retired; no request is decided under it"
+                f"policy {governing.policy_version!r} is retired; nothing is decided under it"
             )
         return governing
 

@@ -206,10 +206,12 @@ class ServedRows:
 
             self._check(str(cited["source_id"]), f"version {cited['version']}", None, differ)
 
-    def check_views(self, views: Iterable[Mapping[str, Any]]) -> None:
+    def check_views(
+        self, views: Iterable[Mapping[str, Any]], known_at: str | None = None
+    ) -> None:
         """Refuse claim citations as rendered (``GET /v1/claims/{id}``, the console's receipt
         page) unless each span's source, version, text, breadcrumb, page and excerpt are what
-        the verified events hold."""
+        the verified events hold (its status as known at ``known_at``)."""
         for view in views:
             source_id = str(view["source_id"])
             frozen = self.spans.frozen(source_id, int(view["version"]))
@@ -232,19 +234,24 @@ class ServedRows:
                 info = seen.version(int(view["version"]))
                 if info is None:
                     return ["version"]
-                fields = seen.version_fields(info)
+                following = _Seen.of(seen.source, None, None).following(info)
                 expected = {
                     "title": info.title,
                     "uri": seen.source.uri,
                     "authority": seen.source.authority,
                     "version_hash": info.version_hash,
                     "version_date": info.effective_from,
-                    "effective_to": fields["effective_to"],
-                    "status": fields["status"],
+                    "status": seen.status(info),
                 }
-                return _differ(view, expected)
+                differing = _differ(view, expected)
+                served_to = view.get("effective_to")
+                if served_to is not None and (
+                    following is None or served_to != following.effective_from
+                ):
+                    differing.append("effective_to")  # a row behind the log shows none
+                return differing
 
-            self._check(source_id, f"citation {span.span_id}", None, differ)
+            self._check(source_id, f"citation {span.span_id}", known_at, differ)
 
     def _check(
         self,

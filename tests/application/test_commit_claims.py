@@ -17,7 +17,7 @@ from ledger.text.spans import Span
 TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice. Costs fell 3%."
 
 
-def _open(services: Services, policy: str = "policy-1") -> tuple[str, list[Span]]:
+def _open(services: Services, policy: str = "default") -> tuple[str, list[Span]]:
     version = services.sources.register(
         "src", SourceDraft(TEXT, "text/plain", "Src"), "derived", "t"
     )
@@ -94,7 +94,7 @@ def test_no_receipt_opens_under_a_policy_the_expiry_desk_retired(services: Servi
     with pytest.raises(Conflict) as caught:
         _open(services, policy="policy-9")
 
-    assert str(caught.value) == "policy 'policy-9' is retired; no receipt opens under it"
+    assert str(caught.value) == "policy 'policy-9' is retired; nothing is decided under it"
 
 
 @pytest.mark.parametrize(

@@ -128,8 +128,9 @@ def test_an_access_row_edited_in_the_read_model_does_not_widen_visibility(
     tamper = Tamperer(runtime)
     tamper.read_model("DELETE FROM registry_access WHERE source_id = %s", "case-4471")
     reader = auth("read", name="reader")
-    shown = client.get("/v1/sources/case-4471", headers=reader).json()
-    assert shown["access"]["groups"] == []  # the edited display row ...
+    shown = client.get("/v1/sources/case-4471", headers=reader)
+    assert shown.status_code == 500  # the edited display row is not served ...
+    assert shown.json()["reason"] == "read_model_mismatch"
     app = _pinned(
         runtime, "desk-app", groups=["support", "investigations"], purposes=["fraud-review"]
     )

@@ -43,7 +43,7 @@ def _receipt(client: TestClient, headers: dict[str, str], pool: list[str]) -> st
         "request": "q",
         "actor": "u",
         "purpose": "p",
-        "policy_version": "1",
+        "policy_version": "default",
         "route": "hybrid_retrieval",
         "model": {"name": "m", "version": "1"},
         "evidence": pool,

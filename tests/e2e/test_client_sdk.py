@@ -67,7 +67,7 @@ def committed(ledger: Client) -> dict[str, Any]:
         request="How did revenue move?",
         actor="user-1",
         purpose="answer",
-        policy_version="1",
+        policy_version="default",
         route="long_context",
         model={"name": "m", "version": "1"},
         evidence=[span.span_id for span in spans],

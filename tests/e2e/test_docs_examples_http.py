@@ -24,7 +24,6 @@ def test_the_receipts_guide_example_opens_a_receipt_and_commits_a_verified_claim
         "request": "How did revenue develop in 2023?",
         "actor": "user-42",
         "purpose": "analyst-qa",
-        "policy_version": "policy-7",
         "route": "hybrid_retrieval",
         "model": {"name": "example-model", "version": "2026-10"},
         "tools": ["search"],

@@ -38,7 +38,6 @@ def _receipt(
         "request": "q",
         "actor": "u",
         "purpose": "p",
-        "policy_version": "policy-1",
         "route": "long_context",
         "model": {"name": "m", "version": "1"},
         "evidence": [span["span_id"]],
@@ -105,7 +104,12 @@ def test_an_access_change_expires_receipts_that_stood_on_the_source_without_nami
 def test_retiring_a_policy_expires_its_receipts_and_blocks_new_ones(
     client: TestClient, headers: dict[str, str], span: dict[str, Any]
 ) -> None:
-    first = _receipt(client, headers, span)
+    rules = [{"id": "everyone", "effect": "allow"}]
+    published = client.post(
+        "/v1/policies", json={"policy_version": "policy-1", "rules": rules}, headers=headers
+    )
+    assert published.status_code == 201, published.text  # in force from now on
+    first = _receipt(client, headers, span, policy_version="policy-1")
     second = _receipt(client, headers, span, request="another question")
 
     response = client.post(

@@ -50,7 +50,7 @@ def _open(client: TestClient, headers: dict[str, str], evidence: list[str], **ex
         "request": "How did revenue develop in 2023?",
         "actor": "user-42",
         "purpose": "analyst-qa",
-        "policy_version": "policy-7",
+        "policy_version": "default",
         "route": "hybrid_retrieval",
         "model": {"name": "m", "version": "1"},
         "tools": ["search"],
@@ -221,13 +221,16 @@ def test_independent_mode_commits_good_claims_and_quarantines_rejected_ones(
     assert "anchor_missing" in reasons
 
 
-def test_binding_a_span_outside_the_sealed_pool_is_rejected(
+def test_binding_a_span_outside_the_sealed_pool_is_refused_before_the_gate_reads_it(
     client: TestClient, headers: dict[str, str], receipt: str, spans: dict[str, str]
 ) -> None:
     claim = _claim("Dr. Lee signed the report on Jan. 5, 2024.", spans["signed"])
     response = _commit(client, headers, receipt, [claim])
     assert response.status_code == 422
-    assert response.json()["errors"][0]["rule"] == "span_not_in_pool"
+    problem = response.json()
+    assert problem["type"].endswith("/invalid-input")  # judged by no check: nothing recorded
+    assert problem["errors"][0]["field"] == "claims[0].bindings[0].span_id"
+    assert problem["errors"][0]["rule"] == "in-pool"
 
 
 def test_an_unbound_material_claim_commits_as_unverified(

@@ -103,7 +103,7 @@ def _open(client: TestClient, headers: dict[str, str], evidence: list[str], requ
         "request": request,
         "actor": "u",
         "purpose": "p",
-        "policy_version": "1",
+        "policy_version": "default",
         "route": "long_context",
         "model": {"name": "m", "version": "1"},
         "evidence": evidence,

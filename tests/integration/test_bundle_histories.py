@@ -43,7 +43,7 @@ def history(settings: Settings) -> Iterator[dict[str, Any]]:
                     "request": "q",
                     "actor": "u",
                     "purpose": "p",
-                    "policy_version": "1",
+                    "policy_version": "default",
                     "route": "long_context",
                     "model": {"name": "m", "version": "1"},
                     "evidence": [span["span_id"] for span in spans],

@@ -36,7 +36,7 @@ def _open(runtime: LedgerRuntime, desk: ReceiptDesk, read_side: ReadSide) -> tup
             "q",
             "u",
             "p",
-            "policy-1",
+            "default",
             "long_context",
             {"name": "m", "version": "1"},
             [],

@@ -159,7 +159,7 @@ def test_a_withdrawal_inserted_with_a_bad_signature_expires_no_receipt(
                 "q",
                 "u",
                 "p",
-                "policy-1",
+                "default",
                 "long_context",
                 {"name": "m", "version": "1"},
                 [],

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ledger.access.policy import DEFAULT_ACCESS_POLICY
+
 XSS_SCRIPT = "<script>window.__xss=1</script>"
 XSS_ATTRIBUTE = '"\'><img src=x onerror="window.__xss=1">'
 XSS_URL = "javascript:window.__xss=1"
@@ -76,6 +78,8 @@ def _commit(
 
 def seed(client: Any, headers: dict[str, str]) -> Seeded:
     """Write the console's test ledger through the API (``headers``: an admin key)."""
+    rules = DEFAULT_ACCESS_POLICY.rules_json()  # the policy in force: the default rules
+    _post(client, "/v1/policies", headers, {"policy_version": "2026.1", "rules": rules})
     policy = _post(
         client,
         "/v1/sources",

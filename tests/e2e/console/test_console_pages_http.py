@@ -198,7 +198,7 @@ def test_the_receipt_list_pages_with_a_cursor(reader: Reader) -> None:
             "request": f"q{n}",
             "actor": "bulk",
             "purpose": "p",
-            "policy_version": "1",
+            "policy_version": "2026.1",
             "route": "long_context",
             "model": {"name": "m", "version": "1"},
             "evidence": [spans[0]["span_id"]],
@@ -328,7 +328,7 @@ def test_a_repaired_citation_shows_its_repair_history(reader: Reader) -> None:
             "request": "How are refunds paid?",
             "actor": "a",
             "purpose": "p",
-            "policy_version": "1",
+            "policy_version": "2026.1",
             "route": "long_context",
             "model": {"name": "m", "version": "1"},
             "evidence": [refunds["span_id"], window["span_id"]],
@@ -355,6 +355,8 @@ def test_a_repaired_citation_shows_its_repair_history(reader: Reader) -> None:
 def test_the_receipt_list_and_replay_show_a_receipts_status_as_it_stood(reader: Reader) -> None:
     client, admin = reader.client, reader.admin
     spans = client.get("/v1/sources/annual-report/versions/1", headers=admin).json()["spans"]
+    everyone = {"policy_version": "to-retire", "rules": [{"id": "all", "effect": "allow"}]}
+    assert client.post("/v1/policies", json=everyone, headers=admin).status_code == 201
     body = {
         "request": "q",
         "actor": "retiring",

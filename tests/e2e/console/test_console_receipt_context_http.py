@@ -70,7 +70,8 @@ def _open_restricted(client: TestClient, auth, runtime: LedgerRuntime) -> tuple[
         APP_NAME,
         ["claims:write", "read"],
         "test:suite",
-        Pins.parse({"groups": ["support"], "purposes": ["fraud-review"]}),
+        # the key may see the restricted source; the principal it opens for may not
+        Pins.parse({"groups": ["support", "investigations"], "purposes": ["fraud-review"]}),
     )
     app = {"Authorization": f"Bearer {key}"}
     body = receipt_body(
