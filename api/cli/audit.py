@@ -67,8 +67,8 @@ def audit_verify(
     if witnessed is not None:
         witness_ok, text, witness_reason = check_bundle(bundle, keyring, witnessed)
         click.echo(f"[{'ok  ' if witness_ok else 'FAIL'}] {text}")
-    if checklist.standing is not None:
-        click.echo(f"[{'note' if checklist.expired else 'ok  '}] {checklist.standing}")
+    if checklist.expired:
+        click.echo(f"[note] {checklist.standing}")
     if checklist.ok and witness_ok:
         click.echo("VERIFIED (receipt expired)" if checklist.expired else "VERIFIED")
     else:

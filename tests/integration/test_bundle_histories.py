@@ -28,8 +28,9 @@ CLAIM = "Revenue rose 0.2% to $4.5 million in 2023."
 
 @pytest.fixture
 def history(settings: Settings) -> Iterator[dict[str, Any]]:
-    """A misattributed claim repaired, a claim bound to an unknown span quarantined, then a
-    new version of the source and a retired policy expire the receipt."""
+    """A misattributed claim repaired, a claim whose quote its span does not hold quarantined,
+    then a new version of the source and the retired policy it was decided under expire the
+    receipt."""
     runtime: LedgerRuntime = open_ledger(settings)
     headers = {"Authorization": "Bearer " + runtime.api_keys.issue("a", ["admin"], "test:suite")}
     app = create_app(settings, runtime)
@@ -50,10 +51,13 @@ def history(settings: Settings) -> Iterator[dict[str, Any]]:
                 },
                 headers=headers,
             ).json()["receipt_id"]
-            for span_id in (spans[1]["span_id"], "sp_000000000000000000000000"):
+            for binding in (
+                {"span_id": spans[1]["span_id"]},
+                {"span_id": spans[0]["span_id"], "quote": "Revenue fell 0.2%"},
+            ):
                 body = {
                     "mode": "independent",
-                    "claims": [{"text": CLAIM, "bindings": [{"span_id": span_id}]}],
+                    "claims": [{"text": CLAIM, "bindings": [binding]}],
                 }
                 response = client.post(
                     f"/v1/receipts/{receipt_id}/claims", json=body, headers=headers
@@ -62,17 +66,17 @@ def history(settings: Settings) -> Iterator[dict[str, Any]]:
             quarantined = client.get(f"/v1/receipts/{receipt_id}", headers=headers).json()[
                 "quarantined"
             ]
-            repaired, unknown = (claim["claim_id"] for claim in quarantined)
+            repaired, misquoted = (claim["claim_id"] for claim in quarantined)
             response = client.post(
                 f"/v1/receipts/{receipt_id}/claims/{repaired}/repair", json={}, headers=headers
             )
             assert response.json()["repair"]["outcome"] == "repaired", response.text
             new_version = {"text": TEXT.replace("0.2%", "0.3%")}
             client.post("/v1/sources/memo/versions", json=new_version, headers=headers)
-            client.post("/v1/policies/1/retire", json={"reason": "old"}, headers=headers)
+            client.post("/v1/policies/default/retire", json={"reason": "old"}, headers=headers)
             bundles = {
                 name: client.get(f"/v1/claims/{claim_id}/bundle", headers=headers).json()
-                for name, claim_id in (("repaired", repaired), ("quarantined", unknown))
+                for name, claim_id in (("repaired", repaired), ("quarantined", misquoted))
             }
             keyring = Keyring.from_json(client.get("/v1/keys").json())
         yield {"bundles": bundles, "keyring": keyring}
@@ -96,13 +100,12 @@ def test_the_bundle_of_a_repaired_claim_of_an_expired_receipt_verifies(
     assert report.ok, report.items
 
 
-def test_the_bundle_of_a_quarantined_claim_with_no_evidence_verifies(
+def test_the_bundle_of_a_quarantined_claim_verifies(
     history: dict[str, Any],
 ) -> None:
     bundle = history["bundles"]["quarantined"]
     assert bundle["claim"]["status"] == "rejected"
-    assert bundle["spans"] == []
-    assert bundle["sources"] == []
+    assert [span["text"] for span in bundle["spans"]] == [TEXT.split(". ", maxsplit=1)[0] + "."]
     report = verify_bundle(bundle, history["keyring"])
     assert report.ok, report.items
 

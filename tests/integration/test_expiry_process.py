@@ -196,7 +196,7 @@ def test_a_pass_ends_at_the_log_end_it_found_and_leaves_later_commits_to_the_nex
     claim = ClaimDraft(TEXT.split(". ", maxsplit=1)[0] + ".", bindings=(Binding(span_id),))
     process = ExpiryProcess(read_side, ExpiryDesk(read_side.ledger))
     written: list[int] = []
-    catch_up = read_side.catch_up
+    catch_up = read_side.registry.catch_up  # what a pass catches up before it reads
 
     def commit_during_the_pass() -> int:
         if not written:  # another request commits while the pass is under way
@@ -204,7 +204,7 @@ def test_a_pass_ends_at_the_log_end_it_found_and_leaves_later_commits_to_the_nex
             written.append(result.position)
         return catch_up()
 
-    monkeypatch.setattr(read_side, "catch_up", commit_during_the_pass)
+    monkeypatch.setattr(read_side.registry, "catch_up", commit_during_the_pass)
     first = process.run_once()
     assert written
     assert first < written[0]

@@ -6,7 +6,7 @@ import pytest
 
 from api.services import open_ledger
 from api.settings import Settings
-from ledger.errors import Conflict
+from ledger.errors import Conflict, ReceiptExpired
 from ledger.gate import Binding, ClaimDraft, GateConfig
 from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
 from ledger.receipts.expiry import ExpiryDesk
@@ -104,17 +104,18 @@ def test_commits_and_expiries_by_another_process_are_seen(settings: Settings) ->
 
     other_side.catch_up()
     other.commit(receipt_id, _claim(spans[1], "b"), "t", None)
+    third = desk.commit(receipt_id, _claim(spans[2], "c"), "t", None)  # after the other's
+    assert third.accepted
     aggregate_id = receipt_aggregate_id(receipt_id)
     receipt = second.ledger.repository.get(aggregate_id)
-    receipt.expire("policy_retired", "n99", {}, "t")
+    receipt.expire("policy_retired", "n99", {"policy_version": "default"}, "t")
     second.ledger.commit(receipt)
 
     seen = desk.get(receipt_id)
-    assert [c["ordinal"] for c in seen.claims] == [0, 1]
+    assert [c["ordinal"] for c in seen.claims] == [0, 1, 2]
     assert [e["cause"] for e in seen.expiries] == ["n99"]
-    third = desk.commit(receipt_id, _claim(spans[2], "c"), "t", None)
-    assert third.accepted
-    assert [c["ordinal"] for c in desk.get(receipt_id).claims] == [0, 1, 2]
+    with pytest.raises(ReceiptExpired):  # the other process's expiry is seen: no more claims
+        desk.commit(receipt_id, _claim(spans[0], "d"), "t", None)
     assert [c["ordinal"] for c in second.ledger.repository.get(aggregate_id).claims] == [0, 1, 2]
     for side in (read_side, other_side):
         side.close()
