@@ -142,3 +142,38 @@ def applied_version(recorder: AggregateRecorder, originator_id: UUID, position: 
         else found[0]
     )
     return 0 if value is None else int(value)
+
+
+def aggregate_heads(recorder: AggregateRecorder, originator_ids: list[UUID]) -> dict[UUID, int]:
+    """The newest stored version of each aggregate (one query; an aggregate with no events is
+    absent): whether a process's folded copy of it is still current."""
+    table = getattr(recorder, "events_table_name", None)
+    datastore = getattr(recorder, "datastore", None)
+    if table is None or datastore is None or not originator_ids:
+        return {}
+    schema = getattr(datastore, "schema", None)
+    found: list[Any] = []
+    for offset in range(0, len(originator_ids), 500):
+        chunk = originator_ids[offset : offset + 500]
+        if schema is None:  # SQLite keeps the ids as 32 hex digits
+            marks = ",".join("?" * len(chunk))
+            with datastore.transaction(commit=False) as cursor:
+                cursor.execute(
+                    f"SELECT originator_id, max(originator_version) FROM {table} "  # noqa: S608 - the recorder's own table name
+                    f"WHERE originator_id IN ({marks}) GROUP BY originator_id",
+                    [aggregate.hex for aggregate in chunk],
+                )
+                found.extend(cursor.fetchall())
+        else:
+            query = sql.SQL(
+                "SELECT originator_id AS a, max(originator_version) AS v FROM {}.{} "
+                "WHERE originator_id = ANY(%s) GROUP BY originator_id"
+            ).format(sql.Identifier(schema), sql.Identifier(table))
+            with datastore.get_connection() as conn, conn.cursor() as cursor:
+                cursor.execute(query, (chunk,))
+                found.extend(cursor.fetchall())
+    heads: dict[UUID, int] = {}
+    for row in found:
+        aggregate, version = (row["a"], row["v"]) if isinstance(row, dict) else (row[0], row[1])
+        heads[UUID(str(aggregate))] = int(version)
+    return heads

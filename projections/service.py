@@ -16,7 +16,7 @@ from ledger.registry.verified_spans import VerifiedSpans
 from projections.database import ReadModelDatabase
 from projections.digest import tables_digest
 from projections.log_anchor import LogAnchor, ReadModelsAhead
-from projections.log_rows import applied_version
+from projections.log_rows import aggregate_heads, applied_version
 from projections.receipts import ReceiptsProjection
 from projections.registry import RegistryProjection
 from projections.retrieval import RetrievalProjection
@@ -65,6 +65,7 @@ class ReadSide:
         self.served = ServedRows(
             self.span_resolver,
             lambda aggregate: applied_version(ledger.recorder, aggregate, self.registry.position()),
+            lambda aggregates: aggregate_heads(ledger.recorder, aggregates),
         )
         """Checks what the registry's reads serve against the verified source events."""
         self._async: AsyncEngine | None = None

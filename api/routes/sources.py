@@ -33,7 +33,6 @@ from ledger.registry.commands import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
 from projections import registry_queries as queries
 from projections.registry import span_row
-from projections.service import ReadSide
 
 router = APIRouter(tags=["sources"])
 
@@ -153,14 +152,9 @@ async def list_sources(
                 fetch, lambda r: r["source_id"], view.source_row, key[0] if key else None, limit
             )
     items, last = page(rows, limit, lambda row: row["source_id"])
-    await run_in_threadpool(_check_rows, read_side, items)
+    # Refused (500 ``ledger-integrity``) unless the verified events hold every row served.
+    await run_in_threadpool(read_side.served.check_sources, items)
     return {"items": items, "next": None if last is None else encode_cursor("sources", [last])}
-
-
-def _check_rows(read_side: ReadSide, rows: list[dict[str, Any]]) -> None:
-    """Refuse (500 ``ledger-integrity``) unless the verified events hold every row served."""
-    for row in rows:
-        read_side.served.check_source(row)
 
 
 async def pinned_read(

@@ -23,6 +23,8 @@ log; they are not checked here (``provledger verify --read-models`` compares eve
 from __future__ import annotations
 
 import hmac
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -38,6 +40,10 @@ from ledger.registry.verified_spans import MISMATCH, VerifiedSpans
 
 Horizon = Callable[[UUID], int]
 """The highest version of a source aggregate the registry projection has applied."""
+Heads = Callable[[list[UUID]], dict[UUID, int]]
+"""The newest stored version of each of some source aggregates (one query for all)."""
+REMEMBERED = 65_536
+"""Folded sources (no texts: a few hundred bytes each) remembered to check rows against."""
 
 
 def _mismatch(source_id: str, what: str, fields: Iterable[str]) -> NoReturn:
@@ -140,13 +146,32 @@ class _Seen:
 
 
 class ServedRows:
-    """Checks registry rows about to be served against the verified source events."""
+    """Checks registry rows about to be served against the verified source events.
 
-    def __init__(self, spans: VerifiedSpans, horizon: Horizon) -> None:
+    A list's rows are checked with one query for all their sources (``heads``): a source
+    folded earlier from verified events and not written to since is checked as folded; one
+    written to since is brought up to date through the verified reads."""
+
+    def __init__(self, spans: VerifiedSpans, horizon: Horizon, heads: Heads) -> None:
         self.spans = spans
         self.horizon = horizon
+        self.heads = heads
+        self._lock = threading.Lock()
+        self._folded: OrderedDict[UUID, Source] = OrderedDict()
 
-    def check_source(self, body: Mapping[str, Any], known_at: str | None = None) -> None:
+    def check_sources(self, bodies: Iterable[Mapping[str, Any]]) -> None:
+        """:meth:`check_source` of every row of a list, as known now."""
+        rows = list(bodies)
+        heads = self.heads([source_aggregate_id(str(b["source_id"])) for b in rows])
+        for body in rows:
+            self.check_source(body, None, heads)
+
+    def check_source(
+        self,
+        body: Mapping[str, Any],
+        known_at: str | None = None,
+        heads: Mapping[UUID, int] | None = None,
+    ) -> None:
         """Refuse a source as served (``GET /v1/sources/{id}``, a list's row, the console's
         page) unless its verified events hold it, as known at ``known_at``."""
 
@@ -159,7 +184,7 @@ class ServedRows:
                     differing += _differ(served, seen.version_fields(info))
             return differing
 
-        self._check(str(body["source_id"]), "source", known_at, differ)
+        self._check(str(body["source_id"]), "source", known_at, differ, heads)
 
     def check_version(self, body: Mapping[str, Any], known_at: str | None = None) -> None:
         """Refuse a version as served (``GET /v1/sources/{id}/versions/{n}``) unless its
@@ -206,9 +231,7 @@ class ServedRows:
 
             self._check(str(cited["source_id"]), f"version {cited['version']}", None, differ)
 
-    def check_views(
-        self, views: Iterable[Mapping[str, Any]], known_at: str | None = None
-    ) -> None:
+    def check_views(self, views: Iterable[Mapping[str, Any]], known_at: str | None = None) -> None:
         """Refuse claim citations as rendered (``GET /v1/claims/{id}``, the console's receipt
         page) unless each span's source, version, text, breadcrumb, page and excerpt are what
         the verified events hold (its status as known at ``known_at``)."""
@@ -259,15 +282,11 @@ class ServedRows:
         what: str,
         known_at: str | None,
         differ: Callable[[_Seen], list[str]],
+        heads: Mapping[UUID, int] | None = None,
     ) -> None:
         """Refuse unless the row is the source's verified state, or its state as far as the
         registry projection has applied its events (a row behind the log)."""
-        try:
-            source: Source = self.spans.sources.get(source_aggregate_id(source_id))
-        except AggregateNotFoundError:
-            _mismatch(source_id, what, ["source_id"])
-        if source.source_id != source_id:
-            _mismatch(source_id, what, ["source_id"])
+        source = self._source(source_id, what, heads)
         differing = differ(_Seen.of(source, known_at, None))
         if differing:
             horizon = self.horizon(source.id)
@@ -275,3 +294,24 @@ class ServedRows:
                 differing = differ(_Seen.of(source, known_at, horizon))
         if differing:
             _mismatch(source_id, what, differing)
+
+    def _source(self, source_id: str, what: str, heads: Mapping[UUID, int] | None) -> Source:
+        """The source folded from verified events, as stored now."""
+        aggregate = source_aggregate_id(source_id)
+        if heads is None:
+            heads = self.heads([aggregate])
+        with self._lock:
+            folded = self._folded.get(aggregate)
+        if folded is None or folded.version != heads.get(aggregate):
+            try:
+                folded = self.spans.sources.get(aggregate)
+            except AggregateNotFoundError:
+                _mismatch(source_id, what, ["source_id"])
+            with self._lock:
+                self._folded[aggregate] = folded
+                self._folded.move_to_end(aggregate)
+                while len(self._folded) > REMEMBERED:
+                    self._folded.popitem(last=False)
+        if folded.source_id != source_id:
+            _mismatch(source_id, what, ["source_id"])
+        return folded
