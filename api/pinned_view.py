@@ -30,12 +30,19 @@ class PinnedView:
     """One request's decisions for one pinned key."""
 
     def __init__(
-        self, pins: Pins, sight: KeySight, policy: AccessPolicy, receipts: ReceiptDesk | None
+        self,
+        pins: Pins,
+        sight: KeySight,
+        policy: AccessPolicy,
+        receipts: ReceiptDesk | None,
+        hidden: frozenset[str] = frozenset(),
     ) -> None:
         self.pins = pins
         self.sight = sight
         self.policy = policy
         self.receipts = receipts
+        self.hidden = hidden
+        """Sources known to be hidden from the key: a search leaves them out in its query."""
         self._sources: dict[str, bool] = {}
         self._receipts: dict[str, bool] = {}
 
@@ -83,5 +90,11 @@ async def pinned_view(
     """The caller's view when its key pins principal attributes (else ``None``)."""
     if caller.pins is None:
         return None
-    policy = await run_in_threadpool(sight.policy)
-    return PinnedView(caller.pins, sight, policy, receipts)
+    pins = caller.pins
+
+    def decide() -> tuple[AccessPolicy, frozenset[str]]:
+        policy = sight.policy()
+        return policy, sight.hidden(pins, policy.version, policy)
+
+    policy, hidden = await run_in_threadpool(decide)
+    return PinnedView(pins, sight, policy, receipts, hidden)

@@ -101,11 +101,13 @@ async def table_cells(
 @dataclass(frozen=True)
 class QuoteSearch:
     """``POST /v1/spans/search``: the quote in comparison form (:func:`normalise_quote`), an
-    optional source, and the time the versions must be in force at (ledger format)."""
+    optional source, the time the versions must be in force at (ledger format), and sources
+    the query leaves out (those a pinned key is known not to see)."""
 
     quote: str
     at: str
     source_id: str | None = None
+    hidden: frozenset[str] = frozenset()
 
 
 def _prefilter(quote: str, dialect: str) -> Any | None:
@@ -149,6 +151,8 @@ async def search_quote(
     )
     if search.source_id is not None:
         query = query.where(spans.c.source_id == search.source_id)
+    if search.hidden:
+        query = query.where(spans.c.source_id.not_in(sorted(search.hidden)))
     condition = _prefilter(search.quote, conn.dialect.name)
     if condition is not None:
         query = query.where(condition)

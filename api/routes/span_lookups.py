@@ -4,6 +4,7 @@ checked against the verified version it belongs to (``VerifiedSpans.check_served
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -193,6 +194,8 @@ async def search_spans(
     name = "search"
     key = decode_cursor(name, after, (str, int, int))
     view = await pinned_view(caller, sight)
+    if view is not None:  # what the key is known not to see is left out in the query itself
+        search = replace(search, hidden=view.hidden)
     async with read_side.async_engine.connect() as conn:
 
         async def fetch(last: list[Any] | None, n: int) -> list[dict[str, Any]]:

@@ -42,6 +42,9 @@ __all__ = ["KeySight", "RetrievalEntitlement", "missing_source", "pins_may_see"]
 REMEMBERED = 65_536
 """Sources whose verified attributes a process remembers at most (about 200 bytes each)."""
 ACCESS_TOPICS = (Source.AccessChanged.TOPIC,)
+HIDDEN_IN_QUERY = 500
+"""Sources a key may not see that a search leaves out in its query at most (past that, its
+rows are left out as they are read)."""
 
 
 @dataclass(frozen=True)
@@ -74,9 +77,11 @@ class KeySight:
         self.lookup = lookup
         """A source's access attributes from its verified events (None: no such source)."""
         self._lock = threading.Lock()
-        self._remembered: OrderedDict[UUID, SourceAccess] = OrderedDict()
+        self._remembered: OrderedDict[UUID, tuple[str, SourceAccess]] = OrderedDict()
         self._changed: dict[UUID, int] = {}  # source aggregate -> its last access change seen
         self._seen = 0  # the last notification id of an access change followed
+        self._generation = 0  # moves whenever what is remembered changes
+        self._hidden: dict[tuple[Pins, str], tuple[int, frozenset[str]]] = {}
 
     def policy(self) -> AccessPolicy:
         """The rules in force, once the access changes written since the last look are
@@ -108,8 +113,9 @@ class KeySight:
         with self._lock:
             # A change followed while the source was read may be newer than what was read.
             if self._changed.get(aggregate, 0) <= seen:
-                self._remembered[aggregate] = access
+                self._remembered[aggregate] = (source_id, access)
                 self._remembered.move_to_end(aggregate)
+                self._generation += 1
                 while len(self._remembered) > REMEMBERED:
                     self._remembered.popitem(last=False)
         return access
@@ -117,7 +123,29 @@ class KeySight:
     def remembered(self, source_id: str) -> SourceAccess | None:
         """The attributes remembered for ``source_id``, without reading (None: not known)."""
         with self._lock:
-            return self._remembered.get(source_aggregate_id(source_id))
+            known = self._remembered.get(source_aggregate_id(source_id))
+        return None if known is None else known[1]
+
+    def hidden(self, pins: Pins, policy_version: str, policy: AccessPolicy) -> frozenset[str]:
+        """The remembered sources a key with ``pins`` may not see under ``policy`` (at most
+        :data:`HIDDEN_IN_QUERY`; empty past that): a search leaves them out in its query, so
+        it reads no row of theirs, whatever it looks for."""
+        key = (pins, policy_version)
+        with self._lock:
+            cached = self._hidden.get(key)
+            if cached is not None and cached[0] == self._generation:
+                return cached[1]
+            generation, known = self._generation, list(self._remembered.values())
+        hidden = frozenset(
+            source_id for source_id, access in known if not pins_may_see(pins, access, policy)
+        )
+        if len(hidden) > HIDDEN_IN_QUERY:
+            hidden = frozenset()
+        with self._lock:
+            if len(self._hidden) > 1024:
+                self._hidden.clear()
+            self._hidden[key] = (generation, hidden)
+        return hidden
 
     def _follow(self) -> None:
         """Forget the attributes of every source whose access changed since the last look
@@ -128,7 +156,8 @@ class KeySight:
         with self._lock:
             for notification in changes:
                 aggregate = UUID(str(notification.originator_id))
-                self._remembered.pop(aggregate, None)
+                if self._remembered.pop(aggregate, None) is not None:
+                    self._generation += 1
                 self._changed[aggregate] = notification.id
                 self._seen = max(self._seen, notification.id)
 
