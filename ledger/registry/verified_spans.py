@@ -201,15 +201,8 @@ class VerifiedSpans:
         served. Anything that differs raises ``read_model_mismatch``, so an edited read-model
         row is never served: the same rule the gate's reads follow.
         """
-        try:
-            source = self.sources.get(source_aggregate_id(source_id))
-        except AggregateNotFoundError:
-            _served_mismatch(source_id, version, None, "the ledger has no such source")
-        info = next((v for v in source.versions if v.version == version), None)
-        if source.source_id != source_id or info is None:
-            _served_mismatch(source_id, version, None, "the ledger has no such version")
-        frozen = self._frozen_version(source, info)
-        if version_hash is not None and version_hash != info.version_hash:
+        frozen = self.frozen(source_id, version)
+        if version_hash is not None and version_hash != frozen.version_hash:
             _served_mismatch(source_id, version, None, "the row's version_hash differs")
         if frozen_text is not None and not hmac.compare_digest(
             frozen_text.encode(), frozen.text.encode()

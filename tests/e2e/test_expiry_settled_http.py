@@ -9,7 +9,6 @@ must say, in the console and in ``provledger audit verify``, that the receipt ex
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from fastapi.testclient import TestClient
 
 from api.cli import main
 from ledger.runtime import LedgerRuntime
+from tests.e2e.console.conftest import sign_in
 from tests.e2e.flows import commit_verbatim, open_receipt, register
 
 TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice."
@@ -116,21 +116,10 @@ def test_audit_verify_and_the_console_name_the_expiry_of_a_verified_claims_recei
     assert "version 1 of source 'memo' was superseded by version 2" in result.output
     assert result.output.strip().endswith("VERIFIED (receipt expired)")
 
-    secret = headers["Authorization"].split()[1]
-    form = client.get("/console/", headers={"Accept": "text/html"})
-    token = re.search(r'name="csrf" value="([^"]+)"', form.text)
-    assert token is not None
-    client.post(
-        "/console/session",
-        data={"csrf": token.group(1), "api_key": secret},
-        follow_redirects=False,
-    )
-    page = client.get("/console/receipts", headers={"Accept": "text/html"})
-    csrf = re.search(r'name="csrf-token" content="([^"]+)"', page.text)
-    assert csrf is not None
+    csrf = sign_in(client, headers["Authorization"].split()[1])
     verified = client.post(
         f"/console/claims/{claim['claim_id']}/verify",
-        data={"csrf": csrf.group(1)},
+        data={"csrf": csrf},
         headers={"Accept": "text/html"},
     )
     assert verified.status_code == 200, verified.text

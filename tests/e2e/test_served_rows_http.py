@@ -10,7 +10,6 @@ what the events say; the edited words are never served.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ledger.runtime import LedgerRuntime
+from tests.e2e.console.conftest import sign_in
 from tests.e2e.flows import commit_verbatim, open_receipt, register
 from tests.tamper import Tamperer
 
@@ -74,17 +74,6 @@ EDITS: dict[str, Callable[[Tamperer], None]] = {
 }
 
 
-def _sign_in(client: TestClient, secret: str) -> None:
-    form = client.get("/console/", headers={"Accept": "text/html"})
-    token = re.search(r'name="csrf" value="([^"]+)"', form.text)
-    assert token is not None, form.text
-    client.post(
-        "/console/session",
-        data={"csrf": token.group(1), "api_key": secret},
-        follow_redirects=False,
-    )
-
-
 @pytest.mark.parametrize("edit", sorted(EDITS))
 def test_a_read_model_edit_is_never_served(
     client: TestClient, auth: Any, runtime: LedgerRuntime, edit: str
@@ -95,7 +84,7 @@ def test_a_read_model_edit_is_never_served(
     claim = commit_verbatim(client, headers, receipt_id, spans[0])
     if edit == "withdrawal-erased":
         client.post("/v1/sources/memo/withdraw", json={"reason": "retracted"}, headers=headers)
-    _sign_in(client, headers["Authorization"].split()[1])
+    sign_in(client, headers["Authorization"].split()[1])
     EDITS[edit](Tamperer(runtime))
 
     reads = {

@@ -12,7 +12,6 @@ added`` event, a receipt event deleted from the middle), and each route must ref
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from api.main import create_app
 from api.settings import Settings
 from ledger.crypto.canonical import canonical_json
 from ledger.runtime import LedgerRuntime
+from tests.e2e.console.conftest import sign_in
 from tests.e2e.flows import open_receipt, register
 from tests.tamper import Tamperer
 
@@ -64,21 +64,6 @@ def quiet(settings: Settings, runtime: LedgerRuntime) -> Iterator[TestClient]:
     app = create_app(settings.model_copy(update={"background": False}), runtime)
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client
-
-
-def _sign_in(client: TestClient, secret: str) -> str:
-    form = client.get("/console/", headers={"Accept": "text/html"})
-    token = re.search(r'name="csrf" value="([^"]+)"', form.text)
-    assert token is not None, form.text
-    client.post(
-        "/console/session",
-        data={"csrf": token.group(1), "api_key": secret},
-        follow_redirects=False,
-    )
-    page = client.get("/console/receipts", headers={"Accept": "text/html"})
-    csrf = re.search(r'name="csrf-token" content="([^"]+)"', page.text)
-    assert csrf is not None, page.text
-    return csrf.group(1)
 
 
 def _edit(runtime: LedgerRuntime, position: int, change: Callable[[dict[str, Any]], None]) -> None:
@@ -129,7 +114,7 @@ def test_a_signing_route_refuses_or_signs_only_what_the_signed_events_say(
         assert answer.status_code == 201, answer.text
         claims.append(answer.json()["committed"][0]["claim_id"])
     assert quiet.get("/v1/audit/checkpoint", headers=headers).status_code == 200  # logged
-    csrf = _sign_in(quiet, headers["Authorization"].split()[1])
+    csrf = sign_in(quiet, headers["Authorization"].split()[1])
     TAMPERS[tamper](runtime)
 
     method, template = SIGNING_ROUTES[route]
