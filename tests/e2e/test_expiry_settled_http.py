@@ -123,5 +123,6 @@ def test_audit_verify_and_the_console_name_the_expiry_of_a_verified_claims_recei
         headers={"Accept": "text/html"},
     )
     assert verified.status_code == 200, verified.text
-    assert "THE RECEIPT EXPIRED" in verified.text
-    assert "superseded by version 2" in verified.text
+    assert "The receipt expired on" in verified.text  # right after the version's answer
+    assert "source_superseded" in verified.text
+    assert "MEMO version 1 was superseded on" in verified.text
