@@ -126,7 +126,11 @@ class Services:
     def read_side(self) -> ReadSide:
         """The read models, their runners and the verified span resolver."""
         return ReadSide(
-            self.ledger, self.runtime.database, self.settings.log_origin, self.runtime.keyring
+            self.ledger,
+            self.runtime.database,
+            self.settings.log_origin,
+            self.runtime.keyring,
+            self.settings.data_dir / "retrieval-index",
         )
 
     @cached_property

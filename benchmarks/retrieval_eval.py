@@ -22,7 +22,9 @@ import argparse
 import hashlib
 import json
 import re
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -42,7 +44,9 @@ from benchmarks.tatqa_cases import (
 from ledger.retrieval.dense import CONTEXT_WEIGHT, CONTEXT_WINDOW, Embedder
 from ledger.retrieval.gate import GATE_THRESHOLD, LexicalGate
 from ledger.retrieval.index import IndexedSpan, SpanIndex, embed_spans, span_terms
+from ledger.retrieval.port import SearchIndex
 from ledger.retrieval.retriever import HybridRetriever, RetrievalQuery
+from projections.search.standalone import standalone_index
 
 AS_OF = "2026-01-01T00:00:00.000000Z"
 MODES = {"bm25": ("bm25",), "dense": ("dense",), "rrf": ("bm25", "dense")}
@@ -135,16 +139,29 @@ def tatqa(root: Path) -> tuple[list[IndexedSpan], list[EvalCase]]:
     return spans, cases
 
 
+ENGINES = ("search", "memory")
+"""``search``: the service's engine (Tantivy and the mapped dense arrays,
+:mod:`projections.search`); ``memory``: the in-memory reference (:class:`SpanIndex`)."""
+
+
 def build(
     spans: Sequence[IndexedSpan],
     embedder: Embedder,
     context: tuple[int, float] = (CONTEXT_WINDOW, CONTEXT_WEIGHT),
-) -> SpanIndex:
+    engine: str = "search",
+) -> SearchIndex:
     """An index over ``spans``, terms and vectors computed here as the projection stores
-    them (``context``: the prose spans' context window and weight)."""
+    them (``context``: the prose spans' context window and weight), on ``engine``."""
     vectors, tokens = embed_spans(embedder, spans, *context)
     terms = [span_terms(s) for s in spans]
-    return SpanIndex(spans, terms, vectors, embedder.version, tokens=tokens)
+    if engine == "memory":
+        return SpanIndex(spans, terms, vectors, embedder.version, tokens=tokens)
+    folder = Path(tempfile.mkdtemp(prefix="provledger-eval-"))
+    _FOLDERS.append(folder)
+    return standalone_index(folder, spans, terms, vectors, tokens, embedder.version)
+
+
+_FOLDERS: list[Path] = []
 
 
 @dataclass
@@ -174,7 +191,7 @@ class Scores:
 
 
 def evaluate(
-    index: SpanIndex, cases: Iterable[EvalCase], retriever: HybridRetriever, mode: str
+    index: SearchIndex, cases: Iterable[EvalCase], retriever: HybridRetriever, mode: str
 ) -> dict[str, Scores]:
     """Scores per half of ``cases`` retrieved in ``mode``."""
     out = {half: Scores() for half in HALVES}
@@ -191,7 +208,7 @@ def evaluate(
 
 
 def _choose_context(
-    loaded: dict[str, tuple[list[IndexedSpan], list[EvalCase]]], embedder: Embedder
+    loaded: dict[str, tuple[list[IndexedSpan], list[EvalCase]]], embedder: Embedder, engine: str
 ) -> None:
     """Print tune-half RRF recall@5 (no gate) for every :data:`CONTEXTS` entry and the one
     with the best mean over both data sets (the smaller window, then weight, on a tie)."""
@@ -200,7 +217,9 @@ def _choose_context(
     best: tuple[tuple[int, float], float] | None = None
     for context in CONTEXTS:
         r5 = [
-            evaluate(build(spans, embedder, context), cases, retriever, "rrf")["tune"].recall5
+            evaluate(build(spans, embedder, context, engine), cases, retriever, "rrf")[
+                "tune"
+            ].recall5
             for spans, cases in loaded.values()
         ]
         mean = float(np.mean(r5))
@@ -220,7 +239,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--context", action="store_true", help="choose the prose context window and weight"
     )
     parser.add_argument("--limit", type=int, default=0, help="cases per data set (0: all)")
+    parser.add_argument("--engine", choices=ENGINES, default="search")
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    finally:
+        for folder in _FOLDERS:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run(args: argparse.Namespace) -> int:
     root = data_dir(args.data)
     if root is None:
         print("shared data not found; nothing to evaluate")
@@ -233,14 +261,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         spans, cases = load(root)
         if args.limit:
             cases = cases[: args.limit]
-        index = build(spans, embedder)
+        index = build(spans, embedder, engine=args.engine)
         took = time.perf_counter() - started
         counts = {h: sum(c.half == h for c in cases) for h in HALVES}
         print(f"{name}: {len(spans)} spans, {len(cases)} queries {counts}, built in {took:.1f}s")
         sets[name] = (index, cases)
         loaded[name] = (spans, cases)
     if args.context:
-        _choose_context(loaded, embedder)
+        _choose_context(loaded, embedder, args.engine)
     threshold = GATE_THRESHOLD
     if args.tune:
         print("\ngate threshold on the tune half (RRF recall@5: wice, tatqa, mean)")

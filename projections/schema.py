@@ -13,6 +13,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
 )
 
 metadata = MetaData()
@@ -126,11 +127,42 @@ retrieval_spans = Table(
     # Added with the dense ranker's token match: null in rows of an earlier model, which the
     # index refuses until ``provledger projections rebuild`` re-embeds them.
     Column("tokens", LargeBinary),
+    # Added with the search index: the span's document number in the index (0, 1, 2, ... in
+    # the order the projection wrote the rows) and its version's key in retrieval_versions.
+    # Null in rows of an earlier release, which the index refuses until a rebuild.
+    Column("row_id", BigInteger, index=True, unique=True),
+    Column("version_key", Integer),
 )
 """Every span of every version with its retrieval terms, float16 unit vector and uint16 token
-ids: what each process builds its in-memory index from (docs/retrieval.md)."""
+ids: the journal the search index follows, row by row (docs/retrieval.md)."""
 
-RETRIEVAL_TABLES = (retrieval_sources, retrieval_spans)
+retrieval_versions = Table(
+    "retrieval_versions",
+    metadata,
+    Column("version_key", Integer, primary_key=True),
+    Column("source_id", String(128), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("authority", String(32), nullable=False),
+    Column("effective_from", String(32), nullable=False),
+    Column("effective_to", String(32)),
+    Column("withdrawn", Integer, nullable=False),
+    Column("changed_at", BigInteger, nullable=False, index=True),
+    UniqueConstraint("source_id", "version"),
+)
+"""Every source version with what decides whether its spans may be ranked (in force at a
+moment, not withdrawn, within a query's filters); ``changed_at`` is the notification id of
+the event that last changed the row, so a process reloads only what changed."""
+
+retrieval_state = Table(
+    "retrieval_state",
+    metadata,
+    Column("name", String(32), primary_key=True),
+    Column("value", String(64), nullable=False),
+)
+"""The retrieval read model's epoch: a new one at every rebuild, so an index built from the
+rows before it is thrown away and built again."""
+
+RETRIEVAL_TABLES = (retrieval_sources, retrieval_spans, retrieval_versions, retrieval_state)
 
 receipts = Table(
     "receipts",

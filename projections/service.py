@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import tempfile
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import structlog
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -32,6 +34,16 @@ DEFAULT_ORIGIN = "provledger.local/ledger"
 log = structlog.get_logger("provledger.projections")
 
 
+def default_index_dir(database: DatabaseConfig) -> Path:
+    """Where the search index lives unless the settings say: beside the SQLite files, or for
+    PostgreSQL in the machine's temporary folder, one per database and schema (it is built
+    again from the read model wherever it is missing)."""
+    if database.sqlite_path is not None:
+        return database.sqlite_path.parent / "retrieval-index"
+    name = f"{database.host}-{database.port}-{database.dbname}-{database.schema or 'public'}"
+    return Path(tempfile.gettempdir()) / "provledger-search" / name
+
+
 class ReadSide:
     """Owns the read models of a ledger and keeps them caught up."""
 
@@ -41,6 +53,7 @@ class ReadSide:
         database: DatabaseConfig,
         origin: str = DEFAULT_ORIGIN,
         keyring: Keyring | None = None,
+        index_dir: Path | None = None,
     ) -> None:
         self.ledger = ledger
         self.db = ReadModelDatabase.open(database)
@@ -58,7 +71,9 @@ class ReadSide:
         self.retrieval = ProjectionRunner(ledger, self.db.sync, RetrievalProjection(), anchor)
         self.origin = origin
         self.runners = [self.registry, self.receipts, self.transparency, self.retrieval]
-        self.retrieval_index = RetrievalIndex(self.db.sync, self.retrieval.catch_up)
+        self.retrieval_index = RetrievalIndex(
+            self.db.sync, self.retrieval.catch_up, index_dir or default_index_dir(database)
+        )
         self.span_resolver = VerifiedSpans(
             RegistrySpanResolver(self.db.reads, self.registry.catch_up), ledger
         )

@@ -224,6 +224,12 @@ SHORTLIST = 2_000
 """Spans scored exactly per query on a large index (at least 10 times the depth asked)."""
 
 
+def sign_bits(vectors: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.uint64]:
+    """Each vector's sign bits, packed into 64-bit words (what the shortlist compares)."""
+    packed: npt.NDArray[np.uint64] = np.packbits(vectors > 0, axis=1).view(np.uint64)
+    return packed
+
+
 class DenseRanker:
     """Cosine similarity of a query vector with a fixed matrix of unit span vectors.
 
@@ -244,7 +250,7 @@ class DenseRanker:
         self.version = version
         self._bits: npt.NDArray[np.uint64] | None = None
         if len(self.vectors) >= SHORTLIST_FROM and self.vectors.shape[1] % 64 == 0:
-            self._bits = np.packbits(self.vectors > 0, axis=1).view(np.uint64)
+            self._bits = sign_bits(self.vectors)
         self._tokens: Tokens | None = None
         self._offsets = np.zeros(len(self.vectors) + 1, dtype=np.int64)
         if tokens is not None:
@@ -255,6 +261,26 @@ class DenseRanker:
             self._tokens = (
                 np.concatenate(tokens).astype(np.uint16) if len(tokens) else np.zeros(0, np.uint16)
             )
+
+    @classmethod
+    def over(
+        cls,
+        vectors: npt.NDArray[np.floating[Any]],
+        version: str,
+        signs: npt.NDArray[np.uint64],
+        tokens: Tokens,
+        offsets: npt.NDArray[np.int64],
+    ) -> DenseRanker:
+        """A ranker over arrays kept elsewhere (memory-mapped files: nothing is copied):
+        unit vectors (float16 or float32), their sign bits (:func:`sign_bits`), every span's
+        token ids end to end and the ``len + 1`` offsets where each span's ids begin."""
+        ranker = cls.__new__(cls)
+        ranker.vectors = vectors
+        ranker.version = version
+        ranker._bits = signs if len(vectors) >= SHORTLIST_FROM else None
+        ranker._tokens = tokens
+        ranker._offsets = offsets
+        return ranker
 
     def rank(
         self, query: DenseQuery | Vectors, eligible: npt.NDArray[np.bool_], depth: int
@@ -299,7 +325,7 @@ class DenseRanker:
         if not len(self.vectors) or not np.any(query):
             return []
         if self._bits is None or depth * 10 > SHORTLIST:
-            scores = self.vectors @ query
+            scores = np.asarray(self.vectors @ query, dtype=np.float32)
             return top(np.where(eligible, scores, -np.inf), depth)
         signs = np.packbits(query > 0).view(np.uint64)
         counts = np.bitwise_count(self._bits ^ signs)
@@ -312,5 +338,5 @@ class DenseRanker:
             return []
         shortlist = np.argpartition(distance, size - 1)[:size]
         shortlist.sort()
-        exact = self.vectors[shortlist] @ query
+        exact = np.asarray(self.vectors[shortlist] @ query, dtype=np.float32)
         return [(int(shortlist[i]), score) for i, score in top(exact, depth)]

@@ -21,7 +21,7 @@ from ledger.access.source_filter import UNSEEN
 from ledger.errors import InvalidInput, NotFound, PermissionDenied
 from ledger.eventlog.port import EventLog
 from ledger.registry.evidence import ResolvedSpan
-from ledger.retrieval.index import SpanIndex
+from ledger.retrieval.port import SearchIndex
 from ledger.retrieval.record import Retrieval, retrieval_aggregate_id
 from ledger.retrieval.retriever import Hit, HybridRetriever, RetrievalQuery
 from ledger.retrieval.visibility import (
@@ -38,7 +38,7 @@ NOT_IN_FORCE = "not-in-force"
 class IndexSource(Protocol):
     """The process's current retrieval index (``projections.retrieval_index``)."""
 
-    def current(self) -> SpanIndex:
+    def current(self) -> SearchIndex:
         """The index as of the retrieval projection's latest position."""
 
 

@@ -1,4 +1,7 @@
-"""An immutable snapshot of every indexed span with its sparse and dense rankers.
+"""An immutable snapshot of every indexed span with its sparse and dense rankers, in memory.
+
+The reference adapter of the retrieval port (:mod:`ledger.retrieval.port`): the unit tests
+and the evaluation's naive reference use it; the service runs on :mod:`projections.search`.
 
 The snapshot holds every version of every source, superseded and withdrawn ones included, so
 a query ``as_of`` a past moment sees what was in force then; which spans a query may see is a
@@ -18,6 +21,7 @@ import numpy.typing as npt
 from ledger.retrieval.dense import (
     CONTEXT_WEIGHT,
     CONTEXT_WINDOW,
+    DenseQuery,
     DenseRanker,
     Embedder,
     Tokens,
@@ -130,6 +134,27 @@ class SpanIndex:
 
     def __len__(self) -> int:
         return len(self.spans)
+
+    @property
+    def dense_version(self) -> str:
+        """The dense model and method that made the vectors."""
+        return self.dense.version
+
+    def sparse_rank(
+        self, query_terms: Sequence[str], eligible: npt.NDArray[np.bool_], depth: int
+    ) -> list[tuple[int, float]]:
+        """The ``depth`` best eligible spans by BM25 (keys are positions)."""
+        return self.sparse.rank(query_terms, eligible, depth)
+
+    def dense_rank(
+        self, query: DenseQuery, eligible: npt.NDArray[np.bool_], depth: int
+    ) -> list[tuple[int, float]]:
+        """The ``depth`` best eligible spans by the dense score (keys are positions)."""
+        return self.dense.rank(query, eligible, depth)
+
+    def fetch(self, keys: Sequence[int]) -> dict[int, tuple[IndexedSpan, Sequence[str]]]:
+        """The span and terms at each position."""
+        return {key: (self.spans[key], self.terms[key]) for key in keys}
 
     def eligible(
         self,

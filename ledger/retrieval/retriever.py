@@ -23,7 +23,8 @@ from ledger.retrieval import dense, sparse
 from ledger.retrieval.dense import Embedder
 from ledger.retrieval.fusion import RRF_K, reciprocal_rank_fusion
 from ledger.retrieval.gate import GATE_EXCLUSION, LexicalGate
-from ledger.retrieval.index import IndexedSpan, SpanIndex
+from ledger.retrieval.index import IndexedSpan
+from ledger.retrieval.port import SearchIndex
 from ledger.retrieval.terms import gate_terms, terms
 from ledger.retrieval.visibility import AllowAll, CachedFilter, SourceFilter
 
@@ -82,7 +83,7 @@ class HybridRetriever:
         self.gate = gate if gate is not None else LexicalGate()
         self.depth = depth
 
-    def rankers(self, index: SpanIndex) -> list[dict[str, str]]:
+    def rankers(self, index: SearchIndex) -> list[dict[str, str]]:
         """Names and versions of every stage, as a receipt records them."""
         return [
             {"name": sparse.NAME, "version": sparse.ranker_version(), "role": "sparse"},
@@ -93,7 +94,7 @@ class HybridRetriever:
 
     def retrieve(
         self,
-        index: SpanIndex,
+        index: SearchIndex,
         query: RetrievalQuery,
         visibility: SourceFilter | None = None,
         use: Collection[str] = ("bm25", "dense"),
@@ -109,19 +110,20 @@ class HybridRetriever:
                 "content-terms",
                 "the query has no content words once stop words are removed",
             )
-        if len(index) and index.dense.version != self.embedder.version:
+        if len(index) and index.dense_version != self.embedder.version:
             raise ConfigurationError(
-                f"the retrieval index holds {index.dense.version} vectors but queries are "
+                f"the retrieval index holds {index.dense_version} vectors but queries are "
                 f"embedded with {self.embedder.version}: run `provledger projections rebuild`"
             )
         eligible = index.eligible(query.as_of, query.source_ids, query.authorities)
         depth = max(self.depth, 2 * query.k)
-        by_bm25 = index.sparse.rank(query_terms, eligible, depth) if "bm25" in use else []
+        by_bm25 = index.sparse_rank(query_terms, eligible, depth) if "bm25" in use else []
         by_dense = (
-            index.dense.rank(self.embedder.query(query.query), eligible, depth)
+            index.dense_rank(self.embedder.query(query.query), eligible, depth)
             if "dense" in use
             else []
         )
+        found = index.fetch(list(dict.fromkeys(i for i, _ in (*by_bm25, *by_dense))))
         # Visibility first: a withheld span takes no rank, so it moves no other span's rank,
         # RRF score or place (a principal learns nothing of it but its code's count).
         visible = CachedFilter(visibility if visibility is not None else AllowAll())
@@ -129,7 +131,8 @@ class HybridRetriever:
         withheld: set[int] = set()
         asked = [] if isinstance(visible.inner, AllowAll) else [*by_bm25, *by_dense]
         for i in dict.fromkeys(i for i, _ in asked):
-            code = visible.exclusion(index.spans[i].source_id, index.spans[i].version)
+            span = found[i][0]
+            code = visible.exclusion(span.source_id, span.version)
             if code is not None:
                 excluded[code] += 1
                 withheld.add(i)
@@ -145,8 +148,8 @@ class HybridRetriever:
         )
         hits: list[Hit] = []
         for i, rrf in fused:
-            span = index.spans[i]
-            if not self.gate.passes(required, index.terms[i]):
+            span, span_terms = found[i]
+            if not self.gate.passes(required, span_terms):
                 excluded[GATE_EXCLUSION] += 1
                 continue
             hits.append(Hit(span, places["bm25"].get(i), places["dense"].get(i), rrf))

@@ -20,7 +20,7 @@ from tests.e2e.flows import receipt_body, register
 
 SECRET = (
     "Northwind revenue rose to $4.5 million in 2019 after the invoice review. "
-    "Northwind revenue in 2019 was restated twice."
+    "Northwind revenue in 2019 was restated."
 )
 OPEN = "Revenue rose to $3.1 million in 2019. The office moved in March."
 INSIDE = {"groups": ["investigations"], "purpose": "fraud-review", "destination": "internal"}

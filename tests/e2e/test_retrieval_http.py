@@ -264,10 +264,12 @@ def test_retrieve_needs_the_retrieve_scope(client: TestClient, auth) -> None:  #
 
 
 def _tamper(client: TestClient, **values: Any) -> None:
-    """Edit every retrieval row of source ``report`` and make the process reload its index."""
+    """Edit every retrieval row of source ``report`` (its spans' columns, and a version's
+    ``withdrawn`` in the version table too) and make the process read the versions again."""
     from sqlalchemy import update
 
-    from projections.schema import retrieval_spans
+    from projections.schema import retrieval_spans, retrieval_versions
+    from projections.search.versions import VersionTable
 
     read_side = client.app.state.services.read_side  # type: ignore[attr-defined]
     read_side.retrieval.catch_up()
@@ -275,7 +277,13 @@ def _tamper(client: TestClient, **values: Any) -> None:
         conn.execute(
             update(retrieval_spans).where(retrieval_spans.c.source_id == "report").values(**values)
         )
-    read_side.retrieval_index._index = None
+        if "withdrawn" in values:
+            conn.execute(
+                update(retrieval_versions)
+                .where(retrieval_versions.c.source_id == "report")
+                .values(withdrawn=values["withdrawn"])
+            )
+    read_side.retrieval_index.versions = VersionTable()
 
 
 def test_an_edited_index_row_is_never_served(

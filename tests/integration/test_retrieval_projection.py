@@ -15,7 +15,6 @@ from ledger.retrieval.dense import in_context, shared_embedder
 from ledger.retrieval.retriever import HybridRetriever, RetrievalQuery
 from ledger.retrieval.terms import terms as span_terms_of
 from ledger.runtime import LedgerRuntime
-from projections.retrieval_index import load_index
 from projections.schema import retrieval_spans
 from projections.service import ReadSide
 
@@ -161,21 +160,24 @@ def test_rebuild_gives_identical_rows_and_the_same_index(runtime: LedgerRuntime)
         assert _texts(read_side, "revenue dividend changed text") == answer
         with read_side.db.sync.connect() as conn:
             count = conn.execute(select(func.count()).select_from(retrieval_spans)).scalar_one()
-        assert len(load_index(read_side.db.sync)) == count
+        assert len(read_side.retrieval_index.current()) == count
     finally:
         read_side.close()
 
 
-def test_the_index_is_rebuilt_only_when_the_projection_moved(runtime: LedgerRuntime) -> None:
+def test_an_ingest_is_appended_to_the_index_not_rebuilt(runtime: LedgerRuntime) -> None:
     _ingest(runtime, 1)
     read_side = ReadSide(runtime.ledger, runtime.database)
     try:
         first = read_side.retrieval_index.current()
-        assert read_side.retrieval_index.current() is first
+        assert first.snapshot is not None
+        assert read_side.retrieval_index.current().snapshot is first.snapshot
         _ingest(runtime, 1, start=1)
         second = read_side.retrieval_index.current()
-        assert second is not first
+        assert second.snapshot is not None
         assert len(second) > len(first)
+        assert second.snapshot.state.folder == first.snapshot.state.folder
+        assert second.snapshot.lexical is first.snapshot.lexical  # reloaded, not reopened
     finally:
         read_side.close()
 
@@ -189,7 +191,7 @@ def test_rows_of_an_earlier_dense_model_are_refused_until_a_rebuild_re_embeds_th
         read_side.catch_up()
         with read_side.db.sync.begin() as conn:  # as a release before the token match left them
             conn.execute(update(retrieval_spans).values(model="0.4.0.post1-256d", tokens=None))
-        stale = load_index(read_side.db.sync)
+        stale = read_side.retrieval_index.current()
         with pytest.raises(ConfigurationError, match="projections rebuild"):
             HybridRetriever(shared_embedder()).retrieve(stale, RetrievalQuery("revenue", 5, NOW))
 
