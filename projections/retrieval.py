@@ -10,11 +10,10 @@ exactly-once; ``provledger projections rebuild`` replays it from the first event
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import numpy as np
-import uuid
-
 from sqlalchemy import Connection, bindparam, func, insert, select, update
 
 from ledger.audit.log_verify import StoredRow

@@ -21,10 +21,10 @@ from sqlalchemy import Engine, func, select
 
 from ledger.retrieval.index import IndexedSpan
 from projections.retrieval import EPOCH
+from projections.schema import retrieval_spans, retrieval_state, retrieval_versions
 from projections.search.directory import IndexDirectory, Snapshot
 from projections.search.engine import EngineIndex
 from projections.search.versions import VersionTable
-from projections.schema import retrieval_spans, retrieval_state, retrieval_versions
 
 _FOLLOWED = (
     retrieval_spans.c.row_id,

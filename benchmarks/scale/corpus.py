@@ -90,6 +90,19 @@ class Corpus:
     def _tables(self) -> list[list[dict[str, Any]]]:
         return [d.tables for d in self.real if d.tables]
 
+    def queries(self) -> list[str]:
+        """What users ask: every WiCE claim and TAT-QA question of the dev splits."""
+        wice = self.root / "wice" / "entailment_retrieval" / "claim" / "dev.jsonl"
+        asked = [
+            str(json.loads(line)["claim"])
+            for line in wice.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
+        for context in tatqa(self.root):
+            questions: list[dict[str, Any]] = context["questions"]  # type: ignore[assignment]
+            asked += [str(q["question"]) for q in questions]
+        return asked
+
     def document(self, i: int) -> Document:
         """Document ``i``: a real one while they last, then a generated one."""
         if i < len(self.real):

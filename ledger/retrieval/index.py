@@ -152,6 +152,10 @@ class SpanIndex:
         """The ``depth`` best eligible spans by the dense score (keys are positions)."""
         return self.dense.rank(query, eligible, depth)
 
+    def source_versions(self, keys: Sequence[int]) -> dict[int, tuple[str, int]]:
+        """The source id and version at each position."""
+        return {key: (self.spans[key].source_id, self.spans[key].version) for key in keys}
+
     def fetch(self, keys: Sequence[int]) -> dict[int, tuple[IndexedSpan, Sequence[str]]]:
         """The span and terms at each position."""
         return {key: (self.spans[key], self.terms[key]) for key in keys}

@@ -1,8 +1,10 @@
 """The retrieval index as the retriever reads it: a port, whatever engine stands behind it.
 
-The retriever (:mod:`ledger.retrieval.retriever`) asks an index four things: which spans a
+The retriever (:mod:`ledger.retrieval.retriever`) asks an index five things: which spans a
 query may see (:meth:`SearchIndex.eligible`), the best of them by BM25 and by the dense
-score, each restricted to those, and the spans and terms of the few candidates it keeps. Two
+score, each restricted to those, the source version of every candidate (for the visibility
+filter) and the spans and terms of the candidates it walks in fused order until ``k`` pass
+the gate. Two
 adapters answer: :class:`ledger.retrieval.index.SpanIndex`, every span in memory (the
 reference the unit tests and the evaluation compare with), and the search index the service
 runs on (:mod:`projections.search`: Tantivy for BM25, memory-mapped arrays for the dense
@@ -20,7 +22,6 @@ from typing import Any, Protocol
 
 from ledger.retrieval.dense import DenseQuery
 from ledger.retrieval.index import IndexedSpan
-
 
 Eligible = Any
 """Which spans one query may see: what :meth:`SearchIndex.eligible` answered, passed back to
@@ -55,5 +56,8 @@ class SearchIndex(Protocol):
     ) -> list[tuple[int, float]]:
         """The ``depth`` best eligible spans by the dense score, best first."""
 
+    def source_versions(self, keys: Sequence[int]) -> Mapping[int, tuple[str, int]]:
+        """The source id and version of each key (what the visibility filter is asked)."""
+
     def fetch(self, keys: Sequence[int]) -> Mapping[int, tuple[IndexedSpan, Sequence[str]]]:
-        """The span and the terms of each key (every key the rankers handed over)."""
+        """The span and the terms of each key (the candidates the retriever walks)."""

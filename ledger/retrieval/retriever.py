@@ -123,16 +123,15 @@ class HybridRetriever:
             if "dense" in use
             else []
         )
-        found = index.fetch(list(dict.fromkeys(i for i, _ in (*by_bm25, *by_dense))))
         # Visibility first: a withheld span takes no rank, so it moves no other span's rank,
         # RRF score or place (a principal learns nothing of it but its code's count).
         visible = CachedFilter(visibility if visibility is not None else AllowAll())
         excluded: Counter[str] = Counter()
         withheld: set[int] = set()
         asked = [] if isinstance(visible.inner, AllowAll) else [*by_bm25, *by_dense]
-        for i in dict.fromkeys(i for i, _ in asked):
-            span = found[i][0]
-            code = visible.exclusion(span.source_id, span.version)
+        versions = index.source_versions(list(dict.fromkeys(i for i, _ in asked)))
+        for i, (source_id, version) in versions.items():
+            code = visible.exclusion(source_id, version)
             if code is not None:
                 excluded[code] += 1
                 withheld.add(i)
@@ -147,12 +146,18 @@ class HybridRetriever:
             {"bm25": [i for i, _ in by_bm25], "dense": [i for i, _ in by_dense]}
         )
         hits: list[Hit] = []
-        for i, rrf in fused:
-            span, span_terms = found[i]
-            if not self.gate.passes(required, span_terms):
-                excluded[GATE_EXCLUSION] += 1
-                continue
-            hits.append(Hit(span, places["bm25"].get(i), places["dense"].get(i), rrf))
+        chunk = max(2 * query.k, 32)
+        for begin in range(0, len(fused), chunk):
+            part = fused[begin : begin + chunk]
+            found = index.fetch([i for i, _ in part])  # only the candidates walked
+            for i, rrf in part:
+                span, span_terms = found[i]
+                if not self.gate.passes(required, span_terms):
+                    excluded[GATE_EXCLUSION] += 1
+                    continue
+                hits.append(Hit(span, places["bm25"].get(i), places["dense"].get(i), rrf))
+                if len(hits) == query.k:
+                    break
             if len(hits) == query.k:
                 break
         return RetrievalOutcome(hits, dict(sorted(excluded.items())), self.rankers(index))

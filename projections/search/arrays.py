@@ -25,7 +25,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ledger.retrieval.dense import DIMENSIONS, DenseQuery, DenseRanker, Tokens, sign_bits
+from ledger.retrieval.dense import (
+    DIMENSIONS,
+    SHORTLIST_FROM,
+    DenseQuery,
+    DenseRanker,
+    Tokens,
+    sign_bits,
+)
 
 _FILES = {
     "vectors": ("vectors.f16", np.float16, DIMENSIONS),
@@ -108,8 +115,12 @@ class SpanArrays:
         self.version_keys: npt.NDArray[np.int32] = _map(path, "version_keys", count)
         offsets = _offsets(_map(path, "token_ends", count))
         tokens = _map_flat(path / _TOKENS, "<u2", int(offsets[-1]))
+        vectors = _map(path, "vectors", count)
+        if count < SHORTLIST_FROM:
+            # Scored in full per query: converted once here (at most 20 MB), not per query.
+            vectors = np.asarray(vectors, dtype=np.float32)
         self.ranker = DenseRanker.over(
-            _map(path, "vectors", count), version, _map(path, "signs", count), tokens, offsets
+            vectors, version, _map(path, "signs", count), tokens, offsets
         )
         self.term_offsets = _offsets(_map(path, "term_ends", count))
         self.terms: npt.NDArray[np.uint64] = _map_flat(

@@ -139,6 +139,18 @@ class EngineIndex:
             return []
         return self.snapshot.arrays.dense_rank(query, eligible.spans, depth)
 
+    def source_versions(self, keys: Sequence[int]) -> dict[int, tuple[str, int]]:
+        """The source id and version of each document number (from the mapped version keys
+        and the version table: nothing is read from the database)."""
+        if self.snapshot is None:
+            return {}
+        span_keys = self.snapshot.arrays.version_keys
+        table = self.versions
+        return {
+            key: (table.sources[int(span_keys[key])], table.numbers[int(span_keys[key])])
+            for key in keys
+        }
+
     def fetch(self, keys: Sequence[int]) -> Mapping[int, tuple[IndexedSpan, Sequence[str]]]:
         """The span and terms of each document number, from the read model."""
         return self.rows(keys) if keys else {}
