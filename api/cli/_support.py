@@ -8,17 +8,21 @@ import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from api.services import Services, build_services
-from api.settings import Settings
 from ledger.errors import LedgerError
+
+if TYPE_CHECKING:  # the services take seconds to import; a command imports them when it runs
+    from api.services import Services
+    from api.settings import Settings
 
 
 def cli_settings() -> Settings:
     """This command's settings, from ``PROVLEDGER_*`` environment variables."""
+    from api.settings import Settings
+
     return Settings()
 
 
@@ -34,6 +38,8 @@ def actor() -> str:
 def open_services(settings: Settings | None = None) -> Iterator[Services]:
     """The services of the configured ledger (see :func:`api.services.build_services`), closed
     on exit; a domain error becomes a one-line ``ClickException``."""
+    from api.services import build_services
+
     try:
         services = build_services(settings or cli_settings())
     except LedgerError as exc:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from api.cli._support import cli_settings, open_services
-from api.settings import Settings
+
+if TYPE_CHECKING:
+    from api.settings import Settings
 
 WORKER_HEALTHCHECK_SECONDS = 30
 """How long uvicorn's supervisor waits for an API process to answer its health ping before it

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,11 +20,13 @@ from api.cli.witness import (
     fetch_witnessed,
     witness_options,
 )
-from api.services import Services
 from ledger.audit.log_verify import VerificationReport, verify_log
 from ledger.crypto.signing import Keyring, load_public_keys
 from ledger.errors import LedgerError
 from ledger.keys.signing_keys import KeyStore
+
+if TYPE_CHECKING:
+    from api.services import Services
 
 
 def _print_report(report: VerificationReport) -> None:

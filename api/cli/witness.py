@@ -5,17 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from api.cli._support import cli_settings
-from api.services import Services
 from ledger.audit.witness_store import DEFAULT_NAME, WitnessDataDir
 from ledger.crypto.cosignature import WitnessKey, parse_witness_vkey
 from ledger.crypto.signing import Keyring
 from ledger.errors import LedgerError, WitnessError
 from ledger.keys.signing_keys import KeyStore
+
+if TYPE_CHECKING:
+    from api.services import Services
 
 _DATA_DIR = click.option(
     "--data-dir",
