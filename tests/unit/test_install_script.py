@@ -1,5 +1,6 @@
 """scripts/serve and scripts/check install the project only when pyproject.toml or setup.py
-changed, and compile the gate again only when its sources changed.
+changed (never compiling the gate on the way), add only the development tools to a plain
+install, and compile the gate only when its sources changed, once per change where it cannot.
 
 The install step (scripts/_install.sh) runs here against a stand-in ``.venv/bin/python`` that
 records each pip call, so the test needs neither the network nor a real install."""
@@ -11,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 from pathlib import Path
 
 import pytest
@@ -20,8 +22,8 @@ from ledger.gate._compiled import digests
 REPO = Path(__file__).parents[2]
 SCRIPT = REPO / "scripts" / "_install.sh"
 STAND_IN = """#!/usr/bin/env bash
-if [ "$1" = "-" ]; then exec REAL_PYTHON -; fi
-echo "$@" >> "$(dirname "$0")/../pip-calls"
+if [ "$1" = "-" ] || [ "$1" = "-c" ]; then exec REAL_PYTHON "$@"; fi
+echo "${PROVLEDGER_GATE_PURE:+pure }$*" >> "$(dirname "$0")/../pip-calls"
 touch "$(dirname "$0")/provledger" && chmod +x "$(dirname "$0")/provledger"
 echo "Collecting something"
 echo "WARNING: noise pip prints" >&2
@@ -29,10 +31,17 @@ echo "Successfully installed provledger-0.1.0"
 """
 
 
+PYPROJECT = (
+    '[project]\nname = "provledger"\n[project.optional-dependencies]\ndev = ["pytest>=8", "ruff"]\n'
+)
+INSTALL = "pure -m pip install --disable-pip-version-check --progress-bar off -e ."
+COMPILE = "-m pip install --disable-pip-version-check --progress-bar off --no-deps -e ."
+
+
 @pytest.fixture
 def checkout(tmp_path: Path) -> Path:
     """A project folder with a pyproject.toml and a .venv whose python is the stand-in."""
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "provledger"\n')
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
     bin_dir = tmp_path / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
     (tmp_path / ".venv" / "pyvenv.cfg").write_text("version = 3.11.7\n")
@@ -40,16 +49,24 @@ def checkout(tmp_path: Path) -> Path:
     python.write_text(STAND_IN.replace("REAL_PYTHON", sys.executable))
     python.chmod(0o755)
     (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup()\n")
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(SCRIPT, tmp_path / "scripts")
     return tmp_path
 
 
-def _install(checkout: Path, extra: str = "") -> str:
+def _install(checkout: Path, extra: str = "", compile_mode: str = "") -> str:
     done = subprocess.run(
-        ["bash", "-c", f"set -euo pipefail; . {SCRIPT}; install_project {extra}"],
+        [
+            "bash",
+            "-c",
+            f"set -euo pipefail; . scripts/_install.sh; install_project {extra}; "
+            f"compile_gate {compile_mode}",
+        ],
         cwd=checkout,
         capture_output=True,
         text=True,
         check=True,
+        timeout=120,
     )
     return done.stderr
 
@@ -59,12 +76,10 @@ def _pip_calls(checkout: Path) -> list[str]:
     return calls.read_text().splitlines() if calls.exists() else []
 
 
-def test_first_run_installs_and_says_so_on_screen(checkout: Path) -> None:
+def test_first_run_installs_without_compiling_and_says_so_on_screen(checkout: Path) -> None:
     screen = _install(checkout)
 
-    assert _pip_calls(checkout) == [
-        "-m pip install --disable-pip-version-check --progress-bar off -e ."
-    ]
+    assert _pip_calls(checkout) == [INSTALL]
     assert "installing provledger (.) and its dependencies into .venv" in screen
     assert "Collecting something" in screen
     assert "WARNING" not in screen
@@ -81,11 +96,11 @@ def test_second_run_with_the_same_pyproject_installs_nothing(checkout: Path) -> 
 
 def test_a_changed_pyproject_reinstalls(checkout: Path) -> None:
     _install(checkout)
-    (checkout / "pyproject.toml").write_text('[project]\nname = "provledger"\nversion = "2"\n')
+    (checkout / "pyproject.toml").write_text(PYPROJECT + "# a new dependency\n")
 
     screen = _install(checkout)
 
-    assert len(_pip_calls(checkout)) == 2
+    assert _pip_calls(checkout) == [INSTALL, INSTALL]
     assert "pyproject.toml or setup.py changed since the last install" in screen
 
 
@@ -96,6 +111,30 @@ def test_a_changed_setup_py_reinstalls(checkout: Path) -> None:
     _install(checkout)
 
     assert len(_pip_calls(checkout)) == 2
+
+
+def test_the_checks_after_serving_add_the_tools_and_leave_the_project_as_it_is(
+    checkout: Path,
+) -> None:
+    _install(checkout)
+
+    screen = _install(checkout, "dev")
+    _install(checkout, "dev")
+    _install(checkout)
+
+    assert _pip_calls(checkout) == [
+        INSTALL,
+        "-m pip install --disable-pip-version-check --progress-bar off pytest>=8 ruff",
+    ]
+    assert "adding the development tools" in screen
+    assert "changed" not in screen
+
+
+def test_a_development_install_from_scratch_installs_the_dev_extra(checkout: Path) -> None:
+    _install(checkout, "dev")
+    _install(checkout)
+
+    assert _pip_calls(checkout) == [f"{INSTALL}[dev]"]
 
 
 def _gate(checkout: Path) -> Path:
@@ -116,7 +155,7 @@ def test_current_compiled_gate_is_left_alone(checkout: Path) -> None:
 
     screen = _install(checkout)
 
-    assert len(_pip_calls(checkout)) == 1
+    assert _pip_calls(checkout) == [INSTALL]
     assert screen == ""
 
 
@@ -127,33 +166,36 @@ def test_a_changed_gate_source_is_compiled_again(checkout: Path) -> None:
 
     screen = _install(checkout)
 
-    assert _pip_calls(checkout)[1:] == [
-        "-m pip install --disable-pip-version-check --progress-bar off --no-deps -e ."
-    ]
-    assert "compiling them again" in screen
+    assert _pip_calls(checkout)[1:] == [COMPILE]
+    assert "compiling the commit gate" in screen
 
 
-def test_a_gate_that_never_compiled_is_not_compiled_on_every_run(checkout: Path) -> None:
+def test_a_gate_that_cannot_compile_is_tried_once_for_its_sources(checkout: Path) -> None:
     gate = _gate(checkout)
     (gate / f"alignment{sysconfig.get_config_var('EXT_SUFFIX')}").unlink()
+
+    first = _install(checkout)
     _install(checkout)
 
+    assert _pip_calls(checkout) == [INSTALL, COMPILE]
+    assert "could not be compiled" in first
+    (gate / "alignment.py").write_text("RULE = 2\n")
     _install(checkout)
+    assert _pip_calls(checkout)[2:] == [COMPILE]
 
-    assert len(_pip_calls(checkout)) == 1
 
+def test_serving_compiles_the_gate_in_the_background(checkout: Path) -> None:
+    gate = _gate(checkout)
+    (gate / "alignment.py").write_text("RULE = 2\n")
 
-def test_a_development_install_serves_but_a_plain_one_does_not_run_the_checks(
-    checkout: Path,
-) -> None:
-    _install(checkout)
-    _install(checkout, "dev")
-    _install(checkout)
+    screen = _install(checkout, compile_mode="background")
 
-    assert _pip_calls(checkout) == [
-        "-m pip install --disable-pip-version-check --progress-bar off -e .",
-        "-m pip install --disable-pip-version-check --progress-bar off -e .[dev]",
-    ]
+    assert "build in the background" in screen
+    for _ in range(100):  # the compile goes on after the script returned
+        if COMPILE in _pip_calls(checkout):
+            break
+        time.sleep(0.1)
+    assert _pip_calls(checkout) == [INSTALL, COMPILE]
 
 
 def test_a_failed_install_stops_and_is_tried_again_next_time(checkout: Path) -> None:
