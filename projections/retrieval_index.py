@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlalchemy import Engine, func, select
 
+from ledger.errors import ConfigurationError
 from ledger.retrieval.index import IndexedSpan
 from projections.retrieval import EPOCH
 from projections.schema import retrieval_spans, retrieval_state, retrieval_versions
@@ -51,6 +52,7 @@ _SHOWN = (
     retrieval_spans.c.version_key,
 )
 _END = select(func.coalesce(func.max(retrieval_spans.c.row_id) + 1, 0))
+_UNNUMBERED = select(retrieval_spans.c.span_id).where(retrieval_spans.c.row_id.is_(None)).limit(1)
 _EPOCH = select(retrieval_state.c.value).where(retrieval_state.c.name == EPOCH)
 
 
@@ -72,6 +74,11 @@ class RetrievalIndex:
             epoch = conn.execute(_EPOCH).scalar_one_or_none() or ""
             end = int(conn.execute(_END).scalar_one())
             if epoch != self._epoch:
+                if conn.execute(_UNNUMBERED).first() is not None:
+                    raise ConfigurationError(
+                        "retrieval rows of an earlier release have no document number: run "
+                        "`provledger projections rebuild`"
+                    )
                 self.versions = VersionTable()
                 self._epoch = epoch
             changed = select(retrieval_versions).where(

@@ -203,3 +203,22 @@ def test_rows_of_an_earlier_dense_model_are_refused_until_a_rebuild_re_embeds_th
         assert _texts(read_side, "revenue dividend")
     finally:
         read_side.close()
+
+
+def test_rows_of_a_release_before_the_search_index_are_refused_until_a_rebuild(
+    runtime: LedgerRuntime,
+) -> None:
+    _ingest(runtime, 1)
+    read_side = ReadSide(runtime.ledger, runtime.database)
+    try:
+        read_side.catch_up()
+        with read_side.db.sync.begin() as conn:  # as the release before left them
+            conn.execute(update(retrieval_spans).values(row_id=None, version_key=None))
+        with pytest.raises(ConfigurationError, match="projections rebuild"):
+            read_side.retrieval_index.current()
+
+        read_side.rebuild()
+
+        assert len(read_side.retrieval_index.current()) == len(_rows(read_side))
+    finally:
+        read_side.close()
