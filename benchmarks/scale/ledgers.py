@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
+import psycopg.sql
 
 from api.services import Services, build_services
 from api.settings import Settings
@@ -148,6 +149,8 @@ def prepare(ledger: ScaleLedger, say: Callable[[str], None] = print) -> dict[str
         started = time.perf_counter()
         read_side.catch_up()
         projected = time.perf_counter()
+        if ledger.backend == "postgres":
+            analyse(ledger)
         index = read_side.retrieval_index.current()
         followed = time.perf_counter()
         say(
@@ -157,3 +160,18 @@ def prepare(ledger: ScaleLedger, say: Callable[[str], None] = print) -> dict[str
         return {"project": projected - started, "index": followed - projected}
     finally:
         services.close()
+
+
+def analyse(ledger: ScaleLedger) -> None:
+    """``ANALYZE`` every table of the ledger's schema: this machine's PostgreSQL runs without
+    autovacuum, so after a bulk load no table has statistics and the planner reads whole
+    tables where an index answers (docs/deployment.md, "PostgreSQL")."""
+    schema = f"scale_{ledger.size}"
+    with psycopg.connect(f"{PG_SERVER}/{PG_DATABASE}", autocommit=True) as conn:
+        found = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s", (schema,))
+        for (table,) in found.fetchall():
+            conn.execute(
+                psycopg.sql.SQL("ANALYZE {}.{}").format(
+                    psycopg.sql.Identifier(schema), psycopg.sql.Identifier(table)
+                )
+            )
