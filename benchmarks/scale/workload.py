@@ -394,7 +394,9 @@ def _ingest(
             )
             if response is not None:
                 ingested[0] += 1
-                fresh.put((marker, time.perf_counter()))
+                if not WATCHING.is_set():
+                    WATCHING.set()
+                    fresh.put((marker, time.perf_counter()))
             n += 1
             stop.wait(max(0.0, INGEST_EVERY - (time.monotonic() - started)))
     finally:
@@ -402,50 +404,47 @@ def _ingest(
 
 
 def _watch(served: Served, timings: Timings, fresh: queue.Queue[tuple[str, float] | None]) -> None:
-    """Hand each ingest's marker to one watcher per API process."""
-    pending: list[list[tuple[str, float]]] = [[] for _ in served.ports]
-    done = threading.Event()
-    lock = threading.Lock()
-    watchers = [
-        threading.Thread(target=_watch_process, args=(served, n, pending[n], lock, done, timings))
-        for n in range(len(served.ports))
-    ]
-    for thread in watchers:
-        thread.start()
-    while (item := fresh.get()) is not None:
-        with lock:
-            for waiting in pending:
-                waiting.append(item)
-    done.set()
-    for thread in watchers:
-        thread.join()
-
-
-def _watch_process(
-    served: Served,
-    n: int,
-    pending: list[tuple[str, float]],
-    lock: threading.Lock,
-    done: threading.Event,
-    timings: Timings,
-) -> None:
-    """Ask API process ``n`` for each pending marker in turn, one retrieval at a time, until
-    each is retrieved; the time recorded is the ingest's answer to the first retrieval that
-    returned it (so at most one round of this loop late)."""
+    """For the ingests handed over (the ingester hands over one while none is being
+    watched), ask every API process, one retrieval at a time, until the marker sentence is
+    retrieved; the time recorded runs from the ingest's answer to the answer of the first
+    retrieval that returned it. One watched ingest at a time keeps the watcher's own load to
+    one retrieval per process."""
     headers = {"Authorization": f"Bearer {served.secret}"}
-    base = f"http://127.0.0.1:{served.ports[n]}"
-    with httpx.Client(base_url=base, headers=headers, timeout=60) as http:
-        while not (done.is_set() and not pending):
-            with lock:
-                round_ = list(pending)
-            for marker, at in round_:
-                body = {"query": f"scale marker {marker}", "k": 3, "principal": PRINCIPAL}
-                response = http.post("/v1/retrieve", json=body)
-                found = any(marker in r["text"] for r in response.json().get("results", []))
-                waited = time.perf_counter() - at
-                if found or waited > FRESH_WITHIN:
-                    with lock:
-                        pending.remove((marker, at))
-                    with timings.lock:
-                        timings.fresh[n].append(waited if found else 1e9)
-            time.sleep(0.05)
+    https = [
+        httpx.Client(base_url=f"http://127.0.0.1:{p}", headers=headers, timeout=120)
+        for p in served.ports
+    ]
+    try:
+        while (item := fresh.get()) is not None:
+            marker, at = item
+            body = {"query": f"scale marker {marker}", "k": 3, "principal": PRINCIPAL}
+            threads = [
+                threading.Thread(target=_until_found, args=(http, n, body, marker, at, timings))
+                for n, http in enumerate(https)
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            WATCHING.clear()
+    finally:
+        for http in https:
+            http.close()
+
+
+WATCHING = threading.Event()
+"""Set while an ingest is being watched."""
+
+
+def _until_found(
+    http: httpx.Client, n: int, body: dict[str, Any], marker: str, at: float, timings: Timings
+) -> None:
+    while True:
+        response = http.post("/v1/retrieve", json=body)
+        found = any(marker in r["text"] for r in response.json().get("results", []))
+        waited = time.perf_counter() - at
+        if found or waited > FRESH_WITHIN:
+            with timings.lock:
+                timings.fresh[n].append(waited if found else 1e9)
+            return
+        time.sleep(0.05)
