@@ -57,8 +57,8 @@ def main() -> None:
         results.append(result)
     heading = machine()
     out = args.root / f"results-{time.strftime('%Y%m%dT%H%M%S')}.json"
-    out.write_text(json.dumps({"machine": heading, "results": results}, indent=1) + "\n")
     print_tables(results, heading)
+    out.write_text(json.dumps({"machine": heading, "results": results}, indent=1, default=str))
     print(f"\nfigures saved to {out}")
 
 

@@ -97,7 +97,7 @@ def _disk_mib(ledger: ScaleLedger) -> dict[str, float]:
                 "WHERE n.nspname = %s AND c.relkind = 'r'",
                 (f"scale_{ledger.size}",),
             ).fetchone()
-        sizes["postgresql schema"] = (row[0] if row else 0) / 2**20
+        sizes["postgresql schema"] = float(row[0] if row else 0) / 2**20
     return sizes
 
 
