@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,11 +35,14 @@ def _pg_connect() -> psycopg.Connection[tuple[object, ...]]:
 
 @pytest.fixture
 def pg_schema() -> Iterator[str]:
-    """A fresh PostgreSQL schema, dropped afterwards."""
+    """A fresh PostgreSQL schema, dropped afterwards (with the search index folder a read
+    side without a data dir keeps for it: ``projections.service.default_index_dir``)."""
     schema = f"t_{uuid.uuid4().hex[:12]}"
     yield schema
     with _pg_connect() as conn:
         conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+    for folder in (Path(tempfile.gettempdir()) / "provledger-search").glob(f"*-{schema}"):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(params=BACKENDS)
