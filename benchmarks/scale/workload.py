@@ -39,6 +39,10 @@ INGEST_EVERY = 0.8
 PRINCIPAL = {"roles": ["analyst"], "groups": ["g"], "purpose": "bench", "destination": "internal"}
 FIRST_INGEST = 50_000_000
 """Corpus index of the first document a measuring run ingests (far past any build)."""
+QUOTE_SECONDS = 10.0
+"""Quote search runs alone at the end: over a million spans one search scans the spans table
+for tens of seconds and holds its API process's event loop, which would stall every other
+path of the mixed phase."""
 FRESH_WITHIN = 10.0
 """How long the watcher waits for a span in one process before it counts it missing."""
 
@@ -155,6 +159,7 @@ class Client:
         self.random = random.Random(seed)
         self.turn = seed
         self.cursors = cursors if cursors is not None else {}
+        self.quotes: list[str] = []
         self.console: httpx.Client | None = None
 
     def _pick(self) -> httpx.Client:
@@ -224,8 +229,7 @@ class Client:
             f"/v1/sources/{source}",
             params={"known_at": _now(), "valid_at": _now()},
         )
-        quote = " ".join(prose[0]["text"].split()[:6])
-        self.call("quote search", "POST", "/v1/spans/search?limit=10", json={"quote": quote})
+        self.quotes.append(" ".join(prose[0]["text"].split()[:6]))
         for name in LISTS:
             self._last_page(name)
         self._console(receipt_id)
@@ -265,6 +269,7 @@ class Client:
         )
 
     def close(self) -> None:
+        QUOTES.extend(self.quotes)
         for http in self.http:
             http.close()
         if self.console is not None:
@@ -310,6 +315,7 @@ def run(
     """The mixed workload with ingestion for ``seconds``, then retrieval alone for
     ``quiet_seconds``; returns both timings and how many sources were ingested."""
     cursors = last_cursors(served)
+    QUOTES.clear()
     busy = Timings()
     stop = threading.Event()
     fresh: queue.Queue[tuple[str, float] | None] = queue.Queue()
@@ -330,18 +336,39 @@ def run(
     for thread in workers:
         thread.join()
     quiet = Timings()
+    _phase(served, quiet, queries, quiet_seconds, clients, _retrieve_round)
+    _phase(served, busy, queries, QUOTE_SECONDS, 1, _quote_round)
+    return busy, quiet, ingested[0]
+
+
+def _phase(
+    served: Served,
+    timings: Timings,
+    queries: list[str],
+    seconds: float,
+    clients: int,
+    step: Callable[[Client], None],
+) -> None:
     stop = threading.Event()
-    calm = [
-        threading.Thread(target=_loop, args=(served, quiet, queries, stop, n, _retrieve_round))
+    threads = [
+        threading.Thread(target=_loop, args=(served, timings, queries, stop, n, step))
         for n in range(clients)
     ]
-    for thread in calm:
+    for thread in threads:
         thread.start()
-    time.sleep(quiet_seconds)
+    time.sleep(seconds)
     stop.set()
-    for thread in calm:
+    for thread in threads:
         thread.join()
-    return busy, quiet, ingested[0]
+
+
+def _quote_round(client: Client) -> None:
+    quote = client.random.choice(QUOTES) if QUOTES else "revenue rose"
+    client.call("quote search", "POST", "/v1/spans/search?limit=10", json={"quote": quote})
+
+
+QUOTES: list[str] = []
+"""Quotes of spans the clients retrieved (quote search is timed in a phase of its own)."""
 
 
 def _retrieve_round(client: Client) -> None:
