@@ -155,6 +155,9 @@ def main() -> None:
             f"p99 {p99 * 1000:.1f} ms, p99/p50 {p99 / p50:.2f} "
             f"(the first {commits[0] * 1000:.1f} ms)"
         )
+        slowest = sorted(range(len(commits)), key=commits.__getitem__)[-3:]
+        shown = ", ".join(f"#{n + 1} {commits[n] * 1000:.1f} ms" for n in reversed(slowest))
+        print(f"  the slowest: {shown}")
         if args.check:
             started = time.monotonic()
             done = subprocess.run(["scripts/check"], cwd=clone, env=env, capture_output=True,

@@ -34,8 +34,10 @@ echo "Successfully installed provledger-0.1.0"
 PYPROJECT = (
     '[project]\nname = "provledger"\n[project.optional-dependencies]\ndev = ["pytest>=8", "ruff"]\n'
 )
-INSTALL = "pure -m pip install --disable-pip-version-check --progress-bar off -e ."
-COMPILE = "-m pip install --disable-pip-version-check --progress-bar off --no-deps -e ."
+INSTALL = "pure -m pip install --disable-pip-version-check --progress-bar off --no-compile -e ."
+COMPILE = (
+    "-m pip install --disable-pip-version-check --progress-bar off --no-compile --no-deps -e ."
+)
 
 
 @pytest.fixture
@@ -124,7 +126,7 @@ def test_the_checks_after_serving_add_the_tools_and_leave_the_project_as_it_is(
 
     assert _pip_calls(checkout) == [
         INSTALL,
-        "-m pip install --disable-pip-version-check --progress-bar off pytest>=8 ruff",
+        "-m pip install --disable-pip-version-check --progress-bar off --no-compile pytest>=8 ruff",
     ]
     assert "adding the development tools" in screen
     assert "changed" not in screen
