@@ -193,7 +193,7 @@ def test_serving_compiles_the_gate_in_the_background(checkout: Path) -> None:
     screen = _install(checkout, compile_mode="background")
 
     assert "build in the background" in screen
-    for _ in range(100):  # the compile goes on after the script returned
+    for _ in range(600):  # the compile goes on after the script returned (a loaded machine)
         if COMPILE in _pip_calls(checkout):
             break
         time.sleep(0.1)
