@@ -30,11 +30,11 @@ with_heartbeat() {
   return "$status"
 }
 
-# _pip ARGS...: pip with only its progress lines on stderr, as they come; fails when pip
-# fails. Modules are byte-compiled when first imported, not at install (--no-compile: a
+# _pip ARGS...: pip with only its progress lines on stderr, as they come (unbuffered: into a
+# pipe, pip would hold them back until it ends); fails when pip fails. Modules are byte-compiled when first imported, not at install (--no-compile: a
 # third of a first install's time here).
 _pip() {
-  .venv/bin/python "${_PIP[@]}" --no-compile "$@" 2>&1 \
+  PYTHONUNBUFFERED=1 .venv/bin/python "${_PIP[@]}" --no-compile "$@" 2>&1 \
     | { grep --line-buffered -E '^(Collecting|Successfully installed|ERROR)' >&2 || true; }
   return "${PIPESTATUS[0]}"
 }
