@@ -46,7 +46,7 @@ from ledger.eventlog.store import SignedMapper
 from projections.digest import tables_digest
 from projections.log_rows import read_rows
 from projections.replay import replay
-from projections.retrieval_check import MODEL_COLUMNS, derive_retrieval
+from projections.retrieval_check import CHECKED_TABLES, MODEL_COLUMNS, derive_retrieval
 from projections.schema import (
     RECEIPT_TABLES,
     REGISTRY_TABLES,
@@ -373,7 +373,7 @@ def _check_once(
             break
     if difference is None and "retrieval" in positions:
         _, difference = _compare_replayed(
-            recorder, mapper, keyring, stored, positions["retrieval"], RETRIEVAL_TABLES
+            recorder, mapper, keyring, stored, positions["retrieval"], CHECKED_TABLES
         )
     leaves, checked = 0, 0
     if difference is None:

@@ -22,8 +22,13 @@ from projections.schema import (
     versions,
 )
 
-MODEL_COLUMNS = frozenset({"vector", "tokens", "model"})
-"""Retrieval columns the ranker's model computes: not recomputed by the check."""
+MODEL_COLUMNS = frozenset({"vector", "tokens", "model", "row_id", "version_key"})
+"""Retrieval columns the check does not recompute: what the ranker's model computes, and the
+search index's numbering of spans and versions (in the order the projection wrote them)."""
+CHECKED_TABLES = (retrieval_sources, retrieval_spans)
+"""The retrieval tables the check compares. ``retrieval_versions`` repeats each version's
+interval and withdrawal (checked in ``retrieval_spans``) under the index's numbering, and
+``retrieval_state`` holds the rebuild's random epoch."""
 
 
 def derive_retrieval(engine: Engine) -> None:
