@@ -25,12 +25,17 @@ _compiled = runpy.run_path(str(GATE / "_compiled.py"))
 
 class BuildGate(build_ext):
     """``build_ext`` that also writes the digests of the sources it compiled, once every
-    extension was built."""
+    extension was built, and removes the extensions of modules that no longer have a source
+    (a module moved to another room of the gate)."""
 
     def run(self) -> None:
         super().run()
         names = _compiled["compiled_names"](GATE)
-        target = Path(self.get_ext_fullpath(f"ledger.gate.{names[0]}")).parent
+        first = names[0]
+        # The extension of ``alignment.matching`` lies one folder below the gate's.
+        target = Path(self.get_ext_fullpath(f"ledger.gate.{first}")).parents[first.count(".")]
+        for stale in _compiled["stale_extensions"](target):
+            stale.unlink()
         if all(_compiled["extension"](target, name) for name in names):
             manifest = target / _compiled["MANIFEST"]
             manifest.write_text(json.dumps(_compiled["digests"](GATE), indent=1) + "\n")
@@ -41,7 +46,7 @@ def _extensions() -> list[object]:
         return []
     from mypyc.build import mypycify
 
-    paths = [str(GATE / f"{name}.py") for name in _compiled["compiled_names"](GATE)]
+    paths = [str(_compiled["source"](GATE, name)) for name in _compiled["compiled_names"](GATE)]
     extensions = mypycify(
         ["--config-file", "", "--strict", "--ignore-missing-imports", *paths],
         opt_level="3",

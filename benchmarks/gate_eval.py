@@ -73,8 +73,8 @@ from ledger.gate import (
     Status,
     judge,
 )
-from ledger.gate._words import content_stems
-from ledger.gate.support import support_score
+from ledger.gate.lexicon.words import content_stems
+from ledger.gate.support.recall import support_score
 
 MUST_VERIFY = ("verbatim",)
 MUST_NOT_VERIFY = (

@@ -26,13 +26,7 @@ import time
 from dataclasses import replace
 
 from ledger.gate import COMPILED, Binding, ClaimDraft, ClaimType, Role, SpanFacts, judge
-from ledger.gate._matching import span_clauses
-from ledger.gate._operands import cited_operands, span_figures
-from ledger.gate._reading import read_span
-from ledger.gate.alignment import _agrees_at, _cell_keys
-from ledger.gate.bindings import _span_exists, _version_in_force
-from ledger.gate.quote import _normalised_span, _quoted
-from ledger.gate.support import _head_line_stems
+from ledger.gate.warm import forget_spans
 
 
 def _span(span_id: str, text: str, envelope: str | None = None) -> SpanFacts:
@@ -89,17 +83,7 @@ COMPUTATIONAL = (
 
 def clear_span_caches() -> None:
     """Forget every span seen so far, so that the next call pays for reading its spans."""
-    read_span.cache_clear()
-    span_clauses.cache_clear()
-    _cell_keys.cache_clear()
-    span_figures.cache_clear()
-    cited_operands.cache_clear()
-    _head_line_stems.cache_clear()
-    _normalised_span.cache_clear()
-    _quoted.cache_clear()
-    _agrees_at.cache_clear()
-    _span_exists.cache_clear()
-    _version_in_force.cache_clear()
+    forget_spans()
 
 
 def fresh_text(text: str, n: int) -> str:

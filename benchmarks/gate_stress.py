@@ -40,7 +40,7 @@ from pathlib import Path
 from benchmarks.eval_cases import Case, make_case, sentences_of, span
 from benchmarks.gate_mutations import MUTATIONS
 from ledger.gate import Binding, ClaimDraft, GateConfig, Status, judge
-from ledger.gate._lexicon import _wordnet_dir
+from ledger.gate.lexicon.opposites import _wordnet_dir
 
 _SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 _QUOTED = re.compile(r'"([^"]{20,})"')

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from benchmarks.eval_cases import Case, half_of, sentences_of, span
 from ledger.gate import Binding, ClaimDraft, ClaimType, SpanFacts
-from ledger.gate._numbers import numbers
-from ledger.gate._words import content_stems
-from ledger.gate.support import cell_head
+from ledger.gate.anchors.numbers import numbers
+from ledger.gate.lexicon.words import content_stems
+from ledger.gate.support.lines import cell_head
 
 # -- TAT-QA ----------------------------------------------------------------------------------
 

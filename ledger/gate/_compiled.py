@@ -34,29 +34,62 @@ MANIFEST = "compiled.json"
 PURE_ENV = "PROVLEDGER_GATE_PURE"
 SOURCE_ONLY = frozenset({"__init__", "_compiled", "model", "reasons", "warm"})
 """Modules never compiled: this one, the package's entry, the data model the API and the
-benchmarks build and copy (``dataclasses.replace``), the reason table and the warm-up."""
+benchmarks build and copy (``dataclasses.replace``), the reason table and the warm-up; nor
+the ``__init__`` of a room (a docstring)."""
 
 
 def compiled_names(directory: Path) -> list[str]:
-    """The modules of the gate package at ``directory`` that the build compiles, sorted."""
-    return sorted(p.stem for p in directory.glob("*.py") if p.stem not in SOURCE_ONLY)
+    """The modules of the gate package at ``directory`` that the build compiles, sorted, by
+    their dotted names below it (``gate``, ``alignment.matching``)."""
+    names = []
+    for path in directory.rglob("*.py"):
+        parts = path.relative_to(directory).with_suffix("").parts
+        if parts[-1] == "__init__" or (len(parts) == 1 and parts[0] in SOURCE_ONLY):
+            continue
+        names.append(".".join(parts))
+    return sorted(names)
+
+
+def source(directory: Path, name: str) -> Path:
+    """The source file of the module ``name`` (a dotted name below ``directory``)."""
+    return directory.joinpath(*name.split(".")).with_suffix(".py")
 
 
 def digests(directory: Path) -> dict[str, str]:
     """The SHA-256 of each compiled module's source, by module name (the manifest's body)."""
     return {
-        name: hashlib.sha256((directory / f"{name}.py").read_bytes()).hexdigest()
+        name: hashlib.sha256(source(directory, name).read_bytes()).hexdigest()
         for name in compiled_names(directory)
     }
 
 
 def extension(directory: Path, name: str) -> Path | None:
-    """The compiled extension of module ``name`` at ``directory``, if one was built."""
+    """The compiled extension of module ``name`` (a dotted name below ``directory``), if one
+    was built."""
+    parts = name.split(".")
+    folder = directory.joinpath(*parts[:-1])
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        candidate = directory / f"{name}{suffix}"
+        candidate = folder / f"{parts[-1]}{suffix}"
         if candidate.is_file():
             return candidate
     return None
+
+
+def stale_extensions(directory: Path) -> list[Path]:
+    """Extensions below ``directory`` whose module has no source any more (a module moved or
+    removed since the last build): Python would import one in place of nothing, and a
+    package's build leaves them behind."""
+    compiled = set(compiled_names(directory))
+    out = []
+    for path in sorted(directory.rglob("*")):
+        suffixes = [s for s in importlib.machinery.EXTENSION_SUFFIXES if path.name.endswith(s)]
+        if suffixes:
+            # The longest suffix is the extension's (``.cpython-311-x86_64-linux-gnu.so``
+            # ends with ``.so`` too).
+            name = ".".join(path.relative_to(directory).parts)[: -max(map(len, suffixes))]
+            if name not in compiled:
+                out.append(path)
+    return out
 
 
 def current(directory: Path) -> bool:
@@ -85,8 +118,10 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
     ) -> ModuleSpec | None:
         if fullname not in self.names:
             return None
-        source = self.directory / f"{fullname.rsplit('.', 1)[1]}.py"
-        return importlib.util.spec_from_file_location(fullname, source)
+        name = fullname.removeprefix(f"{PACKAGE}.")
+        return importlib.util.spec_from_file_location(
+            name=fullname, location=source(self.directory, name)
+        )
 
 
 def select(directory: Path) -> bool:

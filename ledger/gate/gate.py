@@ -5,11 +5,11 @@ then anchors, polarity, computation and support over the support spans (bindings
 ``primary_support`` or ``secondary_support`` role; a table cell contributes its text and its
 envelope), and coverage last.
 
-A claim that is not computational is judged by alignment (:mod:`ledger.gate.alignment`): each
+A claim that is not computational is judged by alignment (:mod:`ledger.gate.factual`): each
 clause is laid over one support span, and polarity, anchor roles and support are read at the
 aligned positions. A computational claim names figures of several cells, in any order, so its
-polarity and support are read over the spans as a whole (:mod:`ledger.gate.polarity`,
-:mod:`ledger.gate.support`) and its result is recomputed.
+polarity and support are read over the spans as a whole (:mod:`ledger.gate.polarity.window`,
+:mod:`ledger.gate.support.recall`) and its result is recomputed.
 
 Status:
 
@@ -25,11 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ledger.gate._reading import read_text
-from ledger.gate.alignment import align_claim
-from ledger.gate.anchors import check_anchors
-from ledger.gate.bindings import check_existence, check_version
-from ledger.gate.computation import check_computation, period_count
+from ledger.gate.anchors.check import check_anchors
+from ledger.gate.anchors.reading import read_text
+from ledger.gate.citation.bindings import check_existence, check_version
+from ledger.gate.citation.quote import check_quote
+from ledger.gate.computation.check import check_computation
+from ledger.gate.computation.scope import period_count
+from ledger.gate.factual import align_claim
 from ledger.gate.model import (
     SUPPORT_ROLES,
     CheckResult,
@@ -42,9 +44,9 @@ from ledger.gate.model import (
     Verdict,
 )
 from ledger.gate.normalize import normalise_quote
-from ledger.gate.polarity import check_polarity
-from ledger.gate.quote import check_quote
-from ledger.gate.support import check_line_item_support, check_line_named, check_support
+from ledger.gate.polarity.window import check_polarity
+from ledger.gate.support.lines import check_line_item_support, check_line_named
+from ledger.gate.support.recall import check_support
 
 ORDER = (
     "existence",

@@ -127,7 +127,7 @@ def test_readyz_is_503_naming_the_database_when_the_event_store_does_not_answer(
 def test_the_gate_tables_are_loaded_before_the_service_reports_ready(
     settings: Settings, runtime: LedgerRuntime
 ) -> None:
-    from ledger.gate._lexicon import opposable, opposites
+    from ledger.gate.lexicon.opposites import opposable, opposites
 
     opposites.cache_clear()
     opposable.cache_clear()

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from ledger.gate import REASONS, Outcome, Status
-from ledger.gate._lexicon import are_opposites, wordnet_loaded
-from ledger.gate._words import stem
+from ledger.gate.lexicon.opposites import are_opposites, wordnet_loaded
+from ledger.gate.lexicon.words import stem
 from tests.unit.gate._facts import judged as _judge
 from tests.unit.gate._facts import rejection as _rejection
 from tests.unit.gate._facts import result as _result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.gate.anchors import check_anchors
+from ledger.gate.anchors.check import check_anchors
 from ledger.gate.model import Outcome
 
 ENVELOPE = "Revenue by segment \u2014 Services, FY2023: $4.5 million [1] Figures in USD."

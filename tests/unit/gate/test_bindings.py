@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ledger.gate.bindings import check_existence, check_version
+from ledger.gate.citation.bindings import check_existence, check_version
 from ledger.gate.model import Outcome
 from tests.unit.gate._facts import span
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from ledger.gate import Status
-from ledger.gate._aligned_words import words
-from ledger.gate._qualifiers import dropped_bound
+from ledger.gate.alignment.words import words
+from ledger.gate.narrowing.qualifiers import dropped_bound
 from tests.unit.gate._facts import judged as _judge
 from tests.unit.gate._facts import rejection as _rejection
 

@@ -10,10 +10,10 @@ another line or of other periods, citing the same cells.
 from __future__ import annotations
 
 from ledger.gate import ClaimType, Status, judge
-from ledger.gate._reading import read_text
-from ledger.gate.computation import check_computation
+from ledger.gate.anchors.reading import read_text
+from ledger.gate.computation.check import check_computation
 from ledger.gate.model import Outcome
-from ledger.gate.support import cell_head, check_line_named, section_of
+from ledger.gate.support.lines import cell_head, check_line_named, section_of
 from tests.unit.gate._facts import claim, span
 
 C = ClaimType.COMPUTATIONAL

@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.gate._claimed import _CUE_FIRST_WORDS, _CUE_PATTERNS, _CUES, _cues, read_claim
+from ledger.gate.computation.claimed import (
+    _CUE_FIRST_WORDS,
+    _CUE_PATTERNS,
+    _CUES,
+    _cues,
+    read_claim,
+)
 
 
 def _cues_by_each_pattern(text: str) -> list[tuple[tuple[int, int], str, int, int]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from ledger.gate import Outcome, Status
-from ledger.gate.alignment import align_claim
+from ledger.gate.factual import align_claim
 from tests.unit.gate._facts import judged as _judge
 
 

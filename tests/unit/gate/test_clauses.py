@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.gate._aligned_words import BREAK_WORDS, Word, clauses, words
+from ledger.gate.alignment.clauses import BREAK_WORDS, clauses
+from ledger.gate.alignment.words import Word, words
 
 
 def _clauses_word_by_word(found: list[Word], *, claim: bool) -> list[list[Word]]:

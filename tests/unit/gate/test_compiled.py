@@ -24,6 +24,8 @@ from ledger.gate._compiled import (
     compiled_names,
     current,
     digests,
+    extension,
+    stale_extensions,
 )
 
 REPO = Path(__file__).resolve().parents[3]
@@ -32,28 +34,42 @@ SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
 
 
 def _fake_gate(directory: Path) -> Path:
-    """A package directory with two compiled modules, their extensions and a manifest, and
-    the modules that are never compiled."""
-    directory.mkdir()
-    for name in ("__init__", "model", "alignment", "_words"):
+    """A package directory with three compiled modules (one in a room of its own), their
+    extensions and a manifest, and the modules that are never compiled."""
+    (directory / "lexicon").mkdir(parents=True)
+    for name in ("__init__", "model", "gate", "_words", "lexicon/__init__", "lexicon/words"):
         (directory / f"{name}.py").write_text(f"NAME = {name!r}\n")
-    for name in ("alignment", "_words"):
+    for name in ("gate", "_words", "lexicon/words"):
         (directory / f"{name}{SUFFIX}").write_bytes(b"\x7fELF")
     (directory / MANIFEST).write_text(json.dumps(digests(directory)))
     return directory
 
 
-def test_compiles_every_module_but_the_entry_and_the_data_model(tmp_path: Path) -> None:
+def test_compiles_every_module_of_every_room_but_the_entries_and_the_data_model(
+    tmp_path: Path,
+) -> None:
     gate = _fake_gate(tmp_path / "gate")
-    assert compiled_names(gate) == ["_words", "alignment"]
-    assert set(compiled_names(GATE)) >= {"alignment", "gate", "computation", "_numbers"}
-    assert not {"__init__", "_compiled", "model"} & set(compiled_names(GATE))
+    assert compiled_names(gate) == ["_words", "gate", "lexicon.words"]
+    assert extension(gate, "lexicon.words") == gate / "lexicon" / f"words{SUFFIX}"
+    assert set(compiled_names(GATE)) >= {"gate", "alignment.matching", "anchors.numbers"}
+    assert not {"__init__", "_compiled", "model", "alignment"} & set(compiled_names(GATE))
+
+
+def test_an_extension_whose_module_moved_is_stale(tmp_path: Path) -> None:
+    gate = _fake_gate(tmp_path / "gate")
+    (gate / f"alignment{SUFFIX}").write_bytes(b"\x7fELF")
+    (gate / "lexicon" / f"cues{SUFFIX}").write_bytes(b"\x7fELF")
+    assert stale_extensions(gate) == [
+        gate / f"alignment{SUFFIX}",
+        gate / "lexicon" / f"cues{SUFFIX}",
+    ]
+    assert current(gate)
 
 
 def test_the_built_extensions_are_current_until_a_source_changes(tmp_path: Path) -> None:
     gate = _fake_gate(tmp_path / "gate")
     assert current(gate)
-    (gate / "_words.py").write_text("NAME = 'edited'\n")
+    (gate / "lexicon" / "words.py").write_text("NAME = 'edited'\n")
     assert not current(gate)
 
 
@@ -65,11 +81,11 @@ def test_anything_but_a_complete_matching_build_is_not_current(tmp_path: Path, a
     gate = _fake_gate(tmp_path / "gate")
     manifest = gate / MANIFEST
     if attack == "missing extension":
-        (gate / f"alignment{SUFFIX}").unlink()
+        (gate / "lexicon" / f"words{SUFFIX}").unlink()
     elif attack == "missing manifest":
         manifest.unlink()
     elif attack == "manifest names a module less":
-        manifest.write_text(json.dumps({"alignment": digests(gate)["alignment"]}))
+        manifest.write_text(json.dumps({"gate": digests(gate)["gate"]}))
     else:
         manifest.write_text("{not json")
     assert not current(gate)
@@ -77,7 +93,7 @@ def test_anything_but_a_complete_matching_build_is_not_current(tmp_path: Path, a
 
 def test_a_new_module_without_its_extension_is_not_current(tmp_path: Path) -> None:
     gate = _fake_gate(tmp_path / "gate")
-    (gate / "_new.py").write_text("NAME = 'new'\n")
+    (gate / "lexicon" / "new.py").write_text("NAME = 'new'\n")
     assert not current(gate)
 
 
@@ -91,7 +107,7 @@ def _copy_of_ledger(target: Path) -> Path:
 
 def _import_gate(root: Path, **env: str) -> dict[str, object]:
     code = (
-        "import json, ledger.gate, ledger.gate.alignment as a;"
+        "import json, ledger.gate, ledger.gate.alignment.matching as a;"
         "print(json.dumps({'compiled': ledger.gate.COMPILED, 'file': a.__file__}))"
     )
     done = subprocess.run(
@@ -116,11 +132,11 @@ built = pytest.mark.skipif(
 def test_an_edited_source_runs_from_source_with_a_warning(tmp_path: Path) -> None:
     root = _copy_of_ledger(tmp_path)
     assert _import_gate(root)["compiled"] is True
-    words = root / "ledger" / "gate" / "_words.py"
+    words = root / "ledger" / "gate" / "lexicon" / "words.py"
     words.write_text(words.read_text() + "\n# edited after the build\n")
     seen = _import_gate(root)
     assert seen["compiled"] is False
-    assert str(seen["file"]).endswith("alignment.py")
+    assert str(seen["file"]).endswith("matching.py")
     assert "built from other sources" in str(seen["stderr"])
 
 
@@ -128,7 +144,7 @@ def test_an_edited_source_runs_from_source_with_a_warning(tmp_path: Path) -> Non
 def test_the_pure_switch_runs_from_source_without_a_warning(tmp_path: Path) -> None:
     seen = _import_gate(_copy_of_ledger(tmp_path), **{PURE_ENV: "1"})
     assert seen["compiled"] is False
-    assert str(seen["file"]).endswith("alignment.py")
+    assert str(seen["file"]).endswith("matching.py")
     assert "Warning" not in str(seen["stderr"])
 
 

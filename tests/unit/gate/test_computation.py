@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger.gate._operands import signed_label
-from ledger.gate.computation import check_computation
+from ledger.gate.computation.check import check_computation
+from ledger.gate.computation.operands import signed_label
 from ledger.gate.model import ClaimType, Outcome, SpanFacts
 from tests.unit.gate._facts import row_cells, span
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.gate._operands import change_interval
-from ledger.gate.computation import check_computation
+from ledger.gate.computation.check import check_computation
+from ledger.gate.computation.operands import change_interval
 from ledger.gate.model import ClaimType, Outcome, SpanFacts
 from tests.unit.gate._facts import row_cells
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ledger.gate import ClaimType, Status, judge
-from ledger.gate.computation import check_computation
+from ledger.gate.computation.check import check_computation
 from tests.unit.gate._facts import claim, span
 
 C = ClaimType.COMPUTATIONAL

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ledger.gate import Status, judge
-from ledger.gate.computation import check_computation
+from ledger.gate.computation.check import check_computation
 from ledger.gate.model import ClaimType, Outcome, SpanFacts
 from ledger.gate.reasons import REASONS
 from tests.unit.gate._facts import claim, span

@@ -243,7 +243,7 @@ def test_leaves_an_unquoted_claim_of_grammar_words_only_unverified() -> None:
 
 
 def test_gives_the_same_verdict_to_a_claim_read_afresh_and_with_spans_cached() -> None:
-    from ledger.gate._reading import read_span
+    from ledger.gate.anchors.reading import read_span
 
     draft = claim("Automotive revenue declined 2.2% in 2023.", "s1")
     warm = judge(draft, SPANS)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.gate._numbers import (
+from ledger.gate.anchors.numbers import (
     _NUMBER,
     _PLAIN_DATE_PATTERNS,
     _number_matches,
@@ -17,7 +17,7 @@ from ledger.gate._numbers import (
     digit_runs,
     numbers,
 )
-from ledger.gate._reading import _DIGIT_CHUNK, digit_chunks
+from ledger.gate.anchors.reading import _DIGIT_CHUNK, digit_chunks
 
 
 def _reference(text: str) -> list[tuple[int, int]]:

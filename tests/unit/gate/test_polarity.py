@@ -6,7 +6,7 @@ import pytest
 
 from ledger.gate import Binding, ClaimDraft, ClaimType, SpanFacts, Status, judge
 from ledger.gate.model import Outcome
-from ledger.gate.polarity import check_polarity
+from ledger.gate.polarity.window import check_polarity
 
 
 def test_rejects_did_not_approve_against_approved() -> None:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import pytest
 
 from ledger.gate import Status
-from ledger.gate._aligned_words import words
-from ledger.gate._qualifiers import dropped_part, governing
+from ledger.gate.alignment.words import words
+from ledger.gate.narrowing.qualifiers import dropped_part
+from ledger.gate.polarity.governors import governing
 from tests.unit.gate._facts import judged as _judge
 from tests.unit.gate._facts import rejection as _rejection
 

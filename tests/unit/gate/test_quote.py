@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ledger.gate.citation.quote import check_quote
 from ledger.gate.model import Outcome
-from ledger.gate.quote import check_quote
 
 SPAN = "Automotive-segment revenue declined 2.2% quarter-on-quarter, though we expect a rebound."
 

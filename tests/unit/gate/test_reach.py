@@ -1,4 +1,4 @@
-"""How far a claim clause's first and last stretches reach (:mod:`ledger.gate._reach`): a
+"""How far a claim clause's first and last stretches reach (:mod:`ledger.gate.alignment.reach`): a
 ``not`` after the claim's last aligned word, a plan or condition the claim drops, and the
 modal of a claim that does not cover a hedge of the span."""
 

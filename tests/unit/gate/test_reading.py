@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.gate import _aligned_words, _words
-from ledger.gate._reading import _IDENTIFIERS, _NOT_CUES, _identifier_matches, cue_tokens
-from ledger.gate._words import _MAY_END, _SENTENCE_END, may_end, sentences, tokens
+from ledger.gate.alignment import words as aligned_words
+from ledger.gate.anchors.reading import _IDENTIFIERS, _NOT_CUES, _identifier_matches, cue_tokens
+from ledger.gate.lexicon import words as lexicon_words
+from ledger.gate.lexicon.words import _MAY_END, _SENTENCE_END, may_end, sentences, tokens
 
 
 def _identifiers_by_full_scan(text: str) -> list[tuple[int, int]]:
@@ -75,5 +76,5 @@ def test_finds_a_possible_sentence_end_where_the_pattern_does(text: str) -> None
 
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
 def test_ascii_token_patterns_find_the_tokens_of_the_unicode_ones(text: str) -> None:
-    for module in (_words, _aligned_words):
+    for module in (lexicon_words, aligned_words):
         assert module._ASCII_TOKEN.findall(text) == module._TOKEN.findall(text)

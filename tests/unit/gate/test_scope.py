@@ -1,5 +1,5 @@
 """Words a claim may not leave out under a negation it shares with the span
-(:mod:`ledger.gate._scope`).
+(:mod:`ledger.gate.narrowing.scope`).
 
 Under a negation the words that follow it narrow what is denied; a claim that drops one denies
 more than its span and is not supported (``support_scope_narrowed``, unverified). Each span

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.gate._reading import read_text
+from ledger.gate.anchors.reading import read_text
 from ledger.gate.model import Outcome
-from ledger.gate.support import check_line_item_support, check_support, support_score
+from ledger.gate.support.lines import check_line_item_support
+from ledger.gate.support.recall import check_support, support_score
 
 
 def test_scores_by_stems_ignoring_stop_words_numbers_and_domain_words() -> None:

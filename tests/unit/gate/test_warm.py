@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ledger.gate import Status
-from ledger.gate._lexicon import opposable, opposites
+from ledger.gate.lexicon.opposites import opposable, opposites
 from ledger.gate.warm import warm_up
 
 

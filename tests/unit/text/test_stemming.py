@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ledger.attribution._words import stem as attribution_stem
-from ledger.gate._words import stem as gate_stem
+from ledger.gate.lexicon.words import stem as gate_stem
 from ledger.text.stemming import strip_suffix
 
 SUFFIXES = (("ies", "y"), ("ed", ""), ("s", ""))

@@ -1,7 +1,7 @@
 """The operands of the computation check: the figures of the cited spans, each with its
 period, declared scale, table line and, in a sentence, its ``from ... to`` order.
 
-See :mod:`ledger.gate.computation` for how they are read; this module reads them once per span
+See :mod:`ledger.gate.computation.check` for how they are read; this module reads them once per span
 text (and once per set of cited spans), cached like every span reading.
 """
 
@@ -13,13 +13,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ledger.gate._claimed import ClaimedResult
-from ledger.gate._formulas import Candidate, Formula, Operand
-from ledger.gate._numbers import Amount, context_scale, dates
-from ledger.gate._reading import SPAN_CACHE_SIZE, read_span
-from ledger.gate._words import content_stems
+from ledger.gate.anchors.numbers import Amount, context_scale, dates
+from ledger.gate.anchors.reading import SPAN_CACHE_SIZE, read_span
+from ledger.gate.computation.claimed import OPERATION_WORDS, ClaimedResult
+from ledger.gate.computation.formulas import Candidate, Formula, Operand
+from ledger.gate.lexicon.words import content_stems
 from ledger.gate.model import SpanFacts
-from ledger.gate.support import OPERATION_WORDS
 
 MAX_OPERANDS = 10
 """The most operand figures taken from the support spans."""

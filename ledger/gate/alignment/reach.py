@@ -1,9 +1,9 @@
 """How far a claim clause's first and last stretches reach into the span clause it aligns to.
 
-:mod:`ledger.gate.alignment` compares the claim's and the span's words between two matched
+:mod:`ledger.gate.factual` compares the claim's and the span's words between two matched
 words. Before the first match and after the last, what the span says is only what the claim's
 own words there stand over: its opening words walked back over the span (past the margin of
-:func:`ledger.gate._matching.lead_start` when they reach further), its closing words walked
+:func:`ledger.gate.alignment.clauses.lead_start` when they reach further), its closing words walked
 forward, passing at most :data:`MAX_PASSED` span words they do not have (a dropped ``not``), a
 negation that ends the span clause, and a condition (``if``, ``unless``) on what the claim
 says. Everything here is a pure reading of one span clause and the claim's words.
@@ -13,11 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ledger.gate._aligned_words import CONDITIONS, EXCEPTIONS, Kind, Word
-from ledger.gate._lexicon import are_opposites
-from ledger.gate._matching import CONJUNCTIONS, LEAD_STOPS, SpanClause, lead_start
-from ledger.gate._qualifiers import PARTITIVES
-from ledger.gate._words import stem
+from ledger.gate.alignment.clauses import (
+    CONJUNCTIONS,
+    EXCEPTIONS,
+    LEAD_STOPS,
+    SpanClause,
+    lead_start,
+)
+from ledger.gate.alignment.words import Kind, Word
+from ledger.gate.lexicon.cues import CONDITIONS, PARTITIVES
+from ledger.gate.lexicon.opposites import are_opposites
+from ledger.gate.lexicon.words import stem
 
 MAX_PASSED = 2
 """Span words the claim's tail may pass over (:func:`trailing`): a dropped cue, one or two

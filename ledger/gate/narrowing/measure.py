@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ledger.gate._aligned_words import Kind, Word
-from ledger.gate._around import past_units
-from ledger.gate._matching import asides
-from ledger.gate._scope import Taken
-from ledger.gate._words import DOMAIN_WORDS, word_set
+from ledger.gate.alignment.clauses import asides
+from ledger.gate.alignment.words import Kind, Word
+from ledger.gate.lexicon.words import DOMAIN_WORDS, word_set
 from ledger.gate.model import CheckResult, Outcome
+from ledger.gate.narrowing.around import past_units
+from ledger.gate.narrowing.scope import Taken
 
 
 def measure_narrowed(taken: dict[int, Taken]) -> CheckResult | None:

@@ -1,194 +1,31 @@
 """Matching a claim clause to a span clause: the words in order, as an extractive claim has them.
 
 A span text is cut into clauses once (cached); a claim clause is matched to one of them by
-the longest common subsequence of word keys (:mod:`ledger.gate._aligned_words`), greedily
+the longest common subsequence of word keys (:mod:`ledger.gate.alignment.words`), greedily
 when the clause is extractive, then moved as early and close together as order allows, less
 words the span separates from their claim neighbour by more than one other word; a time
-phrase may move from one end of the clause to the other. :mod:`ledger.gate.alignment` judges
+phrase may move from one end of the clause to the other. :mod:`ledger.gate.factual` judges
 what the match leaves between matched words.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
 
-from ledger.gate._aligned_words import CONDITIONS, GRAMMAR, Kind, Word, mask_cues, words
-from ledger.gate._aligned_words import clauses as cut_clauses
-from ledger.gate._reading import SPAN_CACHE_SIZE
-from ledger.gate._words import sentences, word_set
+from ledger.gate.alignment.clauses import CONJUNCTIONS, SpanClause, parenthetical, span_clauses
+from ledger.gate.alignment.words import GRAMMAR, Kind, Word
+from ledger.gate.anchors.reading import SPAN_CACHE_SIZE
 
-LEAD_MARGIN = 3
-"""Span words before the first matched word that belong to the first stretch."""
 MAX_INSERTED = 1
 """Words (not grammar) the span may insert between two words adjacent in the claim: one
 modifier (``net revenue`` over ``net product revenue``)."""
-CONJUNCTIONS = frozenset(["and", "or", "but", "while", "whereas", "although", "though"])
-SUBORDINATORS = frozenset(["because", "when"])
-"""Words that open a subordinate clause: a claim clause that begins after one (``Demand was
-weak.`` over ``The firm did not raise prices because demand was weak.``) does not take the
-words before it as its leading stretch, as after a conjunction."""
-LEAD_STOPS = CONJUNCTIONS | SUBORDINATORS
 TIME = frozenset({Kind.YEAR, Kind.PERIOD, Kind.MONTH})
 
 
-@dataclass(frozen=True, slots=True)
-class SpanClause:
-    """One clause of a span: its words, where each key occurs, and how many words that are
-    not grammar come before each position (``content[i]``); ``shown`` remembers the text shown
-    for a stretch of it (by its first and last matched position), as the clause is cached."""
-
-    words: tuple[Word, ...]
-    positions: dict[str, tuple[int, ...]]
-    content: tuple[int, ...]
-    shown: dict[tuple[int, int], str] = field(default_factory=dict, compare=False, repr=False)
-    opening: SpanClause | None = field(default=None, compare=False, repr=False)
-    """The first clause of the sentence, where it opens with a condition (``If A, B, and C``:
-    the condition governs ``and C`` as well as ``B``); ``None`` for that clause itself and
-    where the sentence opens with none."""
-    commas: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
-    """The positions of the words a comma stands right before."""
-
-
-@lru_cache(maxsize=SPAN_CACHE_SIZE)
-def span_clauses(text: str) -> tuple[SpanClause, ...]:
-    """The clauses of a span text (sentences cut as a claim's are), each as its words."""
-    out: list[SpanClause] = []
-    for sentence in sentences(mask_cues(text)):
-        opening: SpanClause | None = None
-        tokens = words(sentence)
-        # The clauses hold the tokens in order less the commas and semicolons: a word's flag
-        # is taken by its place in that sequence (equal words are one cached object).
-        after_comma = _after_comma(tokens)
-        taken = 0
-        for n, found in enumerate(_merged(cut_clauses(tokens, claim=False))):
-            positions: dict[str, list[int]] = {}
-            for i, word in enumerate(found):
-                positions.setdefault(word.key, []).append(i)
-            content = [0]
-            for word in found:
-                content.append(content[-1] + (word.text not in GRAMMAR))
-            clause = SpanClause(
-                tuple(found),
-                {k: tuple(v) for k, v in positions.items()},
-                tuple(content),
-                opening=opening,
-                commas=frozenset(i for i in range(len(found)) if after_comma[taken + i])
-                if any(after_comma)
-                else frozenset(),
-            )
-            taken += len(found)
-            if n == 0 and found[0].text in CONDITIONS:
-                # A condition opening the sentence governs each of its clauses.
-                opening = clause
-            out.append(clause)
-    return tuple(out)
-
-
-FRONTED = word_set(
-    """
-    despite although though while whereas after before because since when once unlike
-    following given having as
-    """
-)
-"""Words that open a fronted adverbial phrase or clause (``Despite not meeting its goal,
-...``): its first comma ends it."""
-PARENTHETICALS = frozenset(["which", "who", "whom", "whose", "where", "not"])
-"""Words that open a phrase set off by commas that says something of its own (``The company,
-which has never paid a dividend, reported ...``; ``The board, not the CEO, approved ...``)."""
-
-
-def _fronted_end(span: SpanClause) -> int:
-    """The position of the first word after the fronted phrase that opens the span clause
-    (:data:`FRONTED`, up to its first comma), or 0: a leading stretch after it does not reach
-    into it (``The campaign raised $2 million.`` over ``Despite not meeting its goal, the
-    campaign raised $2 million.``)."""
-    if not span.commas or span.words[0].text not in FRONTED:
-        return 0
-    return min(span.commas)
-
-
-_LIMITING = CONDITIONS | word_set("except excluding until till")
-
-
-def parenthetical(span: SpanClause, start: int, end: int) -> tuple[int, int] | None:
-    """The first phrase set off by commas strictly between span positions ``start`` and
-    ``end`` that opens with a word of :data:`PARENTHETICALS` and holds no condition,
-    exception or end (``, which if not utilized, begin to expire``: the condition reaches past
-    the comma), as ``(first, after)`` positions, or ``None``."""
-    commas = span.commas
-    if len(commas) < 2:
-        return None
-    for a in sorted(commas):
-        if start < a < end and span.words[a].text in PARENTHETICALS:
-            after = min((b for b in commas if a < b <= end), default=None)
-            if after is not None and not any(w.text in _LIMITING for w in span.words[a:after]):
-                return a, after
-    return None
-
-
-def asides(span: SpanClause) -> list[tuple[int, int]]:
-    """Every phrase of the span clause that :func:`parenthetical` finds, in order, as
-    ``(first, after)`` positions."""
-    out: list[tuple[int, int]] = []
-    start = -1
-    while (aside := parenthetical(span, start, len(span.words))) is not None:
-        out.append(aside)
-        start = aside[0]
-    return out
-
-
-def _after_comma(tokens: list[Word]) -> list[bool]:
-    """For each token of a sentence that is not a comma or semicolon, in order, whether a
-    comma stands right before it."""
-    out: list[bool] = []
-    comma = False
-    for token in tokens:
-        if token.text in {",", ";"}:
-            comma = token.text == ","
-            continue
-        out.append(comma)
-        comma = False
-    return out
-
-
-def claim_clauses(text: str) -> list[list[Word]]:
-    """The clauses of a claim, each as its words (``sentence``: the claim sentence)."""
-    out: list[list[Word]] = []
-    for n, sentence in enumerate(sentences(mask_cues(text))):
-        found = cut_clauses(words(sentence, n), claim=True)
-        out += _merged(found) if len(found) > 1 else found
-    return out
-
-
-def _merged(found: list[list[Word]]) -> list[list[Word]]:
-    """The clauses of one sentence, each that has no word taking part in the alignment joined
-    to the clause before it (the first to the one after): ``and so did they`` matches nothing
-    by itself, but as the end of ``Prices rose`` its words are compared with the span's
-    (``and so did they not``)."""
-    for clause in found:
-        for word in clause:
-            if word.item:
-                break
-        else:
-            break
-    else:
-        return found
-    out: list[list[Word]] = []
-    held: list[Word] = []
-    for clause in found:
-        if any(w.item for w in clause):
-            out.append(held + clause)
-            held = []
-        elif out:
-            out[-1] = out[-1] + clause
-        else:
-            held += clause
-    if held:
-        out.append(held)
-    return out
+_FIGURE_KINDS = frozenset({Kind.NUMBER, Kind.SCALE, Kind.UNIT})
 
 
 def match(
@@ -371,22 +208,6 @@ def _bridges(clause: list[Word], span: SpanClause, c0: int, s0: int, c: int, s: 
     return False
 
 
-def lead_start(span: SpanClause, first: int) -> int:
-    """Where the leading stretch of a match starting at span word ``first`` begins: up to
-    :data:`LEAD_MARGIN` words that are not grammar back (``she's not here`` keeps ``not``),
-    never past a conjunction (a claim clause may begin at a span's ``and``) or a word that
-    opens a subordinate clause (:data:`SUBORDINATORS`)."""
-    at, seen = first, 0
-    floor = _fronted_end(span)
-    if floor > first:
-        floor = 0
-    while at > floor and seen < LEAD_MARGIN and span.words[at - 1].text not in LEAD_STOPS:
-        at -= 1
-        if span.words[at].text not in GRAMMAR:
-            seen += 1
-    return at
-
-
 def moved(
     clause: list[Word], span: SpanClause, pairs: list[tuple[int, int]]
 ) -> list[tuple[int, int]]:
@@ -424,3 +245,81 @@ def _moves(clause: list[Word], found: tuple[Word, ...], mine: list[int], theirs:
         if word.kind in TIME:
             timed = True
     return timed
+
+
+@dataclass(slots=True)
+class ClauseMatch:
+    """The best match of one clause so far: its score (words that must align and do), its
+    spread in the span clause, its pairs, the pairs of a moved time phrase, the span clause."""
+
+    score: int
+    spread: int
+    pairs: list[tuple[int, int]]
+    moved: list[tuple[int, int]]
+    piece: SpanClause
+
+
+def best_match(
+    clause: list[Word], pieces: list[SpanClause], floors: dict[int, int], must: int
+) -> ClauseMatch | None:
+    """The span clause that matches most of the clause's words (``must`` of which must
+    align), and how (fewest skipped span words among equals)."""
+    items = [(i, w) for i, w in enumerate(clause) if w.item]
+    keys = [w.key for _, w in items]
+    timed: bool | None = None
+    # A span clause can match no more of the clause's words than it holds: those holding most
+    # are tried first (the earlier of equals), and one that cannot beat the best so far is not.
+    bounds = sorted(
+        [(-sum(map(piece.positions.__contains__, keys)), n) for n, piece in enumerate(pieces)]
+    )
+    best: ClauseMatch | None = None
+    for bound, n in bounds:
+        if bound == 0 or (best is not None and -bound < best.score):
+            break
+        piece = pieces[n]
+        pairs = match(clause, piece, floors.get(id(piece), -1), items)
+        if not pairs:
+            continue
+        score = 0
+        for c, _ in pairs:
+            score += clause[c].must
+        if score < must and timed is None:
+            timed = not TIME.isdisjoint([w.kind for w in clause])
+        shifted = moved(clause, piece, pairs) if score < must and timed else []
+        if shifted:
+            score += sum([clause[c].must for c, _ in shifted])
+        spread = pairs[-1][1] - pairs[0][1]
+        # Of equal scores, the match that also aligns more of the other words (hedges) wins,
+        # then the tighter one: ``and may be changed`` follows ``... may be mutable and may be
+        # changed``, not ``... cannot change``.
+        if best is None or (score, len(pairs), -spread) > (
+            best.score,
+            len(best.pairs),
+            -best.spread,
+        ):
+            best = ClauseMatch(score, spread, pairs, shifted, piece)
+    return best
+
+
+def cell_match(clause: list[Word], cells: list[frozenset[str]]) -> tuple[int, list[int]]:
+    """How many of the clause's words that must align one table cell holds (its text and
+    envelope, in any order: an envelope is a layout, not a sentence), and which are missing
+    from the cell that holds most. Figures, scale words and units are not looked for: the
+    anchors check compares amounts by value with the table's scale."""
+    wanted = [i for i, w in enumerate(clause) if w.must and w.kind not in _FIGURE_KINDS]
+    best: tuple[int, list[int]] = (-1, wanted)
+    for keys in cells:
+        missing = [i for i in wanted if clause[i].key not in keys]
+        if len(wanted) - len(missing) > best[0]:
+            best = (len(wanted) - len(missing), missing)
+    return best
+
+
+@lru_cache(maxsize=SPAN_CACHE_SIZE)
+def cell_keys(text: str) -> frozenset[str]:
+    """The keys of every word of a cell's text and envelope."""
+    return frozenset(w.key for piece in span_clauses(text) for w in piece.words)
+
+
+# Over 60 lines on purpose: one pass over the claim's clauses that carries the alignment's
+# state (per-sentence floors, the first conflict, the worst clause, the words missing) from

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ledger.gate._aligned_words import Word
-from ledger.gate._matching import SpanClause, asides
-from ledger.gate._words import word_set
+from ledger.gate.alignment.clauses import SpanClause, asides
+from ledger.gate.alignment.words import Word
+from ledger.gate.lexicon.words import word_set
 from ledger.gate.model import CheckResult, Outcome
 
 QUANTIFIERS = word_set("some most many several few")

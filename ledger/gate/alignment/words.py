@@ -16,8 +16,19 @@ from enum import StrEnum
 from functools import lru_cache
 from itertools import repeat
 
-from ledger.gate._polarity_cues import DIRECTIONS, HEDGES, NEGATIONS
-from ledger.gate._words import STOP_WORDS, stem, word_set
+from ledger.gate.lexicon.cues import (
+    ALIGNMENT_HEDGES,
+    CONDITIONS,
+    DIRECTIONS,
+    HEDGES,
+    MODALS,
+    NEGATION_CUES,
+    NEGATIONS,
+    NEGATIVE_IMPLICATIVES,
+    PREVENTIVES,
+    STRICT_HEDGES,
+)
+from ledger.gate.lexicon.words import STOP_WORDS, stem, word_set
 
 
 def _ordered(text: str) -> list[str]:
@@ -143,87 +154,12 @@ repetition (``again``: a claim that something happened again says more than once
 GRAMMAR = STOP_WORDS - KEEP
 """Words a claim may add or drop without changing what it says."""
 
-NEGATION_CUES = (
-    NEGATIONS
-    | {"non"}
-    | word_set("deny denies denied denying excluding lack lacks lacked lacking absence absent")
-)
-"""Negation cues of the alignment: the polarity cues, the prefix ``non-`` (a hyphenated
-``non-binding`` reads ``non binding``), ``deny`` (``She denied that the deal closed`` does
-not say that it closed), ``excluding`` (``Revenue excluding acquisitions rose`` is not what
-revenue did) and ``lack`` and ``absence`` (``found a lack of evidence`` found none)."""
-
-NEGATIVE_IMPLICATIVES = word_set(
-    """
-    fail fails failed failing refuse refuses refused refusing neglect neglects neglected
-    neglecting forget forgets forgot forgotten forgetting omit omits omitted omitting unable
-    yet cease ceases ceased decline declines declined declining
-    """
-)
-"""Words that negate the verb of an infinitive they govern: ``failed to approve``, ``was
-unable to pay``, ``has yet to close``, ``declined to comment`` say that it did not happen. A
-negation cue to the alignment only there (:func:`_implicatives`): ``the failed bank``, ``yet``
-as a conjunction and ``declined to $5 million`` negate nothing."""
-PREVENTIVES = word_set(
-    """
-    prevent prevents prevented preventing block blocks blocked blocking bar bars barred
-    barring ban bans banned banning prohibit prohibits prohibited prohibiting stop stops
-    stopped stopping keep keeps kept keeping refrain refrains refrained refraining restrain
-    restrains restrained restraining preclude precludes precluded precluding deter deters
-    deterred deterring
-    """
-)
-"""Words that negate a gerund they govern through ``from``: ``was blocked from closing``,
-``refrained from buying`` say that it did not happen."""
 _IMPLICATIVE = re.compile(
     r"\b(?:fail|refus|neglect|forg[eo]t|omit|unable|yet|ceas|declin)[a-z]*\s+to\s+(?![\d$])"
     r"|\b(?:prevent|block|bar|ban|prohibit|stop|keep|kept|refrain|restrain|preclud|deter)"
     r"[a-z]*\s+(?:\w+\s+)?from\s+\w+ing\b"
 )
 
-MODALS = word_set("will would")
-"""Future and conditional modals: a hedge to the alignment (``The board approved the plan.``
-over ``The board will approve the plan.`` turns a plan into a fact). Not to the window of a
-computational claim's polarity check (:mod:`ledger.gate.polarity`)."""
-
-PLAIN, PLANNED, HEDGED = 0, 1, 2
-"""How far a text is hedged, for the alignment's stretches and the polarity window alike: not
-at all, by a modal only (:data:`MODALS`, which covers only the other side's modals: ``will
-rise`` is not ``may rise``), or by another hedge (which covers every hedge of the other
-side)."""
-
-ALIGNMENT_HEDGES = word_set(
-    """
-    sometimes occasionally often frequently periodically intermittently sporadically rarely
-    seldom hardly barely scarcely infrequently doubt doubts doubted doubting whether must
-    should shall ought until till claim claims claimed alleges alleged believe believes
-    believed think thinks thought hope hopes hoping speculate speculates speculated
-    speculating
-    """
-)
-"""Hedges of the alignment only (the window check of computational claims keeps the polarity
-cues' list): how often (``The fee is sometimes charged`` is not ``The fee is charged``) and
-doubt (``The CEO doubted that sales rose``, ``Analysts questioned whether sales rose``) and
-obligation (``The fee must be paid``, ``Kate should have sent the slides`` says nothing of
-what was done), a state that ended (``was the largest until 2020``) and belief or claim
-(``The company claims the drug cures ...``), hope and speculation (``We hope that sales
-rose``; ``hoped`` is left to the infinitive it governs, ``hoped to approve``)."""
-
-CONDITIONS = word_set("if unless")
-"""Words that make a statement conditional: a hedge to the alignment, and read after the
-claim's last aligned word too (``The company pays a dividend.`` over ``The company pays a
-dividend if profits rise.``; see :func:`ledger.gate._reach.trailing`)."""
-
-STRICT_HEDGES = word_set(
-    """
-    unlikely uncertain unclear almost nearly rarely seldom hardly barely scarcely infrequently
-    doubt doubts doubted doubting must should shall ought claim claims claimed alleges alleged
-    believe believes believed think thinks thought
-    """
-)
-"""Hedges that negate: a claim must say them where its span does, not merely be hedged
-(``The deal almost closed`` says that it did not; ``nearly 500`` is fewer than 500;
-``rarely`` is nearly never; a doubt is no assertion; what must be is not what may be)."""
 
 _TOKEN = re.compile(r"n't|%|[;,]|[^\W_]+(?:[.,'][^\W_]+)*")
 """Words, ``n't``, ``%``, and the commas and semicolons that cut clauses (:func:`clauses`)."""
@@ -368,7 +304,7 @@ OUTER_DATES = word_set("earliest latest")
 def _outer_dates(found: list[Word]) -> None:
     """Mark, in place, the ``earliest`` or ``latest`` of ``at the earliest`` / ``at the
     latest`` as a hedge (the alignment reads it after a claim's last word, as it reads
-    ``until``: :data:`ledger.gate._reach.LIMITS`)."""
+    ``until``: :data:`ledger.gate.alignment.reach.LIMITS`)."""
     for i in range(2, len(found)):
         word = found[i]
         if word.text in OUTER_DATES and found[i - 1].text == "the" and found[i - 2].text == "at":
@@ -407,56 +343,3 @@ def _negated(word: Word) -> Word:
 def _hedged(word: Word) -> Word:
     """``word`` as a hedge (a hedge need not align)."""
     return replace(word, hedge=True, must=False)
-
-
-BREAK_WORDS = frozenset(_ordered("and but while whereas although though"))
-"""Conjunctions a clause may begin with."""
-COMMA_BREAKS = BREAK_WORDS | {"so"}
-"""Conjunctions a clause may begin with after a comma: also ``so`` (``Sales did not rise, so
-we cut costs``), which without one is more often a degree (``not so different``)."""
-
-
-EXCEPTIONS = frozenset(["except", "excluding"])
-"""Words after which a conjunction opens no clause but limits the one before it (``including
-any data, but excluding the System Libraries``): the exception is that clause's."""
-_MARKS = COMMA_BREAKS | {";", ","}
-"""The words :func:`clauses` looks at: the others are only carried into the current clause."""
-
-
-def clauses(found: list[Word], *, claim: bool) -> list[list[Word]]:
-    """The clauses of one sentence's words: cut at a semicolon, before ``but``, and before a
-    conjunction of :data:`COMMA_BREAKS` after a comma; a claim also before a plain conjunction
-    of :data:`BREAK_WORDS` (so that a claim clause never needs two span clauses); never before
-    a conjunction followed by an exception (:data:`EXCEPTIONS`). Commas and semicolons are
-    dropped."""
-    out: list[list[Word]] = []
-    current: list[Word] = []
-    comma = False
-    done = 0
-    # Only the marks are visited; the words between two are carried over as a slice.
-    for at in [i for i, word in enumerate(found) if word.text in _MARKS]:
-        if at > done:
-            current += found[done:at]
-            comma = False
-        done = at + 1
-        word = found[at]
-        text = word.text
-        if text in {";", ","}:
-            if text == ";" and current:
-                out.append(current)
-                current = []
-            comma = text == ","
-            continue
-        if (
-            current
-            and (comma or text == "but" or (claim and text in BREAK_WORDS))
-            and not (at + 1 < len(found) and found[at + 1].text in EXCEPTIONS)
-        ):
-            out.append(current)
-            current = []
-        current.append(word)
-        comma = False
-    current += found[done:]
-    if current:
-        out.append(current)
-    return out

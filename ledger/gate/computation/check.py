@@ -17,8 +17,8 @@ orders those two figures, old then new, whatever their periods. A downward direc
 a negative figure (``decreased by -45``) is a double negative and skips ``sign_conflict``.
 
 A sentence's figure is read for a claim only where the claim names what it is a figure of
-(:func:`ledger.gate._operands.sentence_subjects`): ``Revenue rose by 25%`` is not computed
-from the ``$2.0 million`` and ``$2.5 million`` of ``Revenue rose from $4.0 million to $4.5
+(:func:`ledger.gate.computation.operands.sentence_subjects`): ``Revenue rose by 25%`` is not
+computed from the ``$2.0 million`` and ``$2.5 million`` of ``Revenue rose from $4.0 million to $4.5
 million, while costs rose from $2.0 million to $2.5 million``, as a cell's figure is read only
 on a line the claim names (the support check's ``support_line_unnamed``).
 
@@ -28,9 +28,10 @@ cell's period may also be a fiscal year without a calendar year (``FY19``, ``F19
 claim names two or more years (``from 2017 to 2018``), every operand with a known period must
 lie within them: a change from 2017 to 2018 is not computed from the figures of 2018 and 2019.
 
-Operands are read by :mod:`ledger.gate._operands`. Formulas tried
-(:mod:`ledger.gate._formulas`; bounded: at most ``MAX_OPERANDS`` operands, subsets of at most
-``MAX_SUBSET`` for sums and averages):
+Operands are read by :mod:`ledger.gate.computation.operands`, which of them a claim admits by
+:mod:`ledger.gate.computation.scope`. Formulas tried (:mod:`ledger.gate.computation.formulas`;
+bounded: at most ``MAX_OPERANDS`` operands, subsets of at most ``MAX_SUBSET`` for sums and
+averages):
 
 - change: ``new - old``, where *new* has the later period (by year, then by the whole date);
   without periods a claimed *change* cannot be reproduced, so that a sign flip never passes.
@@ -51,7 +52,7 @@ Operands are read by :mod:`ledger.gate._operands`. Formulas tried
 - the change of a line over several periods from cells that state its change over each
   (``Change 2018 over 2017`` and ``Change 2019 over 2018``): their sum, and its percent change
   over the line's cell of the first year; only when the claim names exactly the first and the
-  last year the cells cover (:func:`ledger.gate._formulas.chains`);
+  last year the cells cover (:func:`ledger.gate.computation.formulas.chains`);
 - ratio ``a / b`` (as a percentage when the claim is one), and the share of a sum in a total
   ``(a + b) / c`` over at most ``MAX_SHARE_OPERANDS`` operands; sum; average (over all
   operands too when there are more than ``MAX_SUBSET``); a *total percentage*: the sum of
@@ -62,7 +63,8 @@ Operands are read by :mod:`ledger.gate._operands`. Formulas tried
 
 A figure in parentheses, ``(1,102)``, is read both as negative and as positive, unless its
 cell's label writes the negative side of its measure in brackets (``Operating income (loss)``,
-``Increase (decrease)``: :func:`ledger.gate._operands.signed_label`), which makes it negative.
+``Increase (decrease)``: :func:`ledger.gate.computation.operands.signed_label`), which makes
+it negative.
 An amount claimed in a currency is not computed from figures written in another; a sum or an
 average that the claim says is over ``the three years`` uses that many figures
 (:func:`counted_periods`); a claim about fiscal years reads a period ending in the first week
@@ -86,22 +88,22 @@ be the claim's); other mixtures are not tried.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from ledger.gate._claimed import ClaimedResult, read_claim
-from ledger.gate._formulas import FORMULAS, OPEN_OPERATIONS, Candidate, Operand, ordered_pairs
-from ledger.gate._numbers import FISCAL_CLAIM, Amount, fiscal_year
-from ledger.gate._operands import (
-    CitedOperands,
-    caption_percent,
-    named_subject,
-    operands_of,
+from ledger.gate.anchors.numbers import Amount
+from ledger.gate.anchors.reading import Reading, read_text
+from ledger.gate.computation.claimed import ClaimedResult, claimed_bound, meets, read_claim
+from ledger.gate.computation.formulas import (
+    FORMULAS,
+    OPEN_OPERATIONS,
+    Candidate,
+    Operand,
+    ordered_pairs,
 )
-from ledger.gate._reading import Reading, read_text
+from ledger.gate.computation.operands import CitedOperands, caption_percent, operands_of
+from ledger.gate.computation.scope import _admissible, _Scope, counted_periods
 from ledger.gate.model import CheckResult, ClaimType, Outcome, SpanFacts
-from ledger.gate.support import OPERATION_WORDS
 
 CHECK = "computation"
 ROUNDING_CAP = 0.05
@@ -109,10 +111,6 @@ ROUNDING_CAP = 0.05
 
 _AGGREGATES = frozenset({"sum", "average"})
 _SCALE_OPS = frozenset({"change", "difference", "sum", "average", "bps", "points"})
-_PERIOD_COUNT = re.compile(
-    r"[\s-]*(?:fiscal\s+|financial\s+)?(?:years?|quarters?|months?|periods?)\b", re.IGNORECASE
-)
-
 
 _NOT_COMPUTATIONAL = CheckResult(
     CHECK, Outcome.SKIP, "not_computational", "not a computational claim"
@@ -120,69 +118,11 @@ _NOT_COMPUTATIONAL = CheckResult(
 """The computation result of every claim that is not computational (results are immutable)."""
 
 
-def _uses_every_span(candidate: Candidate, writing: frozenset[int]) -> bool:
-    """Whether a formula reads a figure of every cited span that writes one: a citation the
-    computation does not need is not evidence for it."""
-    uses = candidate.uses
-    if len(uses) == 2:
-        return writing <= uses[0].spans | uses[1].spans
-    used: set[int] = set()
-    for op in uses:
-        used |= op.spans
-    return writing <= used
-
-
 def tolerance(claim: ClaimedResult, relative: float) -> float:
     """How far a recomputed value may be from the claimed figure, in the claim's units."""
     target = abs(claim.target)
     half_unit = 0.5 * 10.0 ** (-claim.amount.decimals)
     return max(relative * target, min(half_unit, ROUNDING_CAP * target))
-
-
-def period_count(claim: Reading, claim_type: ClaimType, spans: Sequence[SpanFacts]) -> list[float]:
-    """The count of periods a computational claim names (``the 3 years``, ``a 2-year period``)
-    when it equals the number of cited spans that write a figure: it counts the figures the
-    computation uses and is not itself a figure of the evidence (the anchors check exempts it).
-    """
-    if claim_type is not ClaimType.COMPUTATIONAL:
-        return []
-    counts = [
-        amount.value
-        for amount in claim.amounts
-        if amount.kind == "number"
-        and amount.scale is None
-        and amount.currency is None
-        and amount.decimals == 0
-        and _PERIOD_COUNT.match(claim.text, amount.end)
-    ]
-    if not counts:
-        return []
-    writing = operands_of(spans).writing
-    return [count for count in counts if count == len(writing)]
-
-
-_COUNT_WORDS = {
-    "both": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-}  # fmt: skip
-_COUNTED_PERIODS = re.compile(
-    r"(?:\b(?:the|a|an)\s+(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})"
-    r"|\b(both))[\s-]+(?:fiscal\s+|financial\s+)?(?:years?|periods?)\b",
-    re.IGNORECASE,
-)
-"""A count of the years a sum or an average is over (``over the three years``, ``both years``,
-``a 3-year period``): after an article, so not a horizon (``due within 5 years``, ``over the
-next five years``); not of months or weeks (``the three months ended March 31`` names one
-quarter of each year)."""
-
-
-def counted_periods(text: str) -> int | None:
-    """The number of years or periods a claim says it sums or averages, if it says one."""
-    found = _COUNTED_PERIODS.search(text)
-    if found is None:
-        return None
-    word = (found.group(1) or found.group(2)).lower()
-    return _COUNT_WORDS[word] if word in _COUNT_WORDS else int(word)
 
 
 def _claim_units(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[ClaimedResult]:
@@ -198,67 +138,6 @@ def _claim_units(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Claim
         yield replace(claim, amount=replace(claim.amount, scale=scale))
 
 
-def _claim_years(reading: Reading) -> tuple[int, int] | None:
-    """The first and last year of the claim when it names two or more years (``from 2017 to
-    2018``); a claim about one year (``rose in 2019``) may compare it with any year before,
-    never with a later one: ``The change in sales in 2018`` is not computed from the figures
-    of 2019 and 2018."""
-    years = {int(d.key[:4]) for d in reading.dates if d.key[:4].isdigit()}
-    if len(years) == 1:
-        return (0, years.pop())
-    return (min(years), max(years)) if years else None
-
-
-@dataclass(frozen=True, slots=True)
-class _Scope:
-    """What a claim says its figures are of: the years it names (:func:`_claim_years`), its
-    content words (for the subjects of a sentence's figures) and whether it names fiscal
-    years (a period is then of the fiscal year it closes)."""
-
-    years: tuple[int, int] | None
-    lines: frozenset[str]
-    fiscal: bool
-
-    @classmethod
-    def of(cls, reading: Reading) -> _Scope:
-        return cls(
-            _claim_years(reading),
-            reading.content_stems(OPERATION_WORDS),
-            FISCAL_CLAIM.search(reading.text) is not None,
-        )
-
-
-def _admissible(candidate: Candidate, writing: frozenset[int], scope: _Scope) -> bool:
-    """Whether a candidate may stand for the claim: it uses every cited span that writes a
-    figure, only figures of the years the claim names, and only sentence figures of what the
-    claim names (:func:`ledger.gate._operands.named_subject`)."""
-    return (
-        _uses_every_span(candidate, writing)
-        and _within(candidate, scope.years, scope.fiscal)
-        and all(named_subject(op, scope.lines) for op in candidate.uses)
-    )
-
-
-def _within(candidate: Candidate, years: tuple[int, int] | None, fiscal: bool = False) -> bool:
-    """Whether every operand with a known period lies within the years the claim names: a
-    change "from 2017 to 2018" cannot be computed from the figures of 2018 and 2019. For a
-    claim about fiscal years, a period is of the fiscal year it closes
-    (:func:`ledger.gate._numbers.fiscal_year`: ``January 3, 2020`` closes fiscal 2019)."""
-    if candidate.years is not None:
-        # A change over several periods covers exactly the years its cells name.
-        return candidate.years == years
-    if years is None:
-        return True
-    return all(
-        years[0] <= (fiscal_year(op.period) if fiscal else int(op.period[:4])) <= years[1]
-        for op in candidate.uses
-        if op.period and op.period[:4].isdigit()
-    )
-
-
-# Over 60 lines on purpose: the reason codes are an ordered ladder (not computational,
-# unparseable, sign conflict, no operands, recomputed, unit mismatch, sign ambiguous,
-# mismatch, not reproduced); kept in one place, their order can be read top to bottom.
 def check_computation(
     claim_text: str | Reading,
     claim_type: ClaimType,
@@ -381,51 +260,6 @@ def check_computation(
     if unambiguous:
         return CheckResult(CHECK, Outcome.FAIL, "recompute_mismatch", detail), claim.amount
     return CheckResult(CHECK, Outcome.SKIP, "not_reproduced", detail), claim.amount
-
-
-_BOUND = re.compile(
-    r"\b(?P<word>more\s+than|greater\s+than|over|above|exceeding|in\s+excess\s+of|upwards\s+of"
-    r"|at\s+least|no\s+less\s+than|less\s+than|fewer\s+than|under|below|at\s+most"
-    r"|no\s+more\s+than|up\s+to)\s*[$\u20ac\u00a3]?\s*$",
-    re.IGNORECASE,
-)
-_BOUNDS = {
-    "more than": ">", "greater than": ">", "over": ">", "above": ">", "exceeding": ">",
-    "in excess of": ">", "upwards of": ">", "at least": ">=", "no less than": ">=",
-    "less than": "<", "fewer than": "<", "under": "<", "below": "<", "at most": "<=",
-    "no more than": "<=", "up to": "<=",
-}  # fmt: skip
-
-
-def claimed_bound(text: str, amount: Amount) -> str | None:
-    """The comparison a bound word right before the claimed figure asks for (``fell by more
-    than 40``: ``>``; ``at least``: ``>=``; ``less than``: ``<``; ``up to``: ``<=``), or
-    ``None`` for a figure stated exactly."""
-    found = _BOUND.search(text, 0, amount.start)
-    if found is None:
-        return None
-    return _BOUNDS[" ".join(found["word"].lower().split())]
-
-
-def meets(value: float, target: float, allowed: float, bound: str | None) -> bool:
-    """Whether a recomputed ``value`` makes the claimed ``target`` true: within ``allowed``
-    of it when stated exactly; otherwise on the side the bound says, by magnitude and with
-    the target's sign (``fell by more than 40`` is true of a fall of 45, false of a fall of
-    40 or of a rise of 45; ``less than 5`` is also true of 0)."""
-    if bound is None:
-        return abs(value - target) <= allowed
-    if value and target and (value > 0) != (target > 0):
-        return False
-    size, limit = abs(value), abs(target)
-    # Figures such as 44.1 - 56.7 carry a float error of about 1e-15: equal within 1e-9.
-    near = 1e-9 * max(size, limit, 1.0)
-    if bound == ">":
-        return bool(value) and size > limit + near
-    if bound == ">=":
-        return bool(value) and size >= limit - near
-    if bound == "<":
-        return size < limit - near
-    return size <= limit + near
 
 
 _OTHER_UNITS = {"points": ("bps", "percent_change"), "bps": ("points",)}

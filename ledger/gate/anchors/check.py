@@ -3,7 +3,7 @@ appear in the spans that support it.
 
 Anchors are compared in a normal form, not as text:
 
-- amounts (:mod:`ledger.gate._numbers`) by value, with scale words applied and separators
+- amounts (:mod:`ledger.gate.anchors.numbers`) by value, with scale words applied and separators
   removed, so ``$4.5 million`` = ``4,500,000 dollars`` = ``4.5m USD`` and ``1,496.5`` =
   ``1496.5``, but ``22%`` is not ``2.2%`` and a percent is never a plain number. The sign is not
   compared (direction is the polarity check's business). Currencies must agree when both sides
@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 
-from ledger.gate._numbers import FISCAL_CLAIM, Amount, close, fiscal_year
-from ledger.gate._reading import Anchors, Reading, read_span, read_text
+from ledger.gate.anchors.numbers import FISCAL_CLAIM, Amount, close, fiscal_year
+from ledger.gate.anchors.reading import Anchors, Reading, read_span, read_text
 from ledger.gate.model import CheckResult, Outcome
 
 CHECK = "anchors"
@@ -66,8 +66,9 @@ def _date_found(key: str, per_span: Sequence[Sequence[str]], fiscal: bool = Fals
 
 
 def _closes(date: str, year: str) -> bool:
-    """Whether a span date closes the fiscal ``year`` (:func:`ledger.gate._numbers.fiscal_year`:
-    ``2020-01-03`` closes fiscal 2019); a day without its year closes none."""
+    """Whether a span date closes the fiscal ``year``
+    (:func:`ledger.gate.anchors.numbers.fiscal_year`: ``2020-01-03`` closes fiscal 2019); a
+    day without its year closes none."""
     return date[:4].isdigit() and fiscal_year(date) == int(year)
 
 

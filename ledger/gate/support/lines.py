@@ -1,85 +1,23 @@
-"""The support check: enough of the claim's content words must be in its support spans.
+"""The line of a cited table cell: a computational claim must name it.
 
-The score is token-intersection recall: the share of the claim's distinct content stems
-(:func:`ledger.gate._words.content_stems`: lower-cased, crudely stemmed, without stop words,
-numbers and non-discriminative domain words such as *net*, *total*, *year*, *company*) that
-occur among the stems of the support spans' text and envelopes. For computational claims the
-words that name the operation (*change*, *average*, *ratio*, ...) are left out too: the
-computation check owns them.
+A cell's row labels and column header (:func:`cell_head`) tell its line
+and period from the other cells of its table; its title, and a section label over several
+lines, speak for all of them. A computational claim that shares no word with the line of a
+cell it cites is ``support_line_unnamed``; one without content words whose remaining words
+name a line of its spans (``The change in Other``) passes ``support_line_item``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from ledger.gate._reading import SPAN_CACHE_SIZE, Reading, read_span, read_text
-from ledger.gate._words import (
-    MONTH_WORDS,
-    STOP_WORDS,
-    content_stems,
-    is_numeric,
-    stem,
-    tokens,
-    word_set,
-)
+from ledger.gate.anchors.reading import SPAN_CACHE_SIZE, Reading, read_span
+from ledger.gate.computation.claimed import OPERATION_WORDS
+from ledger.gate.lexicon.words import MONTH_WORDS, STOP_WORDS, is_numeric, stem, tokens, word_set
 from ledger.gate.model import CheckResult, Outcome
 
 CHECK = "support"
-_MAX_LISTED = 12
-
-OPERATION_WORDS = word_set(
-    """
-    change changed changes difference differences increase increased increases decrease
-    decreased decreases rose rise risen fell fall fallen grew grow growth declined decline
-    percentage percent ratio average averaged mean sum summed combined totalled totaled
-    proportion share times basis points point bps compared between from
-    altogether overall absolute relative constitute constitutes constituted constitution
-    represent represents represented expressed portion fraction nominal respective across
-    much many
-    """
-)
-"""Words naming the arithmetic of a computational claim, ignored by its support score: the
-computation check recomputes the operation they name (``much`` and ``many`` ask for an amount
-or a count in a claim of question form: ``How much did revenue decrease ...: 45``)."""
-
-OPERATION_PHRASES = re.compile(
-    r"\bin\s+terms\s+of\b|\bmade\s+up\s+of\b|\bforms?\s+(?:a\s+)?part\s+of\b", re.IGNORECASE
-)
-"""Phrases that state a unit or a share (``in terms of $M``, ``is made up of``, ``form a part
-of``), ignored by the support score of a computational claim like the operation words."""
-
-
-def support_score(
-    claim: str | Reading, evidence: Sequence[str], ignore: frozenset[str] = frozenset()
-) -> tuple[float, list[str]]:
-    """The recall of the claim's content stems in ``evidence`` and the stems that are missing.
-
-    Returns ``(1.0, [])`` for a claim with no content word.
-    """
-    reading = read_text(claim) if isinstance(claim, str) else claim
-    return _score(reading.content_stems(ignore), evidence)
-
-
-def _score(wanted: frozenset[str], evidence: Sequence[str]) -> tuple[float, list[str]]:
-    """The recall of the ``wanted`` stems in ``evidence`` and the stems that are missing."""
-    if not wanted:
-        return 1.0, []
-    missing = set(wanted)
-    for text in evidence:
-        missing -= read_span(text).stems
-        if not missing:
-            return 1.0, []
-    return 1 - len(missing) / len(wanted), sorted(missing)
-
-
-def _may_hold_phrase(text: str) -> bool:
-    """Whether ``text`` may hold an :data:`OPERATION_PHRASES` phrase (a cheap test first)."""
-    return ("erms" in text or "ade up" in text or "art of" in text) and bool(
-        OPERATION_PHRASES.search(text)
-    )
-
 
 _NOT_LINE_WORDS = (
     (STOP_WORDS - word_set("other others all each both same own only few more most some such any"))
@@ -110,10 +48,10 @@ def _head_line_stems(envelope: str, own: bool = False) -> frozenset[str]:
 
 
 def section_of(head: str) -> tuple[str, str]:
-    """A cell's head (:func:`cell_head`) cut into its section and what is below it:
-    ``Revenue: Service, 2018`` -> (``Revenue``, ``Service, 2018``); a head without a section
-    -> (``""``, head). The ledger's envelopes prefix a section row's label to the labels of the
-    rows under it (:mod:`ledger.text.tables`)."""
+    """A cell's head (:func:`cell_head`) cut into its section and what
+    is below it: ``Revenue: Service, 2018`` -> (``Revenue``, ``Service, 2018``); a head
+    without a section -> (``""``, head). The ledger's envelopes prefix a section row's label
+    to the labels of the rows under it (:mod:`ledger.text.tables`)."""
     section, colon, line = head.partition(": ")
     return (section, line) if colon and section else ("", head)
 
@@ -160,40 +98,6 @@ def check_line_item_support(claim: Reading, evidence: Sequence[str]) -> CheckRes
         Outcome.PASS,
         "support_line_item",
         f"the claim's only words name a line of its spans: {', '.join(sorted(wanted))}",
-    )
-
-
-def check_support(
-    claim: str | Reading,
-    evidence: Sequence[str],
-    threshold: float,
-    *,
-    computational: bool = False,
-) -> CheckResult:
-    """Pass ``support_sufficient`` when the score reaches ``threshold``, else fail
-    ``support_insufficient``; skip ``no_content_words`` when the claim has none.
-    """
-    reading = read_text(claim) if isinstance(claim, str) else claim
-    ignore = OPERATION_WORDS if computational else frozenset()
-    wanted = reading.content_stems(ignore)
-    if computational and _may_hold_phrase(reading.text):
-        wanted = frozenset(content_stems(OPERATION_PHRASES.sub(" ", reading.text), ignore))
-    if not wanted:
-        return CheckResult(
-            CHECK, Outcome.SKIP, "no_content_words", "the claim has no content words"
-        )
-    score, missing = _score(wanted, evidence)
-    shown = ", ".join(missing[:_MAX_LISTED]) + (" ..." if len(missing) > _MAX_LISTED else "")
-    if score >= threshold:
-        detail = f"score {score:.2f} >= {threshold:.2f}"
-        if missing:
-            detail += f"; not in the spans: {shown}"
-        return CheckResult(CHECK, Outcome.PASS, "support_sufficient", detail)
-    return CheckResult(
-        CHECK,
-        Outcome.FAIL,
-        "support_insufficient",
-        f"score {score:.2f} < {threshold:.2f}; not in the spans: {shown}",
     )
 
 

@@ -7,7 +7,7 @@ the polarity check compares surface tokens, not stems.
 
 from __future__ import annotations
 
-from ledger.gate._words import word_set
+from ledger.gate.lexicon.words import word_set
 
 NEGATIONS = word_set(
     """
@@ -97,3 +97,85 @@ DIRECTIONS: dict[str, tuple[str, int]] = {
     for word in words.split()
 }
 """Each direction word's axis and side (``+1`` or ``-1``)."""
+
+
+NEGATION_CUES = (
+    NEGATIONS
+    | {"non"}
+    | word_set("deny denies denied denying excluding lack lacks lacked lacking absence absent")
+)
+"""Negation cues of the alignment: the polarity cues, the prefix ``non-`` (a hyphenated
+``non-binding`` reads ``non binding``), ``deny`` (``She denied that the deal closed`` does
+not say that it closed), ``excluding`` (``Revenue excluding acquisitions rose`` is not what
+revenue did) and ``lack`` and ``absence`` (``found a lack of evidence`` found none)."""
+
+NEGATIVE_IMPLICATIVES = word_set(
+    """
+    fail fails failed failing refuse refuses refused refusing neglect neglects neglected
+    neglecting forget forgets forgot forgotten forgetting omit omits omitted omitting unable
+    yet cease ceases ceased decline declines declined declining
+    """
+)
+"""Words that negate the verb of an infinitive they govern: ``failed to approve``, ``was
+unable to pay``, ``has yet to close``, ``declined to comment`` say that it did not happen. A
+negation cue to the alignment only there (:func:`_implicatives`): ``the failed bank``, ``yet``
+as a conjunction and ``declined to $5 million`` negate nothing."""
+PREVENTIVES = word_set(
+    """
+    prevent prevents prevented preventing block blocks blocked blocking bar bars barred
+    barring ban bans banned banning prohibit prohibits prohibited prohibiting stop stops
+    stopped stopping keep keeps kept keeping refrain refrains refrained refraining restrain
+    restrains restrained restraining preclude precludes precluded precluding deter deters
+    deterred deterring
+    """
+)
+"""Words that negate a gerund they govern through ``from``: ``was blocked from closing``,
+``refrained from buying`` say that it did not happen."""
+
+MODALS = word_set("will would")
+"""Future and conditional modals: a hedge to the alignment (``The board approved the plan.``
+over ``The board will approve the plan.`` turns a plan into a fact). Not to the window of a
+computational claim's polarity check (:mod:`ledger.gate.polarity.window`)."""
+
+PLAIN, PLANNED, HEDGED = 0, 1, 2
+"""How far a text is hedged, for the alignment's stretches and the polarity window alike: not
+at all, by a modal only (:data:`MODALS`, which covers only the other side's modals: ``will
+rise`` is not ``may rise``), or by another hedge (which covers every hedge of the other
+side)."""
+
+ALIGNMENT_HEDGES = word_set(
+    """
+    sometimes occasionally often frequently periodically intermittently sporadically rarely
+    seldom hardly barely scarcely infrequently doubt doubts doubted doubting whether must
+    should shall ought until till claim claims claimed alleges alleged believe believes
+    believed think thinks thought hope hopes hoping speculate speculates speculated
+    speculating
+    """
+)
+"""Hedges of the alignment only (the window check of computational claims keeps the polarity
+cues' list): how often (``The fee is sometimes charged`` is not ``The fee is charged``) and
+doubt (``The CEO doubted that sales rose``, ``Analysts questioned whether sales rose``) and
+obligation (``The fee must be paid``, ``Kate should have sent the slides`` says nothing of
+what was done), a state that ended (``was the largest until 2020``) and belief or claim
+(``The company claims the drug cures ...``), hope and speculation (``We hope that sales
+rose``; ``hoped`` is left to the infinitive it governs, ``hoped to approve``)."""
+
+CONDITIONS = word_set("if unless")
+"""Words that make a statement conditional: a hedge to the alignment, and read after the
+claim's last aligned word too (``The company pays a dividend.`` over ``The company pays a
+dividend if profits rise.``; see :func:`ledger.gate.alignment.reach.trailing`)."""
+
+STRICT_HEDGES = word_set(
+    """
+    unlikely uncertain unclear almost nearly rarely seldom hardly barely scarcely infrequently
+    doubt doubts doubted doubting must should shall ought claim claims claimed alleges alleged
+    believe believes believed think thinks thought
+    """
+)
+"""Hedges that negate: a claim must say them where its span does, not merely be hedged
+(``The deal almost closed`` says that it did not; ``nearly 500`` is fewer than 500;
+``rarely`` is nearly never; a doubt is no assertion; what must be is not what may be)."""
+
+
+PARTITIVES = word_set("half part parts portion partly partially fraction")
+"""Words that say a part of what follows them (``sold half its stake``, ``paid in part``)."""

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ledger.gate._numbers import (
+from ledger.gate.anchors.numbers import (
     Amount,
     DateMention,
     _overlaps,
@@ -22,7 +22,7 @@ from ledger.gate._numbers import (
     digit_runs,
     numbers,
 )
-from ledger.gate._words import STOP_WORDS, footnoted_stems, sentences, stem, stems_of, tokens
+from ledger.gate.lexicon.words import STOP_WORDS, footnoted_stems, sentences, stem, stems_of, tokens
 from ledger.gate.normalize import normalise_quote
 
 SPAN_CACHE_SIZE = 4096
@@ -68,7 +68,7 @@ false."""
 
 @dataclass(frozen=True, slots=True)
 class Anchors:
-    """The anchors of one text, in normal form (see :mod:`ledger.gate.anchors`)."""
+    """The anchors of one text, in normal form (see :mod:`ledger.gate.anchors.check`)."""
 
     amounts: tuple[Amount, ...]
     dates: tuple[str, ...]
@@ -93,7 +93,7 @@ class Anchors:
 class Reading:
     """One text as the checks see it.
 
-    ``tokens`` are the word tokens (:func:`ledger.gate._words.tokens`); ``cue_tokens`` the
+    ``tokens`` are the word tokens (:func:`ledger.gate.lexicon.words.tokens`); ``cue_tokens`` the
     tokens with month and number-sign uses of ``May`` and ``No.`` removed (for the polarity
     check); ``amounts`` every amount outside dates (the computation check reads them);
     ``anchors`` the anchors, whose amounts also leave out those inside identifiers and URLs.
@@ -148,7 +148,7 @@ def _identifier_matches(
     the pattern runs on the whole text only when ``:`` or ``§`` occurs, and otherwise on each
     space-free chunk that holds a digit and, as every other identifier does, an ASCII letter,
     a bracket or two points (:data:`_IDENTIFIER_HINT`); ``runs``: the text's
-    :func:`~ledger.gate._numbers.digit_runs`, when the caller already has them."""
+    :func:`~ledger.gate.anchors.numbers.digit_runs`, when the caller already has them."""
     if ":" in text or "§" in text:
         yield from _IDENTIFIERS.finditer(text)
         return
@@ -162,7 +162,7 @@ def digit_chunks(
 ) -> Iterator[tuple[int, int]]:
     """Where each whitespace-free run of ``text`` that holds a digit starts and ends: the
     matches of :data:`_DIGIT_CHUNK`, found from the runs of digits (a claim has few; ``runs``:
-    the text's :func:`~ledger.gate._numbers.digit_runs`, when the caller already has them)
+    the text's :func:`~ledger.gate.anchors.numbers.digit_runs`, when the caller already has them)
     rather than by trying the pattern at every position."""
     end = 0
     size = len(text)

@@ -1,7 +1,7 @@
 """The formulas the computation check tries over the cited figures, one generator per operation.
 
 Each generator yields :class:`Candidate` values for a claimed result and a list of operands; see
-:mod:`ledger.gate.computation` for which formulas are tried and when a candidate passes. Both
+:mod:`ledger.gate.computation.check` for which formulas are tried and when a candidate passes. Both
 readings of bracketed figures are enumerated by calling a generator twice, so every generator
 enumerates the same combinations in the same order for operand lists of the same length.
 """
@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ledger.gate._claimed import ClaimedResult
-from ledger.gate._numbers import Amount
+from ledger.gate.anchors.numbers import Amount
+from ledger.gate.computation.claimed import ClaimedResult
 
 MAX_SUBSET = 4
 """The largest subset of operands a sum or an average is tried over."""
@@ -41,7 +41,7 @@ class Operand:
     subject: frozenset[str] | None = None
     """For a figure of a sentence, the words of what it is a figure of that no other figure of
     the sentence has (``costs`` in ``..., while costs rose from $2.0 million to $2.5
-    million``: :func:`ledger.gate._operands.sentence_subjects`)."""
+    million``: :func:`ledger.gate.computation.operands.sentence_subjects`)."""
     rivals: tuple[frozenset[str], ...] = ()
     """For a figure of a sentence, the subjects of the other figures' groups."""
     signed: bool = False

@@ -25,20 +25,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ledger.gate._aligned_words import (
+from ledger.gate.anchors.reading import Reading, read_span, read_text
+from ledger.gate.lexicon.cues import (
     ALIGNMENT_HEDGES,
+    DIRECTIONS,
     HEDGED,
+    HEDGES,
     MODALS,
     NEGATION_CUES,
+    NEGATIONS,
     NEGATIVE_IMPLICATIVES,
     PLAIN,
     PLANNED,
 )
-from ledger.gate._polarity_cues import DIRECTIONS, HEDGES, NEGATIONS
-from ledger.gate._qualifiers import INTENTIONS
-from ledger.gate._reading import Reading, read_span, read_text
-from ledger.gate._words import STOP_WORDS, stem, word_set
+from ledger.gate.lexicon.words import STOP_WORDS, stem, word_set
 from ledger.gate.model import CheckResult, Outcome
+from ledger.gate.polarity.governors import INTENTIONS
 
 CHECK = "polarity"
 WINDOW_MARGIN = 3

@@ -1,11 +1,11 @@
 """A stretch of a claim clause over the span words it stands for: what the two say differently.
 
-:mod:`ledger.gate.alignment` matches a claim clause to a span clause and hands each stretch
+:mod:`ledger.gate.factual` matches a claim clause to a span clause and hands each stretch
 (the words between two matched pairs, before the first or after the last) here, with the
 matched words after it. A stretch fails on a negation on one side only, a hedge of the span
 the claim does not share, a word whose opposite stands on the other side, an anchor of the
 same role with another value, a gendered pronoun swapped, or a qualifier of the next matched
-word the claim drops (:mod:`ledger.gate._qualifiers`). ``shown`` is the span text a detail
+word the claim drops (:mod:`ledger.gate.narrowing.qualifiers`). ``shown`` is the span text a detail
 shows (its ``repr`` is worked out only when a detail needs it).
 """
 
@@ -13,20 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ledger.gate._aligned_words import (
-    GRAMMAR,
-    HEDGED,
-    MODALS,
-    PLAIN,
-    STRICT_HEDGES,
-    Kind,
-    Word,
-)
-from ledger.gate._lexicon import are_opposites, opposable
-from ledger.gate._polarity_cues import DIRECTIONS
-from ledger.gate._qualifiers import anchor_misaligned, polarity_failure, qualifier_conflict
-from ledger.gate._words import stem
+from ledger.gate.alignment.words import GRAMMAR, Kind, Word
+from ledger.gate.lexicon.cues import DIRECTIONS, HEDGED, MODALS, PLAIN, STRICT_HEDGES
+from ledger.gate.lexicon.opposites import are_opposites, opposable
+from ledger.gate.lexicon.words import stem
 from ledger.gate.model import CheckResult
+from ledger.gate.narrowing.qualifiers import anchor_misaligned, qualifier_conflict
+from ledger.gate.polarity.governors import governor_conflict, polarity_failure
 
 _DIRECTION_STEMS = {stem(w): axis for w, axis in DIRECTIONS.items()}
 
@@ -94,11 +87,13 @@ def stretch_conflict(
         )
     if not span_part:
         return None
-    qualified = qualifier_conflict(
-        claim_part, span_part, next_word, next_span, hedged=hedged == HEDGED, shown=shown
-    )
+    qualified = qualifier_conflict(claim_part, span_part, next_word, next_span, shown)
     if qualified is not None:
         return qualified
+    if hedged != HEDGED and next_word is not None and next_span is not None:
+        governed = governor_conflict(claim_part, span_part, next_word, next_span, shown)
+        if governed is not None:
+            return governed
     has_opposite = opposable()
     for mine in claim_part:
         if mine.kind is Kind.WORD:

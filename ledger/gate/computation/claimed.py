@@ -22,8 +22,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from ledger.gate._numbers import Amount
-from ledger.gate._reading import Reading, read_text
+from ledger.gate.anchors.numbers import Amount
+from ledger.gate.anchors.reading import Reading, read_text
+from ledger.gate.lexicon.words import word_set
 
 _GAP = r"(?:[\s,]+(?:by|of|to|was|is|were|are|at|an?|the|amounted|stood|came|in|around|some|"
 _GAP += r"total(?:l?ed)?|equal(?:l?ed|s)?|approximately|about)\b)*[\s,:]*"
@@ -273,3 +274,64 @@ def _refine(operation: str, amount: Amount, points: bool = False) -> str:
     if operation == "change" and amount.kind == "percent":
         return "percent_change"
     return operation
+
+
+OPERATION_WORDS = word_set(
+    """
+    change changed changes difference differences increase increased increases decrease
+    decreased decreases rose rise risen fell fall fallen grew grow growth declined decline
+    percentage percent ratio average averaged mean sum summed combined totalled totaled
+    proportion share times basis points point bps compared between from
+    altogether overall absolute relative constitute constitutes constituted constitution
+    represent represents represented expressed portion fraction nominal respective across
+    much many
+    """
+)
+"""Words naming the arithmetic of a computational claim, ignored by its support score: the
+computation check recomputes the operation they name (``much`` and ``many`` ask for an amount
+or a count in a claim of question form: ``How much did revenue decrease ...: 45``)."""
+
+
+_BOUND = re.compile(
+    r"\b(?P<word>more\s+than|greater\s+than|over|above|exceeding|in\s+excess\s+of|upwards\s+of"
+    r"|at\s+least|no\s+less\s+than|less\s+than|fewer\s+than|under|below|at\s+most"
+    r"|no\s+more\s+than|up\s+to)\s*[$\u20ac\u00a3]?\s*$",
+    re.IGNORECASE,
+)
+_BOUNDS = {
+    "more than": ">", "greater than": ">", "over": ">", "above": ">", "exceeding": ">",
+    "in excess of": ">", "upwards of": ">", "at least": ">=", "no less than": ">=",
+    "less than": "<", "fewer than": "<", "under": "<", "below": "<", "at most": "<=",
+    "no more than": "<=", "up to": "<=",
+}  # fmt: skip
+
+
+def claimed_bound(text: str, amount: Amount) -> str | None:
+    """The comparison a bound word right before the claimed figure asks for (``fell by more
+    than 40``: ``>``; ``at least``: ``>=``; ``less than``: ``<``; ``up to``: ``<=``), or
+    ``None`` for a figure stated exactly."""
+    found = _BOUND.search(text, 0, amount.start)
+    if found is None:
+        return None
+    return _BOUNDS[" ".join(found["word"].lower().split())]
+
+
+def meets(value: float, target: float, allowed: float, bound: str | None) -> bool:
+    """Whether a recomputed ``value`` makes the claimed ``target`` true: within ``allowed``
+    of it when stated exactly; otherwise on the side the bound says, by magnitude and with
+    the target's sign (``fell by more than 40`` is true of a fall of 45, false of a fall of
+    40 or of a rise of 45; ``less than 5`` is also true of 0)."""
+    if bound is None:
+        return abs(value - target) <= allowed
+    if value and target and (value > 0) != (target > 0):
+        return False
+    size, limit = abs(value), abs(target)
+    # Figures such as 44.1 - 56.7 carry a float error of about 1e-15: equal within 1e-9.
+    near = 1e-9 * max(size, limit, 1.0)
+    if bound == ">":
+        return bool(value) and size > limit + near
+    if bound == ">=":
+        return bool(value) and size >= limit - near
+    if bound == "<":
+        return size < limit - near
+    return size <= limit + near

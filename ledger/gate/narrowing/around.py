@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ledger.gate._aligned_words import Kind, Word
-from ledger.gate._qualifiers import BOUNDS
-from ledger.gate._words import word_set
+from ledger.gate.alignment.words import Kind, Word
+from ledger.gate.lexicon.words import word_set
+from ledger.gate.narrowing.qualifiers import BOUNDS
 
 _BOUNDS_AFTER = (
     ("or", "more"), ("or", "less"), ("or", "fewer"), ("or", "higher"), ("or", "lower"),

@@ -1,6 +1,6 @@
 """Span words that qualify the matched word after a stretch, which a claim may not drop.
 
-:mod:`ledger.gate.alignment` compares a claim's and a span's words between two matched words.
+:mod:`ledger.gate.factual` compares a claim's and a span's words between two matched words.
 Most span words a claim leaves out there are modifiers it may drop (``net product revenue``
 cited for ``net revenue``). Three kinds change what the next matched word says, so a claim that
 drops them states something the span does not:
@@ -12,7 +12,7 @@ drops them states something the span does not:
 - a predicate governing an infinitive (``tried to approve``, ``plans to merge``, ``agreed to
   sell``): the span says it was attempted, intended or agreed, a claim that says ``approved``
   states it as done (:func:`governing`). A governor that negates (``failed to``) is a negation
-  cue of :mod:`ledger.gate._aligned_words` and fails as one.
+  cue of :mod:`ledger.gate.alignment.words` and fails as one.
 
 Each is a pure reading of the two stretches and the words after them;
 :func:`qualifier_conflict` turns the first found into the failed result the alignment gives.
@@ -23,8 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ledger.gate._aligned_words import Kind, Word
-from ledger.gate._words import word_set
+from ledger.gate.alignment.words import Kind, Word
+from ledger.gate.lexicon.cues import PARTITIVES
+from ledger.gate.lexicon.words import word_set
 from ledger.gate.model import CheckResult, Outcome
 
 BOUNDS = word_set(
@@ -39,39 +40,6 @@ _LINKED |= {"upwards": "of", "excess": "of"}
 _LINKED |= dict.fromkeys(("much", "many", "high", "little", "few", "low"), "as")
 """Bound words that bound a figure only through a link word (``more than 5``; ``up 5%`` is a
 change, not a bound)."""
-
-PREPOSITIONAL = word_set(
-    """
-    due according compared relative prior related attributable owing thanks addition subject
-    pursuant contrary close next similar equal up back opposed respect regard comparison
-    response relation reference exposure access return as and or from than
-    """
-)
-"""Words after which ``to`` is a preposition, not the mark of an infinitive (``due to higher
-costs``, ``compared to 2022``): the word after it is not governed."""
-IMPLICATIVES = word_set(
-    """
-    manage manages managed managing able forced compelled obliged proceed proceeds proceeded
-    continue continues continued begin begins began start starts started went happened dared
-    remembered bothered
-    """
-)
-"""Predicates whose infinitive did happen (``managed to close``, ``was forced to sell``,
-``went on to win``): a claim may state it as done."""
-INTENTIONS = word_set(
-    """
-    plan plans planned planning want wants wanted hope hopes hoped try tries tried attempt
-    attempts attempted seek seeks sought intend intends intended aim aims aimed offer offers
-    offered promise promises promised pledge pledges pledged vow vows vowed threaten
-    threatens threatened propose proposes proposed agree agrees agreed wish wishes wished
-    need needs needed decide decides decided vote votes voted prepare prepares prepared
-    struggle struggles struggled strive strives strove
-    """
-)
-"""Predicates that govern an infinitive without making it happen, looked for where
-the claim writes the governed verb in the span's own form (``The firms merge`` over ``The firms
-plan to merge``): elsewhere a change of form (``approved`` over ``to approve``) tells it."""
-
 
 MULTIPLES = word_set(
     """
@@ -158,8 +126,6 @@ def dropped_time_bound(
     return word
 
 
-PARTITIVES = word_set("half part parts portion partly partially fraction")
-"""Words that say a part of what follows them (``sold half its stake``, ``paid in part``)."""
 FORMER = word_set("former formerly previously onetime")
 """Words that put what follows them in the past (``the former CEO``, ``was formerly the
 largest``): a claim without them says it holds now."""
@@ -220,120 +186,18 @@ def dropped_rank(claim_part: list[Word], span_part: Sequence[Word], top: Word) -
     return found
 
 
-GERUND_GOVERNORS = word_set(
-    """
-    consider considers considered considering contemplate contemplates contemplated discuss
-    discusses discussed propose proposes proposed suggest suggests suggested recommend
-    recommends recommended mull mulls mulled weigh weighs weighed explore explores explored
-    avoid avoids avoided resist resists resisted oppose opposes opposed delay delays delayed
-    postpone postpones postponed risk risks risked imagine imagines imagined envisage
-    envisages envisaged favor favors favored favour favours favoured
-    """
-)
-"""Predicates that govern a gerund without making it happen (``considered resigning``,
-``proposed selling``, ``avoided paying``)."""
-
-
-BARE_GOVERNORS = word_set("help helps helped helping")
-"""Predicates that govern a bare infinitive without making it happen (``helps cure``)."""
-LIGHT_VERBS = word_set("be become becomes remain stay reach hit have get")
-"""Verbs an infinitive of a span may hold that a claim turns into a state (``aims to become
-the largest`` under ``is the largest``)."""
-GERUND_LINKS = word_set("about in on to of for toward towards")
-"""Prepositions through which a word governs a gerund (``thinking about renewing``,
-``interested in renewing``, ``close to agreeing``)."""
-FACTIVE_HEADS = word_set(
-    """
-    succeed succeeds succeeded succeeding proud known famous instrumental credited praised
-    celebrated thanked responsible
-    """
-)
-"""Words whose gerund did happen (``succeeded in selling``, ``proud of winning``)."""
-
-
-def governing(
-    claim_part: list[Word], span_part: Sequence[Word], mine: Word, theirs: Word
-) -> Word | None:
-    """The span word governing ``theirs`` (matched to the claim's ``mine``) as an infinitive
-    (``tried`` of ``tried to approve``) or a gerund that the claim's stretch drops, or
-    ``None``.
-
-    A gerund (where the claim's word is none) is governed by a word of
-    :data:`GERUND_GOVERNORS` (``considered resigning``) or by any word but a factive one
-    through a preposition of :data:`GERUND_LINKS` (``thinking about renewing``). For an
-    infinitive the claim's stretch has no ``to``, and either the span's stretch is ``to``
-    alone (its subject the word matched before it) and the claim changes the verb's form, or
-    it ends ``<governor> to`` with a governor that is no preposition's head, negation nor
-    implicative (:data:`IMPLICATIVES`), and the claim changes the verb's form or the
-    governor is an intention (:data:`INTENTIONS`)."""
-    if not span_part or mine.kind is not Kind.WORD:
-        return None
-    last = span_part[-1]
-    gerund = theirs.text.endswith("ing") and not mine.text.endswith("ing")
-    if last.text in GERUND_GOVERNORS:
-        # ``considered resigning`` under ``resigned``.
-        return last if gerund else None
-    if last.text in BARE_GOVERNORS:
-        # ``helps cure`` under ``cures``.
-        return last if mine.text != theirs.text else None
-    embedded = _embedded_state(claim_part, span_part) if len(span_part) > 2 else None
-    if embedded is not None:
-        return embedded
-    if gerund and last.text in GERUND_LINKS and len(span_part) > 1:
-        # ``thinking about renewing``, ``close to agreeing`` under ``renewed``, ``agreed``.
-        head = span_part[-2]
-        if head.must and head.text not in FACTIVE_HEADS and not head.negation:
-            return head
-        return None
-    if last.text != "to":
-        return None
-    for word in claim_part:
-        if word.text == "to":
-            return None
-    if len(span_part) == 1:
-        # The infinitive's subject is the matched word before it (``calls for the CEO to
-        # resign`` under ``The CEO resigned``): a changed form tells it.
-        return last if mine.text != theirs.text else None
-    governor = span_part[-2]
-    if governor.negation or governor.text in PREPOSITIONAL or governor.text in IMPLICATIVES:
-        return None
-    if mine.text != theirs.text or governor.text in INTENTIONS:
-        return governor
-    return None
-
-
-def _embedded_state(claim_part: list[Word], span_part: Sequence[Word]) -> Word | None:
-    """The governor of ``<governor> to <light verb>`` inside the span's stretch (``aims to
-    become``, ``is set to become``, ``used to be``) when the claim's stretch has no ``to``."""
-    for i in range(1, len(span_part) - 1):
-        if span_part[i].text == "to" and span_part[i + 1].text in LIGHT_VERBS:
-            governor = span_part[i - 1]
-            if (
-                governor.negation
-                or governor.text in PREPOSITIONAL
-                or governor.text in IMPLICATIVES
-                or any(w.text == "to" for w in claim_part)
-            ):
-                return None
-            return governor
-    return None
-
-
 def qualifier_conflict(
     claim_part: list[Word],
     span_part: Sequence[Word],
     mine: Word | None,
     theirs: Word | None,
-    *,
-    hedged: bool,
     shown: object,
 ) -> CheckResult | None:
     """The first span qualifier the claim's stretch drops, as a failed result, or ``None``:
-    a part (``anchor_misaligned``), a bound on the next matched figure (``anchor_misaligned``)
-    or a predicate governing it as an infinitive, which a claim without a hedge of its own
-    (``hedged``) states as done (``hedge_mismatch``). ``mine`` and ``theirs`` are the claim's
-    and the span's next matched words (``None`` after the last match); ``shown`` the span text
-    a detail shows."""
+    a part or a past, a rank of the next matched superlative, a bound on the next matched
+    figure or time (all ``anchor_misaligned``). ``mine`` and ``theirs`` are the claim's and
+    the span's next matched words (``None`` after the last match); ``shown`` the span text a
+    detail shows."""
     part = dropped_part(claim_part, span_part) if _marked(span_part) else None
     if part is not None:
         said = "a past" if part.text in FORMER else "a part"
@@ -362,23 +226,9 @@ def qualifier_conflict(
             f"the span bounds the time ({time_bound.text!r} {theirs.text!r}) where the claim "
             f"says when ({mine.text!r}); span text: {shown!r}"
         )
-    if hedged:
-        return None
-    governor = governing(claim_part, span_part, mine, theirs)
-    if governor is None:
-        return None
-    return polarity_failure(
-        "hedge_mismatch",
-        f"the span says {governor.text!r} to {theirs.text!r} where the claim states "
-        f"{mine.text!r} as done; span text: {shown!r}",
-    )
+    return None
 
 
 def anchor_misaligned(detail: str) -> CheckResult:
     """A failed anchors result of the alignment (``anchor_misaligned``)."""
     return CheckResult("anchors", Outcome.FAIL, "anchor_misaligned", detail)
-
-
-def polarity_failure(reason: str, detail: str) -> CheckResult:
-    """A failed polarity result of the alignment."""
-    return CheckResult("polarity", Outcome.FAIL, reason, detail)

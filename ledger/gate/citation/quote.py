@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ledger.gate._reading import SPAN_CACHE_SIZE
+from ledger.gate.anchors.reading import SPAN_CACHE_SIZE
 from ledger.gate.model import CheckResult, Outcome
 from ledger.gate.normalize import normalise_quote
 
