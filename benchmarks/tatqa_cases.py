@@ -16,7 +16,7 @@ from benchmarks.eval_cases import Case, half_of, sentences_of, span
 from ledger.gate import Binding, ClaimDraft, ClaimType, SpanFacts
 from ledger.gate.anchors.numbers import numbers
 from ledger.gate.lexicon.words import content_stems
-from ledger.gate.support.lines import cell_head
+from ledger.text.tables import cell_labels
 
 # -- TAT-QA ----------------------------------------------------------------------------------
 
@@ -413,7 +413,9 @@ def line_swap(question: str, table: list[list[str]], bound: dict[str, SpanFacts]
             continue
         # A label sharing a word with a cited cell's row labels or column header (a section
         # label: ``Services`` over ``Services: Total revenue``) may still name that cell.
-        heads = content_stems(" ".join(cell_head(s.envelope or "") for s in bound.values()))
+        heads = content_stems(
+            " ".join(cell_labels(s.envelope or "", s.text) for s in bound.values())
+        )
         others = sorted(
             (abs(other - row), other_label)
             for other, other_label in lines

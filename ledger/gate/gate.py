@@ -137,8 +137,8 @@ def judge(
             )
             support_result = line_item or _verbatim_support(claim, spans, checks) or support_result
         if computational and support_result.outcome is Outcome.PASS:
-            envelopes = [facts.envelope for facts in support if facts.envelope]
-            support_result = check_line_named(reading, envelopes) or support_result
+            cited = [(facts.envelope, facts.text) for facts in support if facts.envelope]
+            support_result = check_line_named(reading, cited) or support_result
         checks.append(support_result)
     else:
         for check in ("anchors", "polarity", "computation", "support"):

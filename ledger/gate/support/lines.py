@@ -1,6 +1,6 @@
 """The line of a cited table cell: a computational claim must name it.
 
-A cell's row labels and column header (:func:`cell_head`) tell its line
+A cell's row labels and column header (:func:`ledger.text.tables.cell_labels`) tell its line
 and period from the other cells of its table; its title, and a section label over several
 lines, speak for all of them. A computational claim that shares no word with the line of a
 cell it cites is ``support_line_unnamed``; one without content words whose remaining words
@@ -16,6 +16,7 @@ from ledger.gate.anchors.reading import SPAN_CACHE_SIZE, Reading, read_span
 from ledger.gate.computation.claimed import OPERATION_WORDS
 from ledger.gate.lexicon.words import MONTH_WORDS, STOP_WORDS, is_numeric, stem, tokens, word_set
 from ledger.gate.model import CheckResult, Outcome
+from ledger.text.tables import cell_labels
 
 CHECK = "support"
 
@@ -37,18 +38,17 @@ operation words, periods (the anchors and computation checks own them) and units
 
 
 @lru_cache(maxsize=SPAN_CACHE_SIZE)
-def _head_line_stems(envelope: str, own: bool = False) -> frozenset[str]:
-    """The line words of a cell's row labels and column header, or with ``own`` those below
-    its section (:func:`section_of`), when they have any (cached like a span's reading: the
-    claims of a receipt cite the same cells again and again)."""
-    head = cell_head(envelope)
+def _head_line_stems(head: str, own: bool = False) -> frozenset[str]:
+    """The line words of a cell's ``head`` (its row labels and column header), or with
+    ``own`` those below its section (:func:`section_of`), when they have any (cached like a
+    span's reading: the claims of a receipt cite the same cells again and again)."""
     section, line = section_of(head)
     below = _line_stems(tokens(line)) if own and section else set()
     return frozenset(below or _line_stems(tokens(head)))
 
 
 def section_of(head: str) -> tuple[str, str]:
-    """A cell's head (:func:`cell_head`) cut into its section and what
+    """A cell's head (:func:`ledger.text.tables.cell_labels`) cut into its section and what
     is below it: ``Revenue: Service, 2018`` -> (``Revenue``, ``Service, 2018``); a head
     without a section -> (``""``, head). The ledger's envelopes prefix a section row's label
     to the labels of the rows under it (:mod:`ledger.text.tables`)."""
@@ -101,16 +101,11 @@ def check_line_item_support(claim: Reading, evidence: Sequence[str]) -> CheckRes
     )
 
 
-def cell_head(envelope: str) -> str:
-    """The row labels and column header of a table cell's envelope (``{title} — {row labels},
-    {column header}: {value}``): what tells its line and period from the others of its table."""
-    return envelope.rsplit(":", 1)[0].rsplit(" \u2014 ", 1)[-1]
-
-
-def check_line_named(claim: Reading, envelopes: Sequence[str]) -> CheckResult | None:
+def check_line_named(claim: Reading, cells: Sequence[tuple[str, str]]) -> CheckResult | None:
     """Fail ``support_line_unnamed`` when a computational claim does not name the line of a
     cell it cites: the claim shares no content word with the cell's row labels and column
-    header (:func:`cell_head`), though they have some. The title of a table speaks for all of
+    header, though they have some (``cells``: each cited cell's envelope and value, read by
+    :func:`ledger.text.tables.cell_labels`). The title of a table speaks for all of
     its lines (``Prepaid expenses and other consist of the following``), so its words cannot
     say which line a figure is on: a claim about ``Prepaid expenses`` citing the cells of
     ``Other current assets`` finds every word in the title and names another line. A section
@@ -118,13 +113,13 @@ def check_line_named(claim: Reading, envelopes: Sequence[str]) -> CheckResult | 
     of a section (``Revenue: Service``) must name a word below the section label, not only the
     section (``The change in Product revenue``); one citing several lines of a section may
     name the section alone. ``None`` when every cited cell's line is named."""
-    heads = [cell_head(envelope) for envelope in envelopes]
+    heads = [cell_labels(envelope, value) for envelope, value in cells]
     sections = _section_lines(heads)
-    for envelope, head in zip(envelopes, heads, strict=True):
+    for head in heads:
         section, _ = section_of(head)
         # A section speaks for all of its lines, as a title does, unless the claim cites
         # several of them (``the sum of all Tax credit carryforwards``).
-        wanted = _head_line_stems(envelope, own=len(sections.get(section, ())) == 1)
+        wanted = _head_line_stems(head, own=len(sections.get(section, ())) == 1)
         if wanted and not _names(claim.tokens, wanted):
             return CheckResult(
                 CHECK,

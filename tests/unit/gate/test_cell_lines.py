@@ -12,8 +12,8 @@ from __future__ import annotations
 from ledger.gate import ClaimType, Status, judge
 from ledger.gate.anchors.reading import read_text
 from ledger.gate.computation.check import check_computation
-from ledger.gate.model import Outcome
-from ledger.gate.support.lines import cell_head, check_line_named, section_of
+from ledger.gate.model import Outcome, SpanFacts
+from ledger.gate.support.lines import check_line_named, section_of
 from tests.unit.gate._facts import claim, span
 
 C = ClaimType.COMPUTATIONAL
@@ -26,6 +26,11 @@ SALES = {
     "s19": span("s19", "$ 328.8", "Table \u2014 Sales, Fiscal 2019 (in millions): $ 328.8"),
     "s18": span("s18", "$ 207.0", "Table \u2014 Sales, Fiscal 2018 (in millions): $ 207.0"),
 }
+
+
+def _cited(facts: SpanFacts) -> tuple[str, str]:
+    """A cited cell as the line check reads it: its envelope and its value."""
+    return facts.envelope or "", facts.text
 
 
 def _status(text: str, spans: dict[str, object]) -> tuple[Status, set[str]]:
@@ -52,7 +57,7 @@ def test_leaves_a_claim_naming_another_line_of_the_table_unverified() -> None:
 def test_says_which_line_the_claim_does_not_name() -> None:
     result = check_line_named(
         read_text("The average value of Prepaid expenses is 180."),
-        [OTHER_ASSETS["a19"].envelope or ""],
+        [_cited(OTHER_ASSETS["a19"])],
     )
     assert result is not None
     assert (result.outcome, result.reason) == (Outcome.FAIL, "support_line_unnamed")
@@ -61,8 +66,8 @@ def test_says_which_line_the_claim_does_not_name() -> None:
 
 def test_counts_other_and_total_as_words_that_name_a_line() -> None:
     cells = [
-        "Revenue by location (in thousands) \u2014 EMEA: Total Other, 2018: 95",
-        "Revenue by location (in thousands) \u2014 EMEA: Total Other, 2017: 82",
+        ("Revenue by location (in thousands) \u2014 EMEA: Total Other, 2018: 95", "95"),
+        ("Revenue by location (in thousands) \u2014 EMEA: Total Other, 2017: 82", "82"),
     ]
     assert (
         check_line_named(read_text("The change in Total Other in 2018 from 2017 is 13."), cells)
@@ -71,13 +76,17 @@ def test_counts_other_and_total_as_words_that_name_a_line() -> None:
 
 
 def test_asks_nothing_of_a_cell_whose_line_has_no_words() -> None:
-    cells = ["Table \u2014 , 2019: 206.2"]
+    cells = [("Table \u2014 , 2019: 206.2", "206.2")]
     assert check_line_named(read_text("The average is 169.4."), cells) is None
 
 
-def test_reads_the_row_labels_and_header_of_an_envelope_without_its_title_and_value() -> None:
-    envelope = "Revenue (in millions) \u2014 Revenue: Service, Years Ended July 28, 2018: 12,621"
-    assert cell_head(envelope) == "Revenue: Service, Years Ended July 28, 2018"
+def test_a_word_of_a_cells_footnote_does_not_name_its_line() -> None:
+    # The line is what stands between the heading and ": <value>" (ledger.text.tables
+    # .cell_labels); the footnote after the value, colon and all, names no line.
+    envelope = "Revenue (in millions) \u2014 Service, 2018: 12,621 [1] Restated: see note 2"
+    cited = [(envelope, "12,621")]
+    assert check_line_named(read_text("The restated revenue in 2018 is 12,621."), cited)
+    assert check_line_named(read_text("The service revenue in 2018 is 12,621."), cited) is None
 
 
 def test_computes_a_claim_about_one_year_from_that_year_and_the_year_before() -> None:
@@ -116,7 +125,7 @@ def test_a_section_word_does_not_name_one_line_of_the_section() -> None:
     assert status is Status.UNVERIFIED
     assert "support_line_unnamed" in reasons
     result = check_line_named(
-        read_text("The change in cars vehicles is 32."), [VANS["v21"].envelope or ""]
+        read_text("The change in cars vehicles is 32."), [_cited(VANS["v21"])]
     )
     assert result is not None
     assert "'Vehicles: Vans, 2021'" in result.detail
@@ -137,7 +146,7 @@ def test_cuts_a_cell_head_into_its_section_and_line() -> None:
 
 
 def test_asks_for_the_section_when_nothing_below_it_names_a_line() -> None:
-    cells = [f"{FLEET_TITLE} \u2014 Vehicles: (1), 2021: 412"]
+    cells = [(f"{FLEET_TITLE} \u2014 Vehicles: (1), 2021: 412", "412")]
     assert check_line_named(read_text("The vehicles in 2021 are 412."), cells) is None
     result = check_line_named(read_text("The cars in 2021 are 412."), cells)
     assert result is not None
