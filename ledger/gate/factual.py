@@ -19,17 +19,17 @@ figures are then the anchors check's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ledger.gate.alignment.clauses import SpanClause, claim_clauses, span_clauses
+from ledger.gate.alignment.clauses import CONJUNCTIONS, SpanClause, claim_clauses, span_clauses
 from ledger.gate.alignment.matching import best_match, cell_keys, cell_match
-from ledger.gate.alignment.words import Word
+from ledger.gate.alignment.words import ANCHOR_KINDS, Word
 from ledger.gate.anchors.reading import SPAN_CACHE_SIZE
 from ledger.gate.model import CheckResult, Outcome
 from ledger.gate.narrowing.measure import measure_narrowed
 from ledger.gate.narrowing.scope import Taken, narrowed, note_taken
-from ledger.gate.polarity.aligned import Shown, clause_conflict
+from ledger.gate.polarity.aligned import ClauseReading, Shown, clause_conflict
 
 _MAX_LISTED = 12
 
@@ -42,6 +42,9 @@ class ClaimAlignment:
     polarity: CheckResult
     support: CheckResult | None
     anchor: CheckResult | None
+    whole: bool = True
+    """Whether every word of the claim that must align does, but for anchors (numbers,
+    dates, units): an anchor the spans lack is then absent at its aligned place."""
 
 
 # Over 60 lines on purpose: one pass over the claim's clauses that carries the alignment's
@@ -66,13 +69,9 @@ def align_claim(
     (:func:`cell_match`).
     """
     pieces = [piece for text in evidence for piece in span_clauses(text)]
-    cell_keys = [cell_keys(text) for text in cells]
-    polarity: CheckResult | None = None
-    anchor: CheckResult | None = None
+    cell_words = [cell_keys(text) for text in cells]
+    findings = _Findings()
     taken: dict[int, Taken] = {}
-    wanted = aligned = 0
-    worst = 1.0
-    missing: list[str] = []
     shown: Shown | None = None
     floors: dict[int, int] = {}
     sentence = -1
@@ -81,35 +80,33 @@ def align_claim(
             # Clauses of one claim sentence follow each other in a span clause they share.
             sentence, floors = clause[0].sentence, {}
         must = sum([w.must for w in clause])
-        wanted += must
         best = best_match(clause, pieces, floors, must)
-        if cell_keys and (best is None or best.score < must):
-            _, absent = cell_match(clause, cell_keys)
-            if not absent:
-                aligned += must
+        if cell_words and (best is None or best.score < must):
+            _, absent = cell_match(clause, cell_words)
+            if all(clause[i].kind in ANCHOR_KINDS for i in absent):
+                # The cell holds every word of the clause but, at most, its dates: a date it
+                # lacks is the anchors check's, absent where the claim aligns.
+                findings.aligned(clause, must, must - len(absent), absent)
                 shown = shown or Shown(span_clauses(cells[0])[0], [(0, 0)])
                 continue
         if best is None:
-            if must:
-                worst = 0.0
-                missing += [w.text for w in clause if w.must]
+            findings.aligned(clause, must, 0, [i for i, w in enumerate(clause) if w.must])
             continue
         # A span clause an earlier clause of this claim sentence took: what opens it is that
         # clause's.
         piece_id = id(best.piece)
         floor = floors.get(piece_id, -1)
         floors[piece_id] = best.pairs[-1][1]
-        aligned += best.score
-        if must:
-            worst = min(worst, best.score / must)
         moved_keys: set[int] = set()
         if best.moved:
             moved_keys = {c for c, _ in best.moved} | {-s - 1 for _, s in best.moved}
+        unmatched: list[int] = []
         if best.score < must:
             matched = {c for c, _ in best.pairs} | {c for c, _ in best.moved}
-            missing += [w.text for i, w in enumerate(clause) if w.must and i not in matched]
+            unmatched = [i for i, w in enumerate(clause) if w.must and i not in matched]
+        findings.aligned(clause, must, best.score, unmatched)
         shown = shown or Shown(best.piece, best.pairs)
-        conflict = clause_conflict(
+        found = clause_conflict(
             clause,
             best.piece,
             best.pairs,
@@ -117,15 +114,104 @@ def align_claim(
             floor=floor,
             governed=_governing(best.piece, floor, floors),
         )
-        if conflict is not None and conflict.check == "anchors":
-            anchor = anchor or conflict
-        elif conflict is not None:
-            polarity = polarity or conflict
+        findings.note(found, unmatched, clause)
         note_taken(taken, best.piece, clause, best.pairs, moved_keys)
-    support = _support(wanted, aligned, worst, missing, threshold) if wanted else None
-    if polarity is None and (support is None or support.outcome is Outcome.PASS):
-        support = narrowed(taken) or measure_narrowed(taken) or support
-    return ClaimAlignment(polarity or _agrees(shown), support, anchor)
+    support = findings.support(threshold)
+    if not findings.contradicted() and (support is None or support.outcome is Outcome.PASS):
+        support = findings.qualifier or narrowed(taken) or measure_narrowed(taken) or support
+    polarity = findings.polarity or findings.unestablished or _agrees(shown)
+    return ClaimAlignment(polarity, support, findings.anchor, findings.whole)
+
+
+@dataclass(slots=True)
+class _Findings:
+    """What the clauses of a claim show, clause by clause: how many of their words that must
+    align do (the least share in a clause, the words that do not); the first of each kind of
+    disagreement: a contradiction of polarity or of an anchor's value, established where the
+    rest of its clause aligns, one that is not, and a qualifier of the span the claim drops."""
+
+    polarity: CheckResult | None = None
+    anchor: CheckResult | None = None
+    unestablished: CheckResult | None = None
+    qualifier: CheckResult | None = None
+    wanted: int = 0
+    matched: int = 0
+    worst: float = 1.0
+    missing: list[str] = field(default_factory=list)
+    whole: bool = True
+    """Whether every word that must align does, but for anchors (:attr:`ClaimAlignment.whole`)."""
+    joined: bool = False
+    """Whether the clause before the one noted last, in the same claim sentence, aligned whole
+    (what a conjunction opening this one joins it to)."""
+    _sentence: int = -1
+    _whole_before: bool = False
+
+    def aligned(self, clause: list[Word], must: int, score: int, unmatched: list[int]) -> None:
+        """Note how a clause aligned: ``score`` of its ``must`` words, less ``unmatched``."""
+        sentence = clause[0].sentence
+        self.joined = self._sentence == sentence and self._whole_before
+        self._sentence, self._whole_before = sentence, score == must
+        self.wanted += must
+        self.matched += score
+        if must:
+            self.worst = min(self.worst, score / must)
+        self.missing += [clause[i].text for i in unmatched]
+        self.whole = self.whole and all(clause[i].kind in ANCHOR_KINDS for i in unmatched)
+
+    def support(self, threshold: float) -> CheckResult | None:
+        """Pass ``support_aligned`` or fail ``support_unaligned`` (see :func:`align_claim`);
+        ``None`` for a claim without a word that must align."""
+        if not self.wanted:
+            return None
+        listed = _listed(self.missing)
+        if self.worst >= threshold:
+            detail = f"{self.matched} of {self.wanted} claim words align in order to the spans"
+            return CheckResult(
+                "support",
+                Outcome.PASS,
+                "support_aligned",
+                detail + (f"; not aligned: {listed}" if self.missing else ""),
+            )
+        return CheckResult(
+            "support",
+            Outcome.FAIL,
+            "support_unaligned",
+            f"{self.matched} of {self.wanted} claim words align in order to the spans (least "
+            f"share in a clause {self.worst:.2f} < {threshold:.2f}); not aligned: {listed}",
+        )
+
+    def note(self, found: ClauseReading, unmatched: list[int], clause: list[Word]) -> None:
+        """Note what one clause showed; ``unmatched``: its words that must align and do not."""
+        conflict = found.conflict
+        if conflict is None:
+            pass
+        elif not found.established(unmatched):
+            # Other words of the clause do not align: the disagreement is not established.
+            words = ", ".join(repr(clause[i].text) for i in unmatched[:_MAX_LISTED])
+            self._unestablished(conflict.result, f"the claim does not align whole ({words})")
+        elif 0 in found.culprits and clause[0].text in CONJUNCTIONS and not self.joined:
+            # A conjunction joins this clause to the one before: where that one does not
+            # align, what the conjunction joins is not what the span's joins.
+            self._unestablished(conflict.result, "the clause it joins does not align")
+        elif conflict.result.check == "anchors":
+            self.anchor = self.anchor or conflict.result
+        else:
+            self.polarity = self.polarity or conflict.result
+        self.qualifier = self.qualifier or found.qualifier
+
+    def _unestablished(self, result: CheckResult, why: str) -> None:
+        """Note a disagreement that is no contradiction: skip ``mismatch_unaligned`` (``result``
+        says what it is); the claim is not verified, and not rejected either."""
+        self.unestablished = self.unestablished or CheckResult(
+            "polarity",
+            Outcome.SKIP,
+            "mismatch_unaligned",
+            f"{result.reason} where {why}, so no contradiction is established: {result.detail}",
+        )
+
+    def contradicted(self) -> bool:
+        """Whether a clause showed an established contradiction."""
+        return self.polarity is not None or self.anchor is not None
 
 
 def _governing(piece: SpanClause, floor: int, floors: dict[int, int]) -> Word | None:
@@ -162,28 +248,6 @@ def _agrees_at(shown: str) -> CheckResult:
         Outcome.PASS,
         "polarity_agrees",
         f"negation, hedging and direction agree where the claim aligns: {shown}",
-    )
-
-
-def _support(
-    wanted: int, aligned: int, worst: float, missing: list[str], threshold: float
-) -> CheckResult:
-    """Pass ``support_aligned`` or fail ``support_unaligned`` (see :func:`align_claim`)."""
-    if worst >= threshold:
-        detail = f"{aligned} of {wanted} claim words align in order to the spans"
-        return CheckResult(
-            "support",
-            Outcome.PASS,
-            "support_aligned",
-            detail + (f"; not aligned: {_listed(missing)}" if missing else ""),
-        )
-    listed = _listed(missing)
-    return CheckResult(
-        "support",
-        Outcome.FAIL,
-        "support_unaligned",
-        f"{aligned} of {wanted} claim words align in order to the spans (least share in a "
-        f"clause {worst:.2f} < {threshold:.2f}); not aligned: {listed}",
     )
 
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ledger.gate.anchors.check import check_anchors
-from ledger.gate.anchors.reading import read_text
+from ledger.gate.anchors.check import anchor_unaligned, check_anchors
+from ledger.gate.anchors.reading import Reading, read_text
 from ledger.gate.citation.bindings import check_existence, check_version
 from ledger.gate.citation.quote import check_quote
 from ledger.gate.computation.check import check_computation
@@ -62,6 +62,10 @@ ORDER = (
 
 HARD_CHECKS = frozenset({"existence", "version", "quote", "anchors", "polarity", "computation"})
 """Checks whose failure rejects a claim; a failure of any other check leaves it unverified."""
+
+UNESTABLISHED = frozenset({"mismatch_unaligned", "anchor_unaligned"})
+"""Reasons a check skips where it found a disagreement it cannot establish as a contradiction
+(the claim does not align around it): the claim is not rejected, and not verified either."""
 
 DEFAULT_CONFIG = GateConfig()
 """The configuration :func:`judge` uses when none is given."""
@@ -108,23 +112,10 @@ def judge(
         exempt += period_count(reading, claim.type, support)
         anchors = check_anchors(reading, evidence, exempt)
         if computational:
-            polarity = check_polarity(reading, evidence)
-            support_result = check_support(
-                reading, evidence, config.support_threshold, computational=True
-            )
+            anchors, polarity, support_result = _by_window(reading, evidence, anchors, config)
         else:
-            texts = [facts.text for facts in support if not facts.envelope]
-            cells = (
-                [text for facts, text in zip(support, evidence, strict=True) if facts.envelope]
-                if len(texts) < len(support)
-                else []
-            )
-            aligned = align_claim(claim.text, texts, config.support_threshold, cells)
-            if aligned.anchor is not None and anchors.outcome is not Outcome.FAIL:
-                anchors = aligned.anchor
-            polarity = aligned.polarity
-            support_result = aligned.support or CheckResult(
-                "support", Outcome.SKIP, "no_content_words", "the claim has no content words"
+            anchors, polarity, support_result = _by_alignment(
+                claim.text, support, evidence, anchors, config
             )
         checks.append(anchors)
         checks.append(polarity)
@@ -147,6 +138,48 @@ def judge(
             )
     checks.append(_coverage(claim, has_support=bool(evidence)))
     return Verdict(_status(checks), tuple(checks))
+
+
+def _by_window(
+    reading: Reading, evidence: list[str], anchors: CheckResult, config: GateConfig
+) -> tuple[CheckResult, CheckResult, CheckResult]:
+    """The anchors, polarity and support results of a computational claim: its words are not
+    aligned, so an anchor its spans lack is not established as a contradiction
+    (``anchor_unaligned``), its polarity is read over a window and its support is recall."""
+    if anchors.reason == "anchor_missing":
+        anchors = anchor_unaligned(anchors)
+    polarity = check_polarity(reading, evidence)
+    support = check_support(reading, evidence, config.support_threshold, computational=True)
+    return anchors, polarity, support
+
+
+def _by_alignment(
+    text: str,
+    support: list[SpanFacts],
+    evidence: list[str],
+    anchors: CheckResult,
+    config: GateConfig,
+) -> tuple[CheckResult, CheckResult, CheckResult]:
+    """The anchors, polarity and support results of a claim judged by alignment
+    (:func:`ledger.gate.factual.align_claim`): an anchor of the same role with another value
+    where the claim aligns, or an anchor the spans lack where all else of the claim aligns, is
+    a contradiction (``anchor_misaligned``, ``anchor_missing``); one the spans lack where the
+    claim does not align is not (``anchor_unaligned``)."""
+    texts = [facts.text for facts in support if not facts.envelope]
+    cells = (
+        [text for facts, text in zip(support, evidence, strict=True) if facts.envelope]
+        if len(texts) < len(support)
+        else []
+    )
+    aligned = align_claim(text, texts, config.support_threshold, cells)
+    if aligned.anchor is not None and anchors.outcome is not Outcome.FAIL:
+        anchors = aligned.anchor
+    elif anchors.reason == "anchor_missing" and not aligned.whole:
+        anchors = anchor_unaligned(anchors)
+    support_result = aligned.support or CheckResult(
+        "support", Outcome.SKIP, "no_content_words", "the claim has no content words"
+    )
+    return anchors, aligned.polarity, support_result
 
 
 def _verbatim_support(
@@ -195,10 +228,10 @@ def _status(checks: list[CheckResult]) -> Status:
             continue
         if check.outcome is Outcome.FAIL and check.check in HARD_CHECKS:
             return Status.REJECTED
-        if check.check in ("support", "coverage") or (
-            check.check == "computation"
-            and check.outcome is Outcome.SKIP
-            and check.reason != "not_computational"
+        if (
+            check.check in ("support", "coverage")
+            or (check.check == "computation" and check.reason != "not_computational")
+            or check.reason in UNESTABLISHED
         ):
             status = Status.UNVERIFIED
     return status

@@ -40,9 +40,10 @@ REASONS: dict[tuple[str, str], Reason] = {
         Reason("anchor_missing", "anchors", _F, "a number, date, identifier, URL or quoted string "
                "of the claim is not in the spans"),
         Reason("anchor_misaligned", "anchors", _F, "a number, number word, ordinal, quarter or "
-               "half, month, year, scale word or unit of the claim stands where the span has "
-               "another of the same role, or the span bounds a figure the claim states "
-               "exactly"),
+               "half, month, year, scale word, unit or gendered pronoun of the claim stands "
+               "where the span has another of the same role, in a clause that otherwise "
+               "aligns (receipts before 2026-12-04 also give it for a bound on a figure the "
+               "claim drops: now support_qualifier_dropped)"),
         Reason("no_anchors", "anchors", _S, "the claim has no anchors"),
         Reason("polarity_agrees", "polarity", _P, "negation, hedging and direction agree"),
         Reason("negation_mismatch", "polarity", _F, "one side is negated, the other is not"),
@@ -51,6 +52,10 @@ REASONS: dict[tuple[str, str], Reason] = {
         Reason("direction_mismatch", "polarity", _F, "the claim and span go opposite ways"),
         Reason("antonym_mismatch", "polarity", _F, "a claim word stands where the span has "
                "its antonym (WordNet or the curated list)"),
+        Reason("mismatch_unaligned", "polarity", _S, "negation, hedging, an opposite or an "
+               "anchor's value differ where the claim does not align whole, or in a "
+               "computational claim's window: no contradiction is established, and the claim "
+               "is not verified"),
         Reason("no_matching_sentence", "polarity", _S, "no span sentence shares a content word"),
         Reason("recomputed", "computation", _P, "a formula over the cited figures gives the "
                "claimed result"),
@@ -84,6 +89,10 @@ REASONS: dict[tuple[str, str], Reason] = {
         Reason("support_scope_narrowed", "support", _F, "the claim leaves out a span word that "
                "narrows what the span says: a quantifier of a word it takes (some, most, "
                "many, several, few), or a word after a negation it shares with the span"),
+        Reason("support_qualifier_dropped", "support", _F, "the claim leaves out a span word "
+               "that qualifies what it states: a bound on a figure or a time (over 200, by "
+               "March), an exception (except, excluding), a part (half), a rank (second "
+               "largest), a past (former), or the part of the year a figure is of (Q3 2023)"),
         Reason("no_content_words", "support", _S, "the claim has no content words"),
         Reason("no_evidence", "anchors", _S, "the claim has no support span"),
         Reason("no_evidence", "polarity", _S, "the claim has no support span"),

@@ -132,17 +132,18 @@ def test_an_idempotency_record_stored_with_an_http_status_is_read_as_accepted_or
 def test_every_stored_claim_reads_back_from_its_event_unchanged(services: Services) -> None:
     receipt_id, spans = _open(services)
     verbatim = ClaimDraft(spans[0].text, bindings=(Binding(spans[0].span_id),), client_ref="a")
-    misattributed = ClaimDraft(spans[0].text, bindings=(Binding(spans[1].span_id),))
+    # Its span says 3%: contradicted (rejected), and no span of the pool repairs it.
+    contradicted = ClaimDraft("Costs fell 4%.", bindings=(Binding(spans[2].span_id),))
     services.receipts.commit(
         receipt_id,
-        CommitRequest([verbatim, misattributed], "independent", fingerprint="f", repair=True),
+        CommitRequest([verbatim, contradicted], "independent", fingerprint="f", repair=True),
         "t",
         None,
     )
     services.receipts.commit(
-        receipt_id, CommitRequest([misattributed], "independent", fingerprint="g"), "t", None
+        receipt_id, CommitRequest([contradicted], "independent", fingerprint="g"), "t", None
     )
-    quarantined = services.receipts.get(receipt_id).rejected[0]["claim_id"]
+    quarantined = services.receipts.get(receipt_id).rejected[-1]["claim_id"]
     services.repairs.repair(receipt_id, quarantined, "t")
 
     receipt = services.receipts.get(receipt_id)

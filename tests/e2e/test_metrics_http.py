@@ -90,7 +90,7 @@ def test_a_commit_moves_the_commit_outcome_and_gate_reason_counters(
         json={
             "claims": [
                 {
-                    "text": "The plant produced 90 tonnes of steel in 1999.",
+                    "text": "The plant produced 90 tonnes in 2023.",
                     "bindings": [{"span_id": spans[0]["span_id"]}],
                 }
             ]

@@ -22,7 +22,9 @@ from ledger.audit.bundle.verify import (
 from ledger.crypto.signing import Keyring
 from ledger.runtime import LedgerRuntime
 
-TEXT = "Revenue rose 0.2% to $4.5 million in 2023. The board met twice in 2023."
+TEXT = "Revenue rose 0.2% to $4.5 million in 2023. Revenue rose 0.5% to $4.1 million in 2022."
+"""Two sentences that say the same of different years: a claim of the first cited for the
+second is contradicted there (rejected, quarantined), and repaired to the first."""
 CLAIM = "Revenue rose 0.2% to $4.5 million in 2023."
 
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ledger.gate.alignment.words import GRAMMAR, Word, _ordered, mask_cues, words
+from ledger.gate.alignment.words import GRAMMAR, Word, _ordered, mask_cues, permissions, words
 from ledger.gate.anchors.reading import SPAN_CACHE_SIZE
-from ledger.gate.lexicon.cues import CONDITIONS
+from ledger.gate.lexicon.cues import CONDITIONS, PERMISSIONS
 from ledger.gate.lexicon.words import sentences, word_set
 
 BREAK_WORDS = frozenset(_ordered("and but while whereas although though"))
@@ -208,7 +208,10 @@ def claim_clauses(text: str) -> list[list[Word]]:
     """The clauses of a claim, each as its words (``sentence``: the claim sentence)."""
     out: list[list[Word]] = []
     for n, sentence in enumerate(sentences(mask_cues(text))):
-        found = clauses(words(sentence, n), claim=True)
+        tokens = words(sentence, n)
+        if not PERMISSIONS.isdisjoint([w.text for w in tokens]):
+            permissions(tokens)
+        found = clauses(tokens, claim=True)
         out += _merged(found) if len(found) > 1 else found
     return out
 

@@ -25,6 +25,7 @@ from ledger.gate.lexicon.cues import (
     NEGATION_CUES,
     NEGATIONS,
     NEGATIVE_IMPLICATIVES,
+    PERMISSIONS,
     PREVENTIVES,
     STRICT_HEDGES,
 )
@@ -48,6 +49,12 @@ class Kind(StrEnum):
     SCALE = "scale"
     UNIT = "unit"
     PERSON = "person"
+
+
+ANCHOR_KINDS = frozenset(
+    {Kind.NUMBER, Kind.ORDINAL, Kind.PERIOD, Kind.MONTH, Kind.YEAR, Kind.SCALE, Kind.UNIT}
+)
+"""The roles of the words that write an anchor: figures, dates and their units."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,6 +315,17 @@ def _outer_dates(found: list[Word]) -> None:
     for i in range(2, len(found)):
         word = found[i]
         if word.text in OUTER_DATES and found[i - 1].text == "the" and found[i - 2].text == "at":
+            found[i] = _hedged(word)
+
+
+def permissions(found: list[Word]) -> None:
+    """Mark, in place, a claim's modal of permission as a hedge of its own
+    (:data:`ledger.gate.lexicon.cues.PERMISSIONS`: ``can``, and ``allowed`` or ``permitted``
+    before ``to``)."""
+    for i, word in enumerate(found):
+        if word.text in PERMISSIONS and (
+            word.text == "can" or (i + 1 < len(found) and found[i + 1].text == "to")
+        ):
             found[i] = _hedged(word)
 
 

@@ -149,3 +149,17 @@ def check_anchors(
         f"missing from the spans: {', '.join(missing)}; the spans have numbers {have} "
         f"and dates {have_dates}",
     )
+
+
+def anchor_unaligned(missing: CheckResult) -> CheckResult:
+    """Skip ``anchor_unaligned`` for an ``anchor_missing`` result that is not established as a
+    contradiction: the claim does not align around the anchor (a factual claim with other
+    words unaligned), or is computational (its words are not aligned). The claim is not
+    verified."""
+    return CheckResult(
+        CHECK,
+        Outcome.SKIP,
+        "anchor_unaligned",
+        f"{missing.detail}; the claim does not align around them, so no contradiction is "
+        "established",
+    )

@@ -210,12 +210,14 @@ def check_computation(
                 )
                 if hit and other_hit and not _negative_base(candidate):
                     return _recomputed(operation, candidate, claim, allowed, ""), claim.amount
-                negative_base = negative_base or (hit and _negative_base(candidate))
-                if target and (
+                flipped = bool(target) and (
                     meets(candidate.value, -target, allowed, bound)
                     or meets(other.value, -target, allowed, bound)
-                ):
-                    opposite = True
+                )
+                # A percent change from a negative figure gives the claim's figure with one
+                # sign or the other by convention alone: neither reproduces nor contradicts.
+                negative_base = negative_base or ((hit or flipped) and _negative_base(candidate))
+                opposite = opposite or flipped
                 if hit and negative_only is None and not _negative_base(candidate):
                     negative_only = (operation, candidate)
                 ambiguous = ambiguous or hit != other_hit
@@ -251,7 +253,8 @@ def check_computation(
             CHECK,
             Outcome.SKIP,
             "not_reproduced",
-            f"only a percent change from a negative figure gives it, which has no agreed sign: "
+            f"only a percent change from a negative figure gives it, with one sign or the "
+            f"other, and such a change has no agreed sign: "
             f"{detail}",
         ), claim.amount
     unambiguous = claim.explicit and len(ops) == 2 and nearest is not None

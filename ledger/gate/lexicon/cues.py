@@ -160,6 +160,14 @@ what was done), a state that ended (``was the largest until 2020``) and belief o
 (``The company claims the drug cures ...``), hope and speculation (``We hope that sales
 rose``; ``hoped`` is left to the infinitive it governs, ``hoped to approve``)."""
 
+PERMISSIONS = word_set("can allowed permitted")
+"""A claim's modals of permission or possibility besides the hedges (``may``, ``might``,
+``could`` are hedges already): ``can``, and ``allowed`` or ``permitted`` before ``to``. A
+permission is no hedge of fact, so a claim that writes one keeps the span's ``may``
+(``Employees can work remotely`` over ``Employees may work remotely``); read in claims only
+(:func:`ledger.gate.alignment.words.permissions`): a span's ``can`` says what is possible or
+allowed as a fact, which a claim may restate."""
+
 CONDITIONS = word_set("if unless")
 """Words that make a statement conditional: a hedge to the alignment, and read after the
 claim's last aligned word too (``The company pays a dividend.`` over ``The company pays a

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ledger.gate.alignment.clauses import EXCEPTIONS
 from ledger.gate.alignment.words import Kind, Word
 from ledger.gate.lexicon.cues import PARTITIVES
 from ledger.gate.lexicon.words import word_set
@@ -162,6 +163,18 @@ def dropped_part(claim_part: list[Word], span_part: Sequence[Word]) -> Word | No
     return None
 
 
+def dropped_exception(claim_part: list[Word], span_part: Sequence[Word]) -> Word | None:
+    """A span word of the stretch that makes an exception (``except``, ``excluding``: ``Sales
+    rose, except in Europe``) where the claim's stretch makes none, or ``None``: the claim
+    says of all what the span says of all but some."""
+    for word in span_part:
+        if word.text in EXCEPTIONS:
+            if any(mine.text in EXCEPTIONS for mine in claim_part):
+                return None
+            return word
+    return None
+
+
 def dropped_rank(claim_part: list[Word], span_part: Sequence[Word], top: Word) -> Word | None:
     """A span word ranking the next matched superlative (``second largest``, ``one of the
     largest``, ``among the largest``) where the claim's stretch has no rank of its own, or
@@ -194,15 +207,21 @@ def qualifier_conflict(
     shown: object,
 ) -> CheckResult | None:
     """The first span qualifier the claim's stretch drops, as a failed result, or ``None``:
-    a part or a past, a rank of the next matched superlative, a bound on the next matched
-    figure or time (all ``anchor_misaligned``). ``mine`` and ``theirs`` are the claim's and
-    the span's next matched words (``None`` after the last match); ``shown`` the span text a
-    detail shows."""
+    an exception, a part or a past, a rank of the next matched superlative, a bound on the
+    next matched figure or time (all ``support_qualifier_dropped``). ``mine`` and ``theirs``
+    are the claim's and the span's next matched words (``None`` after the last match);
+    ``shown`` the span text a detail shows."""
+    exception = dropped_exception(claim_part, span_part)
+    if exception is not None:
+        return qualifier_dropped(
+            f"the span makes an exception ({exception.text!r}) where the claim says it without "
+            f"one; span text: {shown!r}"
+        )
     part = dropped_part(claim_part, span_part) if _marked(span_part) else None
     if part is not None:
         said = "a past" if part.text in FORMER else "a part"
         whole = "it holds now" if part.text in FORMER else "the whole"
-        return anchor_misaligned(
+        return qualifier_dropped(
             f"the span says {said} ({part.text!r}) where the claim says {whole}; "
             f"span text: {shown!r}"
         )
@@ -210,25 +229,26 @@ def qualifier_conflict(
         return None
     rank = dropped_rank(claim_part, span_part, mine)
     if rank is not None:
-        return anchor_misaligned(
+        return qualifier_dropped(
             f"the span ranks {theirs.text!r} ({rank.text!r}) where the claim says it is first; "
             f"span text: {shown!r}"
         )
     bound = dropped_bound(claim_part, span_part, mine)
     if bound is not None:
-        return anchor_misaligned(
+        return qualifier_dropped(
             f"the span bounds the figure ({bound.text!r} {theirs.text!r}) where the claim "
             f"states it exactly ({mine.text!r}); span text: {shown!r}"
         )
     time_bound = dropped_time_bound(claim_part, span_part, mine)
     if time_bound is not None:
-        return anchor_misaligned(
+        return qualifier_dropped(
             f"the span bounds the time ({time_bound.text!r} {theirs.text!r}) where the claim "
             f"says when ({mine.text!r}); span text: {shown!r}"
         )
     return None
 
 
-def anchor_misaligned(detail: str) -> CheckResult:
-    """A failed anchors result of the alignment (``anchor_misaligned``)."""
-    return CheckResult("anchors", Outcome.FAIL, "anchor_misaligned", detail)
+def qualifier_dropped(detail: str) -> CheckResult:
+    """A failed support result for a qualifier of the span the claim drops
+    (``support_qualifier_dropped``)."""
+    return CheckResult("support", Outcome.FAIL, "support_qualifier_dropped", detail)

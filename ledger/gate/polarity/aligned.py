@@ -13,6 +13,7 @@ own, not one it shares with the span.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ledger.gate.alignment.clauses import SpanClause, lead_start, parenthetical
 from ledger.gate.alignment.reach import leading, trailing
@@ -20,9 +21,8 @@ from ledger.gate.alignment.words import Word
 from ledger.gate.lexicon.cues import HEDGED, MODALS, PLAIN, PLANNED
 from ledger.gate.model import CheckResult
 from ledger.gate.narrowing.around import dropped_bound_after, dropped_part_of_year
-from ledger.gate.narrowing.qualifiers import anchor_misaligned
-from ledger.gate.polarity.governors import polarity_failure
-from ledger.gate.polarity.stretch import stretch_conflict
+from ledger.gate.narrowing.qualifiers import qualifier_conflict, qualifier_dropped
+from ledger.gate.polarity.stretch import Disagreement, polarity_failure, stretch_conflict
 
 
 def _shown(span: SpanClause, pairs: list[tuple[int, int]]) -> str:
@@ -48,6 +48,29 @@ class Shown:
         return repr(_shown(self.span, self.pairs))
 
 
+class ClauseReading(NamedTuple):
+    """What :func:`clause_conflict` found in one matched clause: its first disagreement
+    (``None``: none) with the claim positions of the words that say otherwise there, and the
+    first qualifier of the span the claim drops
+    (:func:`ledger.gate.narrowing.qualifiers.qualifier_conflict`)."""
+
+    conflict: Disagreement | None
+    culprits: frozenset[int] = frozenset()
+    qualifier: CheckResult | None = None
+
+    def established(self, unmatched: Sequence[int]) -> bool:
+        """Whether the disagreement is a contradiction, given the claim words of the clause
+        that must align and do not (``unmatched``): every one of them is a word that says
+        otherwise. Where other words of the clause do not align, the claim may be saying
+        something else than the span clause, so what differs proves nothing."""
+        return all(i in self.culprits for i in unmatched)
+
+
+_NOTHING = ClauseReading(None)
+
+
+# Over 60 lines on purpose: one walk over the matched pairs and then the stretches, in the
+# order the clause reads, stopping at the first disagreement.
 def clause_conflict(
     clause: list[Word],
     span: SpanClause,
@@ -56,15 +79,17 @@ def clause_conflict(
     *,
     floor: int = -1,
     governed: Word | None = None,
-) -> CheckResult | None:
-    """The first disagreement at the aligned positions, or ``None``: at each matched pair,
-    then in each stretch between two (see :func:`ledger.gate.polarity.stretch.stretch_conflict`).
-    The leading stretch is the claim's words before its first match and the span's leading
-    margin
-    (:func:`lead_start`); the span's trailing stretch is empty (what follows the last match
-    is not what the claim says). Words of a moved time phrase are left out."""
+) -> ClauseReading:
+    """The first disagreement at the aligned positions and the first qualifier dropped: at
+    each matched pair, then in each stretch (see
+    :func:`ledger.gate.polarity.stretch.stretch_conflict`). The leading stretch is the claim's
+    words before its first match over the span's leading words
+    (:func:`ledger.gate.alignment.reach.leading`), the trailing one its words after its last
+    match over the span words they reach (:func:`ledger.gate.alignment.reach.trailing`). Words
+    of a moved time phrase are left out."""
     shown = Shown(span, pairs)
     found = span.words
+    qualifier: CheckResult | None = None
     # The stretches between two matches are noted in the same pass (few pairs have one).
     gaps: list[tuple[int, int, int, int]] = []
     shared: set[int] = set()
@@ -76,18 +101,8 @@ def clause_conflict(
         mine, theirs = clause[c], found[s]
         if mine.hedge:
             shared.add(c)
-        part = dropped_part_of_year(clause, c, found, s)
-        if part is not None:
-            return anchor_misaligned(
-                f"the span dates the figure to part of the year ({part.text!r} {theirs.text!r}) "
-                f"where the claim dates it to the year ({mine.text!r}); span text: {shown!r}"
-            )
-        after = dropped_bound_after(clause, c, found, s)
-        if after is not None:
-            return anchor_misaligned(
-                f"the span bounds the figure ({theirs.text!r} {' '.join(after)!r}) where the "
-                f"claim states it exactly ({mine.text!r}); span text: {shown!r}"
-            )
+        if qualifier is None:
+            qualifier = _around(clause, c, found, s, shown)
         if mine.negation != theirs.negation or (
             mine.key == "only"
             and s > 0
@@ -96,52 +111,78 @@ def clause_conflict(
         ):
             not_only = s > 0 and found[s - 1].text == "notonly"
             has, lacks = ("claim", "span") if mine.negation else ("span", "claim")
-            return polarity_failure(
+            result = polarity_failure(
                 "negation_mismatch",
                 f"the {has} is negated where the {lacks} is not: {mine.text!r} over "
                 f"{'not ' if not_only else ''}{theirs.text!r}; span text: {shown!r}",
             )
-    # The claim is hedged by a hedge of its own, not one it shares with the span at a matched
-    # pair (``will rise`` does not cover the ``probably`` of ``will probably rise``) nor one
-    # the span clause writes too, matched or not (the ``whether`` of ``if you distribute
-    # copies, whether gratis or for a fee, you must ...`` does not cover its ``if``); a modal
-    # of its own covers only the span's modals (``would sell`` over ``will sell``, but not
-    # ``will increase`` over ``may increase``): see HEDGED.
+            return ClauseReading(Disagreement(result), qualifier=qualifier)
+    hedged = _hedged(clause, shared, found)
+    first_c, first_s = pairs[0]
+    last_c, last_s = pairs[-1]
+    # Each stretch: the claim positions in it, the span words it stands over, and the matched
+    # pair after it (none after the last match).
+    head = [i for i in range(first_c) if i not in moved]
+    lead = leading([clause[i] for i in head], span, first_s, moved, floor, governed)
+    stretches: list[tuple[list[int], Sequence[Word], tuple[int, int] | None]] = [
+        (head, lead, pairs[0])
+    ]
+    for a, sa, b, sb in gaps:
+        stretches.append((list(range(a + 1, b)), _said(clause, span, a, sa, b, sb), (b, sb)))
+    tail = [i for i in range(last_c + 1, len(clause)) if i not in moved]
+    if tail or last_s + 1 < len(found):
+        stretches.append((tail, trailing([clause[i] for i in tail], span, last_s, moved), None))
+    for places, said, after in stretches:
+        words = [clause[i] for i in places]
+        next_word = clause[after[0]] if after is not None else None
+        next_span = found[after[1]] if after is not None else None
+        conflict = stretch_conflict(words, said, next_word, next_span, hedged, shown)
+        if conflict is not None:
+            culprit = conflict.culprit
+            culprits = frozenset(i for i in places if clause[i] is culprit)
+            return ClauseReading(conflict, culprits, qualifier)
+        if qualifier is None and said:
+            qualifier = qualifier_conflict(words, said, next_word, next_span, shown)
+    return ClauseReading(None, qualifier=qualifier) if qualifier is not None else _NOTHING
+
+
+def _around(
+    clause: list[Word], c: int, found: Sequence[Word], s: int, shown: Shown
+) -> CheckResult | None:
+    """A qualifier right around the matched pair ``(c, s)`` that the claim drops: the part of
+    the year a figure is of, or a bound after the figure
+    (:mod:`ledger.gate.narrowing.around`)."""
+    mine, theirs = clause[c], found[s]
+    part = dropped_part_of_year(clause, c, found, s)
+    if part is not None:
+        return qualifier_dropped(
+            f"the span dates the figure to part of the year ({part.text!r} {theirs.text!r}) "
+            f"where the claim dates it to the year ({mine.text!r}); span text: {shown!r}"
+        )
+    after = dropped_bound_after(clause, c, found, s)
+    if after is not None:
+        return qualifier_dropped(
+            f"the span bounds the figure ({theirs.text!r} {' '.join(after)!r}) where the "
+            f"claim states it exactly ({mine.text!r}); span text: {shown!r}"
+        )
+    return None
+
+
+def _hedged(clause: list[Word], shared: set[int], found: Sequence[Word]) -> int:
+    """How far the claim clause is hedged by a hedge of its own: not one it shares with the
+    span at a matched pair (``will rise`` does not cover the ``probably`` of ``will probably
+    rise``) nor one the span clause writes too, matched or not (the ``whether`` of ``if you
+    distribute copies, whether gratis or for a fee, you must ...`` does not cover its
+    ``if``); a modal of its own covers only the span's modals (``would sell`` over ``will
+    sell``, but not ``will increase`` over ``may increase``): see
+    :data:`ledger.gate.lexicon.cues.HEDGED`."""
     hedged = PLAIN
     for i, w in enumerate(clause):
         if w.hedge and i not in shared and not _written(w.text, found):
             if w.text not in MODALS:
-                hedged = HEDGED
-                break
+                return HEDGED
             hedged = PLANNED
-    first_c, first_s = pairs[0]
-    head = (
-        [w for i, w in enumerate(clause[:first_c]) if i not in moved] if moved else clause[:first_c]
-    )
-    lead = leading(head, span, first_s, moved, floor, governed)
-    result = stretch_conflict(head, lead, clause[first_c], found[first_s], hedged, shown)
-    for c1, s1, c2, s2 in gaps:
-        if result is not None:
-            return result
-        result = stretch_conflict(
-            clause[c1 + 1 : c2],
-            _said(clause, span, c1, s1, c2, s2),
-            clause[c2],
-            found[s2],
-            hedged,
-            shown,
-        )
-    if result is not None:
-        return result
-    last_c, last_s = pairs[-1]
-    tail = (
-        [w for i, w in enumerate(clause[last_c + 1 :], last_c + 1) if i not in moved]
-        if moved
-        else clause[last_c + 1 :]
-    )
-    if not tail and last_s + 1 == len(found):
-        return None
-    return stretch_conflict(tail, trailing(tail, span, last_s, moved), None, None, hedged, shown)
+    return hedged
 
 
 def _written(text: str, found: Sequence[Word]) -> bool:

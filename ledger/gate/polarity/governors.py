@@ -2,10 +2,11 @@
 
 A span that says ``tried to approve``, ``plans to merge``, ``considered resigning`` or
 ``helps cure`` says it was attempted, intended or considered; a claim that writes
-``approved`` (``merged``, ``resigned``, ``cures``) states it as done: ``hedge_mismatch``
-(:func:`governor_conflict`). Implicatives whose infinitive did happen (``managed to close``,
-``was forced to sell``) and prepositions' heads (``due to``) govern nothing; a governor that
-negates (``failed to``) is a negation cue of :mod:`ledger.gate.alignment.words` instead.
+``approved`` (``merged``, ``resigned``, ``cures``) states it as done: :func:`governing`
+finds the governor, :mod:`ledger.gate.polarity.stretch` fails it as ``hedge_mismatch``.
+Implicatives whose infinitive did happen (``managed to close``, ``was forced to sell``) and
+prepositions' heads (``due to``) govern nothing; a governor that negates (``failed to``) is a
+negation cue of :mod:`ledger.gate.alignment.words` instead.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from collections.abc import Sequence
 
 from ledger.gate.alignment.words import Kind, Word
 from ledger.gate.lexicon.words import word_set
-from ledger.gate.model import CheckResult, Outcome
 
 PREPOSITIONAL = word_set(
     """
@@ -146,24 +146,3 @@ def _embedded_state(claim_part: list[Word], span_part: Sequence[Word]) -> Word |
                 return None
             return governor
     return None
-
-
-def polarity_failure(reason: str, detail: str) -> CheckResult:
-    """A failed polarity result of the alignment."""
-    return CheckResult("polarity", Outcome.FAIL, reason, detail)
-
-
-def governor_conflict(
-    claim_part: list[Word], span_part: Sequence[Word], mine: Word, theirs: Word, shown: object
-) -> CheckResult | None:
-    """Fail ``hedge_mismatch`` when the span's stretch governs the next matched word as an
-    infinitive or a gerund (:func:`governing`) that the claim states as done; ``None``
-    otherwise. ``shown`` is the span text a detail shows."""
-    governor = governing(claim_part, span_part, mine, theirs)
-    if governor is None:
-        return None
-    return polarity_failure(
-        "hedge_mismatch",
-        f"the span says {governor.text!r} to {theirs.text!r} where the claim states "
-        f"{mine.text!r} as done; span text: {shown!r}",
-    )

@@ -1,25 +1,48 @@
 """A stretch of a claim clause over the span words it stands for: what the two say differently.
 
-:mod:`ledger.gate.factual` matches a claim clause to a span clause and hands each stretch
-(the words between two matched pairs, before the first or after the last) here, with the
-matched words after it. A stretch fails on a negation on one side only, a hedge of the span
-the claim does not share, a word whose opposite stands on the other side, an anchor of the
-same role with another value, a gendered pronoun swapped, or a qualifier of the next matched
-word the claim drops (:mod:`ledger.gate.narrowing.qualifiers`). ``shown`` is the span text a detail
-shows (its ``repr`` is worked out only when a detail needs it).
+:mod:`ledger.gate.polarity.aligned` hands each stretch of a matched clause here (the words
+between two matched pairs, before the first or after the last), with the matched words after
+it. A stretch disagrees on a negation on one side only, a hedge of the span the claim does not
+share, a predicate governing the next matched word that the claim states as done
+(:mod:`ledger.gate.polarity.governors`), a word whose opposite stands on the other side, an
+anchor of the same role with another value, or a gendered pronoun swapped. Each disagreement
+comes with the claim word that says otherwise (:class:`Disagreement`): whether it is a
+contradiction depends on whether the rest of the clause aligns. ``shown`` is the span text a
+detail shows (its ``repr`` is worked out only when a detail needs it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
+from ledger.gate.alignment.clauses import EXCEPTIONS
 from ledger.gate.alignment.words import GRAMMAR, Kind, Word
 from ledger.gate.lexicon.cues import DIRECTIONS, HEDGED, MODALS, PLAIN, STRICT_HEDGES
 from ledger.gate.lexicon.opposites import are_opposites, opposable
 from ledger.gate.lexicon.words import stem
-from ledger.gate.model import CheckResult
-from ledger.gate.narrowing.qualifiers import anchor_misaligned, qualifier_conflict
-from ledger.gate.polarity.governors import governor_conflict, polarity_failure
+from ledger.gate.model import CheckResult, Outcome
+from ledger.gate.polarity.governors import governing
+
+
+class Disagreement(NamedTuple):
+    """What a claim and its span say differently at the aligned positions: the failed result
+    it gives when it is established, and the claim word that says otherwise (``None`` where
+    the claim only lacks the span's cue, or at a matched pair)."""
+
+    result: CheckResult
+    culprit: Word | None = None
+
+
+def polarity_failure(reason: str, detail: str) -> CheckResult:
+    """A failed polarity result of the alignment."""
+    return CheckResult("polarity", Outcome.FAIL, reason, detail)
+
+
+def anchor_misaligned(detail: str) -> CheckResult:
+    """A failed anchors result of the alignment (``anchor_misaligned``)."""
+    return CheckResult("anchors", Outcome.FAIL, "anchor_misaligned", detail)
+
 
 _DIRECTION_STEMS = {stem(w): axis for w, axis in DIRECTIONS.items()}
 
@@ -47,7 +70,7 @@ def stretch_conflict(
     next_span: Word | None,
     hedged: int,
     shown: object,
-) -> CheckResult | None:
+) -> Disagreement | None:
     """The first disagreement between the claim's and the span's words of one stretch, as
     the module docstring lists them; ``next_word`` is the matched claim word after it and
     ``next_span`` the span word it matches."""
@@ -56,16 +79,19 @@ def stretch_conflict(
     if next_word is not None and span_part:
         skipped = _skips_anchor(claim_part, span_part, next_word)
         if skipped is not None:
-            return _misaligned(next_word, skipped, shown)
+            return Disagreement(_misaligned(next_word, skipped, shown))
     # Plain loops rather than comprehensions: a stretch is one or two words, and most hold no
     # cue at all.
-    c_neg = s_neg = s_hedge = None
+    c_neg: Word | None = None
+    s_neg = s_hedge = None
+    # An exception (``except``, ``excluding``) narrows what it stands in, it does not deny
+    # it: a qualifier (ledger.gate.narrowing.qualifiers), not a negation.
     for w in claim_part:
-        if w.negation:
-            c_neg = w.text
+        if w.negation and w.text not in EXCEPTIONS:
+            c_neg = w
             break
     for w in span_part:
-        if w.negation and s_neg is None:
+        if w.negation and s_neg is None and w.text not in EXCEPTIONS:
             s_neg = w.text
         if w.hedge and s_hedge is None:
             if w.text in STRICT_HEDGES and not any(c.text == w.text for c in claim_part):
@@ -74,41 +100,49 @@ def stretch_conflict(
             if hedged == PLAIN or w.text not in MODALS:
                 s_hedge = w.text
     if (c_neg is None) != (s_neg is None):
-        has, lacks, cue = ("claim", "span", c_neg) if c_neg else ("span", "claim", s_neg)
-        return polarity_failure(
-            "negation_mismatch",
-            f"the {has} is negated ({cue!r}) where the {lacks} is not; span text: {shown!r}",
-        )
+        has, lacks = ("claim", "span") if c_neg is not None else ("span", "claim")
+        cue = c_neg.text if c_neg is not None else s_neg
+        detail = f"the {has} is negated ({cue!r}) where the {lacks} is not; span text: {shown!r}"
+        return Disagreement(polarity_failure("negation_mismatch", detail), c_neg)
     if hedged != HEDGED and s_hedge is not None:
-        return polarity_failure(
-            "hedge_mismatch",
-            f"the span is hedged ({s_hedge!r}) where the claim states it as fact; "
-            f"span text: {shown!r}",
+        return Disagreement(
+            polarity_failure(
+                "hedge_mismatch",
+                f"the span is hedged ({s_hedge!r}) where the claim states it as fact; "
+                f"span text: {shown!r}",
+            )
         )
     if not span_part:
         return None
-    qualified = qualifier_conflict(claim_part, span_part, next_word, next_span, shown)
-    if qualified is not None:
-        return qualified
     if hedged != HEDGED and next_word is not None and next_span is not None:
-        governed = governor_conflict(claim_part, span_part, next_word, next_span, shown)
-        if governed is not None:
-            return governed
+        governor = governing(claim_part, span_part, next_word, next_span)
+        if governor is not None:
+            return Disagreement(
+                polarity_failure(
+                    "hedge_mismatch",
+                    f"the span says {governor.text!r} to {next_span.text!r} where the claim "
+                    f"states {next_word.text!r} as done; span text: {shown!r}",
+                )
+            )
     has_opposite = opposable()
     for mine in claim_part:
         if mine.kind is Kind.WORD:
             if mine.key not in has_opposite:
                 continue
-            # A grammar word (``to``, ``or``) stands for its opposite only where the claim
-            # puts no word of its own around it (``moved to the office`` over ``moved from the
-            # office``; not ``graduated from`` over ``transferred to``).
-            if mine.text in GRAMMAR and any(w.must for w in claim_part):
+            # A grammar word (``to``, ``or``) stands for its opposite only where neither side
+            # puts a word of its own around the two (``moved to the office`` over ``moved from
+            # the office``; not ``graduated from`` over ``transferred to``, nor ``from HR or
+            # submitting`` over ``from HR and she said you can either submit``): otherwise
+            # each side's word joins or directs words of its own.
+            grammar = mine.text in GRAMMAR
+            if grammar and any(w.must for w in claim_part):
                 continue
             for theirs in span_part:
                 # A side says both (``here, there's``; ``to 4.5`` over ``from 4.0 to 4.5``):
                 # the stretch takes neither's side.
                 if (
                     are_opposites(mine.key, theirs.key)
+                    and not (grammar and any(w.must and w is not theirs for w in span_part))
                     and not any(w.key == theirs.key for w in claim_part)
                     and not any(w.key == mine.key for w in span_part)
                 ):
@@ -117,15 +151,15 @@ def stretch_conflict(
                         if mine.key in _DIRECTION_STEMS or mine.text in DIRECTIONS
                         else "antonym_mismatch"
                     )
-                    return polarity_failure(
-                        reason,
+                    detail = (
                         f"the claim says {mine.text!r} where the span says {theirs.text!r}; "
-                        f"span text: {shown!r}",
+                        f"span text: {shown!r}"
                     )
+                    return Disagreement(polarity_failure(reason, detail), mine)
         elif mine.kind is Kind.PERSON:
             swapped = _persons_swapped(claim_part, span_part)
             if swapped is not None:
-                return _misaligned(*swapped, shown)
+                return Disagreement(_misaligned(*swapped, shown), swapped[0])
         else:
             for theirs in span_part:
                 if (
@@ -133,7 +167,7 @@ def stretch_conflict(
                     and theirs.key != mine.key
                     and not any(w.key == theirs.key for w in claim_part)
                 ):
-                    return _misaligned(mine, theirs, shown)
+                    return Disagreement(_misaligned(mine, theirs, shown), mine)
     return None
 
 

@@ -1,19 +1,20 @@
-"""The polarity check: a claim and the text that supports it must agree on negation, hedging
-and direction.
+"""The polarity of a computational claim: its window of evidence must agree on negation,
+hedging and direction.
 
-Scope matters more than cue lists. The claim is compared with one window of evidence: the
-support sentence that shares the most content words with it, cut to the shortest stretch that
-holds every shared word, widened by :data:`WINDOW_MARGIN` tokens on each side. So an unrelated
-``not`` elsewhere in a long span does not reject a correct claim, while a negation inserted into
-or removed from the matching stretch always fails.
+A computational claim names figures of several cells in any order, so it is not aligned; its
+cues are compared with one window of evidence: the support sentence that shares the most
+content words with it, cut to the shortest stretch that holds every shared word, widened by
+:data:`WINDOW_MARGIN` tokens on each side (an unrelated ``not`` elsewhere in a long span does
+not count). Where they disagree, the claim is not verified, but a window is no alignment, so
+the disagreement is not established as a contradiction: the check skips
+``mismatch_unaligned`` (a computational claim is rejected by its arithmetic, never by its
+window):
 
-- negation: the claim has a negation cue and the window has none, or the reverse ->
-  ``negation_mismatch``;
-- hedging: the window is hedged and the claim is not -> ``hedge_mismatch`` (a hedged claim may
-  cite a plain statement; a plain claim cannot cite a hedged one; a claim's ``will`` covers
-  only a window's modal);
+- negation: the claim has a negation cue and the window has none, or the reverse;
+- hedging: the window is hedged and the claim is not (a hedged claim may cite a plain
+  statement; a claim's ``will`` covers only a window's modal);
 - direction: on some axis (rise/fall, profit/loss, win/lose, ...) the claim uses only one side
-  and the window only the other -> ``direction_mismatch``.
+  and the window only the other.
 
 A window of prose (a sentence, not a table cell's text and envelope) is read with the
 alignment's cues too: its negations (``failed to``, ``excluding``, ``lack``), its hedges
@@ -125,9 +126,9 @@ def _shortest_cover(hits: list[tuple[int, str]], wanted: int) -> tuple[int, int]
 def check_polarity(claim: str | Reading, evidence: Sequence[str]) -> CheckResult:
     """Compare the negation, hedging and direction cues of a claim with its best window.
 
-    Pass ``polarity_agrees``; fail ``negation_mismatch``, ``hedge_mismatch`` or
-    ``direction_mismatch``; skip ``no_matching_sentence`` when no support sentence shares a
-    content word with the claim.
+    Pass ``polarity_agrees``; skip ``mismatch_unaligned`` when negation, hedging or direction
+    disagree, and ``no_matching_sentence`` when no support sentence shares a content word with
+    the claim.
     """
     reading = read_text(claim) if isinstance(claim, str) else claim
     claim_words = reading.cue_tokens
@@ -145,33 +146,29 @@ def check_polarity(claim: str | Reading, evidence: Sequence[str]) -> CheckResult
     shown = " ".join(window)
     if c_neg != s_neg:
         has, lacks = ("the claim", "the span") if c_neg else ("the span", "the claim")
-        return CheckResult(
-            CHECK,
-            Outcome.FAIL,
-            "negation_mismatch",
-            f"{has} is negated and {lacks} is not; span text: {shown!r}",
-        )
+        return _unaligned(f"{has} is negated and {lacks} is not", shown)
     if s_hedge and not (c_hedge == HEDGED or c_hedge == s_hedge == PLANNED):
-        return CheckResult(
-            CHECK,
-            Outcome.FAIL,
-            "hedge_mismatch",
-            f"the span is hedged and the claim states it as fact; span text: {shown!r}",
-        )
+        return _unaligned("the span is hedged and the claim states it as fact", shown)
     for axis, side in sorted(c_dirs):
         if (axis, -side) in s_dirs and (axis, side) not in s_dirs and (axis, -side) not in c_dirs:
             said = [w for w in claim_words if DIRECTIONS.get(w) == (axis, side)]
             other = [w for w in window if DIRECTIONS.get(w) == (axis, -side)]
-            return CheckResult(
-                CHECK,
-                Outcome.FAIL,
-                "direction_mismatch",
-                f"the claim says {said[0]!r} where the span says {other[0]!r}; "
-                f"span text: {shown!r}",
-            )
+            return _unaligned(f"the claim says {said[0]!r} where the span says {other[0]!r}", shown)
     return CheckResult(
         CHECK,
         Outcome.PASS,
         "polarity_agrees",
         f"negation, hedging and direction agree with span text {shown!r}",
+    )
+
+
+def _unaligned(found: str, shown: str) -> CheckResult:
+    """Skip ``mismatch_unaligned``: a disagreement in the window, which is no alignment, so it
+    leaves the claim unverified without rejecting it."""
+    return CheckResult(
+        CHECK,
+        Outcome.SKIP,
+        "mismatch_unaligned",
+        f"{found} in the window of the span that shares most words with the claim (a window "
+        f"is no alignment: no contradiction is established); span text: {shown!r}",
     )

@@ -73,6 +73,16 @@ def rejection(claimed: str, cited: str, check: str) -> tuple[str, str]:
     return reason, detail
 
 
+def unverified(claimed: str, cited: str, check: str) -> tuple[str, str]:
+    """The reason and detail of the ``check`` that leaves ``claimed`` over ``cited``
+    unverified (failed or skipped): no contradiction, and no support either."""
+    verdict = judged(claimed, cited)
+    assert verdict.status is Status.UNVERIFIED, verdict.checks
+    outcome, reason, detail = result(verdict, check)
+    assert outcome is not Outcome.PASS
+    return reason, detail
+
+
 STACKED_TABLE = [
     ["", "As of December 31, 2019", ""],
     ["", "Cost", "Value"],

@@ -3,7 +3,10 @@
 2019``, ``at the earliest``).
 
 Each case is a true sentence as the span and an edit of it as the claim that states exactly
-what the span bounds; none may verify, and the verbatim quote of each span still does.
+what the span bounds; none may verify, and the verbatim quote of each span still does. A bound
+dropped is no contradiction (the span does not say the exact figure is false), so the claim is
+unverified (``support_qualifier_dropped``); a bound given as a hedge (``at the earliest``) is a
+hedge the claim drops, and rejects it.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from ledger.gate.alignment.words import words
 from ledger.gate.narrowing.qualifiers import dropped_bound
 from tests.unit.gate._facts import judged as _judge
 from tests.unit.gate._facts import rejection as _rejection
+from tests.unit.gate._facts import unverified as _unverified
 
 # -- bounds on figures -------------------------------------------------------------------------
 
@@ -24,19 +28,19 @@ from tests.unit.gate._facts import rejection as _rejection
     ["over", "more than", "at least", "up to", "under", "fewer than", "at most", "below",
      "above", "in excess of", "upwards of", "close to", "around"],
 )  # fmt: skip
-def test_rejects_a_figure_whose_bound_the_claim_drops(bound: str) -> None:
-    reason, detail = _rejection(
-        "The firm hired 200 staff in 2023.", f"The firm hired {bound} 200 staff in 2023.", "anchors"
+def test_does_not_verify_a_figure_whose_bound_the_claim_drops(bound: str) -> None:
+    reason, detail = _unverified(
+        "The firm hired 200 staff in 2023.", f"The firm hired {bound} 200 staff in 2023.", "support"
     )
-    assert reason == "anchor_misaligned"
+    assert reason == "support_qualifier_dropped"
     assert "bounds the figure" in detail
 
 
-def test_rejects_a_year_whose_bound_the_claim_drops() -> None:
-    reason, _ = _rejection(
-        "He dated the faith to 1850.", "He dated the faith to around 1850.", "anchors"
+def test_does_not_verify_a_year_whose_bound_the_claim_drops() -> None:
+    reason, _ = _unverified(
+        "He dated the faith to 1850.", "He dated the faith to around 1850.", "support"
     )
-    assert reason == "anchor_misaligned"
+    assert reason == "support_qualifier_dropped"
 
 
 @pytest.mark.parametrize(
@@ -61,19 +65,30 @@ def test_reads_a_bound_only_right_before_the_figure() -> None:
     assert dropped_bound(words("more than"), words("over"), figure) is None
 
 
-@pytest.mark.parametrize("bound", ["more than", "nearly", "almost", "over"])
-def test_rejects_a_multiple_whose_bound_the_claim_drops(bound: str) -> None:
+@pytest.mark.parametrize(
+    ("bound", "status"),
+    [
+        ("more than", Status.UNVERIFIED),
+        ("over", Status.UNVERIFIED),
+        # A hedge that negates: ``nearly doubled`` says that they did not double.
+        ("nearly", Status.REJECTED),
+        ("almost", Status.REJECTED),
+    ],
+)
+def test_does_not_verify_a_multiple_whose_bound_the_claim_drops(bound: str, status: Status) -> None:
     verdict = _judge("Costs doubled over the period.", f"Costs {bound} doubled over the period.")
-    assert verdict.status is Status.REJECTED
+    assert verdict.status is status
     span = f"Costs {bound} doubled over the period."
     assert _judge(span, span).status is Status.VERIFIED
 
 
 @pytest.mark.parametrize("multiple", ["17x", "17X", "17\u00d7", "1.5x"])
-def test_rejects_a_multiple_written_with_x_whose_bound_the_claim_drops(multiple: str) -> None:
+def test_does_not_verify_a_multiple_written_with_x_whose_bound_the_claim_drops(
+    multiple: str,
+) -> None:
     span = f"The new parser is around {multiple} faster than the old one."
     verdict = _judge(f"The new parser is {multiple} faster than the old one.", span)
-    assert verdict.status is Status.REJECTED
+    assert verdict.status is Status.UNVERIFIED
     assert _judge(span, span).status is Status.VERIFIED
 
 
@@ -95,9 +110,9 @@ def test_rejects_a_multiple_written_with_x_whose_bound_the_claim_drops(multiple:
         ("The rule covers loans signed in 2020.", "The rule covers loans signed before 2020."),
     ],
 )
-def test_rejects_a_time_where_the_span_bounds_it(claimed: str, cited: str) -> None:
-    reason, detail = _rejection(claimed, cited, "anchors")
-    assert reason == "anchor_misaligned"
+def test_does_not_verify_a_time_where_the_span_bounds_it(claimed: str, cited: str) -> None:
+    reason, detail = _unverified(claimed, cited, "support")
+    assert reason == "support_qualifier_dropped"
     assert "bounds the time" in detail
     assert _judge(cited, cited).status is Status.VERIFIED
 
@@ -156,7 +171,9 @@ def test_reads_earliest_and_latest_elsewhere_as_plain_words(text: str) -> None:
         "Revenue rose 5% at the least in 2023.",
     ],
 )
-def test_rejects_a_figure_whose_bound_before_or_after_it_the_claim_drops(cited: str) -> None:
+def test_does_not_verify_a_figure_whose_bound_before_or_after_it_the_claim_drops(
+    cited: str,
+) -> None:
     claimed = (
         "The firm hired 200 staff in 2023."
         if "staff" in cited
@@ -164,8 +181,8 @@ def test_rejects_a_figure_whose_bound_before_or_after_it_the_claim_drops(cited: 
         if "$5" in cited
         else "Revenue rose 5% in 2023."
     )
-    reason, detail = _rejection(claimed, cited, "anchors")
-    assert reason == "anchor_misaligned"
+    reason, detail = _unverified(claimed, cited, "support")
+    assert reason == "support_qualifier_dropped"
     assert "bounds the figure" in detail
     assert _judge(cited, cited).status is Status.VERIFIED
 

@@ -196,6 +196,16 @@ def test_will_not_establish_a_percent_change_from_a_negative_base_by_the_convent
         assert _run(text, cells)[1] != "recomputed"
 
 
+def test_will_not_contradict_a_percent_change_from_a_negative_base_of_either_sign() -> None:
+    # Reports write the sign of such a change either way: neither sign is wrong arithmetic.
+    cells = row_cells("Net income (loss)", ("2019", "$542.0"), ("2018", "$(762.3)"))
+    for figure in ("171.1%", "-171.1%"):
+        text = f"The percentage change in net income from 2018 to 2019 is {figure}."
+        outcome, reason, detail = _run(text, cells)
+        assert (outcome, reason) == (Outcome.SKIP, "not_reproduced")
+        assert "no agreed sign" in detail
+
+
 def test_will_not_compute_from_figures_outside_the_years_the_claim_names() -> None:
     cells = row_cells("Tamil films", ("Year ended March 31, 2019", "3"), ("March 31, 2018", "1"))
     assert _run("The change in Tamil films from 2018 to 2019 is 2.", cells)[1] == "recomputed"

@@ -17,7 +17,7 @@ from tests.unit.gate._facts import result as _result
     [
         # A plan or forecast cited as done.
         ("The board approved the plan.", "The board will approve the plan.", "hedged ('will')"),
-        ("The firm paid the fee.", "The firm said it would pay the fee.", "hedged ('would')"),
+        ("The firm pays the fee.", "The firm said it would pay the fee.", "hedged ('would')"),
         # A condition the claim drops, wherever it stands in the span's clause (``unless`` is
         # a negation cue as well).
         (
@@ -55,12 +55,32 @@ def test_rejects_a_claim_that_states_as_fact_what_its_span_plans_or_conditions(
     [
         # The claim's own ``will`` is surer than the span's ``may``, and one it shares with
         # the span does not cover the span's ``probably``.
-        ("Automotive revenue will increase next year.", "Automotive revenue may increase."),
+        ("Automotive revenue will increase.", "Automotive revenue may increase."),
         ("Revenue will rise next year.", "Revenue will probably rise next year."),
     ],
 )
 def test_a_modal_of_the_claim_does_not_cover_a_hedge_of_the_span(claimed: str, cited: str) -> None:
     assert _result(_judge(claimed, cited), "polarity")[:2] == (Outcome.FAIL, "hedge_mismatch")
+
+
+@pytest.mark.parametrize(
+    ("claimed", "cited"),
+    [
+        ("The firm paid the fee.", "The firm said it would pay the fee."),
+        ("Automotive revenue will increase next year.", "Automotive revenue may increase."),
+    ],
+)
+def test_a_hedge_where_the_claim_does_not_align_whole_leaves_it_unverified(
+    claimed: str, cited: str
+) -> None:
+    # ``paid`` is not ``pay`` to the alignment, and ``next year`` is in no span: what the
+    # claim says there may be something else than the span's plan, so no contradiction is
+    # established.
+    verdict = _judge(claimed, cited)
+    assert verdict.status is Status.UNVERIFIED
+    outcome, reason, detail = _result(verdict, "polarity")
+    assert (outcome, reason) == (Outcome.SKIP, "mismatch_unaligned")
+    assert detail.startswith("hedge_mismatch where the claim does not align whole")
 
 
 @pytest.mark.parametrize(
