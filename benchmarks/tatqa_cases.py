@@ -6,6 +6,7 @@ are described in docs/gate.md ("How the TAT-QA claims are built").
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from pathlib import Path
 from benchmarks.eval_cases import Case, half_of, sentences_of, span
 from ledger.gate import Binding, ClaimDraft, ClaimType, SpanFacts
 from ledger.gate.anchors.numbers import numbers
+from ledger.gate.computation.claimed import OPERATION_WORDS
 from ledger.gate.lexicon.words import content_stems
 from ledger.text.tables import cell_labels
 
@@ -347,6 +349,8 @@ def context_cases(context: dict[str, object]) -> Iterator[Case]:
         answer = float(q["answer"])
         decimals = _decimals(answer)
         variants = [("tatqa_arithmetic", answer, decimals)]
+        if gold_agrees(q) and words_name_cells(q["question"], bound):
+            variants.append(("tatqa_named", answer, decimals))
         if answer:
             # Zero has no sign, and ten times or 3% more of it is still zero.
             variants.append(("tatqa_sign_flip", -answer, decimals))
@@ -375,6 +379,79 @@ def context_cases(context: dict[str, object]) -> Iterator[Case]:
                     bindings=tuple(Binding(k) for k in bound),
                 )
                 yield Case(category + suffix, claim, bound, half)
+
+
+_DERIVATION_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+def _evaluate(node: ast.expr) -> float:
+    """The value of a derivation's expression tree: figures and ``+ - * /`` only."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return float(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = _evaluate(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _ARITHMETIC):
+        left, right = _evaluate(node.left), _evaluate(node.right)
+        if isinstance(node.op, ast.Add):
+            return left + right
+        if isinstance(node.op, ast.Sub):
+            return left - right
+        if isinstance(node.op, ast.Mult):
+            return left * right
+        return left / right
+    raise ValueError("not a derivation")
+
+
+def derivation_value(derivation: str) -> float | None:
+    """The value of a TAT-QA derivation (``(5,765.2+5,050.2)/2``, ``($90,253-$67,510)/$67,510``),
+    or ``None`` when it is not plain arithmetic of figures."""
+    text = derivation.replace("$", "").replace("%", "").replace("[", "(").replace("]", ")")
+    text = _DERIVATION_NUMBER.sub(lambda m: m.group(0).replace(",", ""), text)
+    try:
+        return _evaluate(ast.parse(text.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError):
+        return None
+
+
+def gold_agrees(question: dict[str, object]) -> bool:
+    """Whether a TAT-QA answer is what its own derivation gives (in percent when its scale is
+    one), within half a unit of the answer's last written digit or 0.5% of it, as the gate
+    rounds (TAT-QA writes ``-0.6%`` for ``(40.6 - 41.2) / 41.2`` and answers of the opposite
+    sign): the gold a claim could be checked against."""
+    value = derivation_value(str(question["derivation"]))
+    if value is None:
+        return False
+    if question["scale"] == "percent":
+        value *= 100
+    answer = float(question["answer"])  # type: ignore[arg-type]
+    half_unit = 0.5 * 10.0 ** -_decimals(answer)
+    return abs(value - answer) <= max(0.005 * abs(answer), min(half_unit, 0.05 * abs(answer)))
+
+
+_QUESTION_WORDS = frozenset(["what", "how", "much", "many", "did", "does", "do"])
+
+
+def words_name_cells(question: str, bound: dict[str, SpanFacts]) -> bool:
+    """Whether a question's words name its cited spans: each of its content words (less the
+    words that name the arithmetic, ``change``, ``average``, ``percentage``: the gate's
+    ``OPERATION_WORDS``) is in the text or envelope of a cited span, and it shares a word with
+    the row labels and column header of each cited cell that has any (the line and period the
+    cell is of). The claims an application could write from the cells alone."""
+    ignore = OPERATION_WORDS | _QUESTION_WORDS
+    wanted = content_stems(question, ignore)
+    cited: set[str] = set()
+    for facts in bound.values():
+        cited |= content_stems(facts.evidence_text)
+    if not wanted <= cited:
+        return False
+    for facts in bound.values():
+        if facts.envelope:
+            labels = content_stems(cell_labels(facts.envelope, facts.text))
+            if labels and not labels & wanted:
+                return False
+    return True
 
 
 _CLAIM_YEAR = re.compile(r"(?<![\d,.])(?:19|20)\d\d(?![\d,.]\d)")
