@@ -49,10 +49,6 @@ averages):
   same number of operands (``International and Foodservice from 2018 to 2019``);
 - the change of a ratio of two lines from one period to the next, for a claim that names a
   ratio (``The change in current ratio from 2018 to 2019``);
-- the change of a line over several periods from cells that state its change over each
-  (``Change 2018 over 2017`` and ``Change 2019 over 2018``): their sum, and its percent change
-  over the line's cell of the first year; only when the claim names exactly the first and the
-  last year the cells cover (:func:`ledger.gate.computation.formulas.chains`);
 - ratio ``a / b`` (as a percentage when the claim is one), and the share of a sum in a total
   ``(a + b) / c`` over at most ``MAX_SHARE_OPERANDS`` operands; sum; average (over all
   operands too when there are more than ``MAX_SUBSET``); a *total percentage*: the sum of

@@ -36,8 +36,6 @@ class Operand:
     step: tuple[int, int, int] | None = None
     row: str | None = None
     """A cell's first row label: the line of its table it is on."""
-    interval: tuple[int, int] | None = None
-    """For a cell that states a change (``Change 2019 over 2018``), the years it is between."""
     subject: frozenset[str] | None = None
     """For a figure of a sentence, the words of what it is a figure of that no other figure of
     the sentence has (``costs`` in ``..., while costs rose from $2.0 million to $2.5
@@ -62,9 +60,6 @@ class Candidate(NamedTuple):
     formula: str
     uses: tuple[Operand, ...]
     base: Operand | None = None
-    years: tuple[int, int] | None = None
-    """The first and last year a change over several periods covers: the claim must name
-    exactly these (:func:`_chained_changes`)."""
 
 
 def _levels(claim: ClaimedResult, ops: Sequence[Operand]) -> list[float] | None:
@@ -150,38 +145,6 @@ def _changes_of_sums(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[C
         yield Candidate(total_new - total_old, label, (*news, *olds))
 
 
-def chains(ops: Sequence[Operand]) -> Iterator[tuple[Operand, ...]]:
-    """The cells of one line that state its changes over consecutive periods, in order
-    (``2018 over 2017``, ``2019 over 2018``): each line's change cells, when there are two or
-    more and each period starts where the one before it ends."""
-    lines: dict[str | None, list[Operand]] = {}
-    for op in ops:
-        if op.interval is not None:
-            lines.setdefault(op.row, []).append(op)
-    for line in lines.values():
-        line.sort(key=lambda op: op.interval or (0, 0))
-        steps = [op.interval or (0, 0) for op in line]
-        if len(line) > 1 and all(a[1] == b[0] for a, b in itertools.pairwise(steps)):
-            yield tuple(line)
-
-
-def _covers(chain: Sequence[Operand]) -> tuple[int, int]:
-    """The first and last year a chain of change cells (:func:`chains`) covers."""
-    return (chain[0].interval or (0, 0))[0], (chain[-1].interval or (0, 0))[1]
-
-
-def _chained_changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
-    """The change of a line over several periods, the sum of the changes its cells state for
-    each (``Change 2018 over 2017`` + ``Change 2019 over 2018`` from 2017 to 2019); the
-    candidate names the years it covers, which the claim must name. Signed for a claimed
-    difference too: the cells say which way each period went."""
-    for chain in chains(ops):
-        levels = _levels(claim, chain)
-        if levels:
-            label = " + ".join(op.label for op in chain)
-            yield Candidate(sum(levels), label, chain, years=_covers(chain))
-
-
 def _ratio_changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
     """The change of a ratio of two lines from one period to the next, for a claim that
     names a ratio (``The change in current ratio from 2018 to 2019``: ``a19 / b19 - a18 /
@@ -204,7 +167,6 @@ def _ratio_changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Can
 
 
 def _changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
-    yield from _chained_changes(claim, ops)
     yield from _ratio_changes(claim, ops)
     ordered = [] if claim.operation == "difference" else list(ordered_pairs(ops))
     for new, old in ordered:
@@ -221,25 +183,7 @@ def _changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate
             yield Candidate(abs(levels[0] - levels[1]), f"|{a.label} - {b.label}|", (a, b))
 
 
-def _chained_percent_changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
-    """The percent change of a line over several periods: the sum of the changes its cells
-    state for each (:func:`chains`) over the line's figure at the start, a cell of the same
-    line and of the first year that states no change."""
-    factor = 100.0 if claim.amount.kind == "percent" else 1.0
-    for chain in chains(ops):
-        first, last = _covers(chain)
-        for base in ops:
-            if base.interval or base.row != chain[0].row or (base.period or "")[:4] != str(first):
-                continue
-            values = _plain((*chain, base))
-            if values and values[-1] != 0:
-                change = sum(values[:-1]) / abs(values[-1]) * factor
-                label = f"({' + '.join(op.label for op in chain)}) / {base.label}"
-                yield Candidate(change, label, (*chain, base), base, (first, last))
-
-
 def _percent_changes(claim: ClaimedResult, ops: Sequence[Operand]) -> Iterator[Candidate]:
-    yield from _chained_percent_changes(claim, ops)
     ordered = list(ordered_pairs(ops))
     pairs = ordered or list(itertools.permutations(ops, 2))
     factor = 100.0 if claim.amount.kind == "percent" else 1.0

@@ -92,7 +92,7 @@ def cited_operands(cited: tuple[tuple[str, str | None], ...], percent: bool) -> 
             if absolute is None and scale is not None and amount.kind == "number":
                 absolute = amount.mantissa * scale
             order = (index, *step) if step else None
-            row, interval = _line_of(line, amount)
+            row = line.partition(", ")[0] if line is not None else None
             subject, rivals = (None, ()) if subjects is None else subjects.of(written.start)
             signed = line is not None and signed_label(line)
             out[key] = Operand(
@@ -102,7 +102,6 @@ def cited_operands(cited: tuple[tuple[str, str | None], ...], percent: bool) -> 
                 frozenset({index}),
                 order,
                 row,
-                interval,
                 subject,
                 rivals,
                 signed,
@@ -236,38 +235,6 @@ def _unbracket(op: Operand) -> Operand:
     amount = replace(op.amount, value=abs(op.amount.value), mantissa=abs(op.amount.mantissa))
     absolute = abs(op.absolute) if op.absolute is not None else None
     return replace(op, amount=amount, absolute=absolute)
-
-
-def _line_of(head: str | None, amount: Amount) -> tuple[str | None, tuple[int, int] | None]:
-    """A cell's row label and, for a cell of amounts that states a change, the years it is
-    between (:func:`change_interval`); a percentage is a relative change, which does not add
-    up over periods."""
-    if head is None:
-        return None, None
-    change = change_interval(head) if amount.kind == "number" else None
-    if change is None:
-        return head.partition(", ")[0], None
-    return change[0], change[1:]
-
-
-_CHANGE_WORD = re.compile(
-    r"\b(?:over|vs\.?|versus|compared|changes?|increase|decrease|variance)\b", re.IGNORECASE
-)
-_HEAD_YEARS = re.compile(r"(?<![\d/.,])(?:19|20)\d\d(?![\d/])")
-
-
-def change_interval(head: str) -> tuple[str, int, int] | None:
-    """The row label and the two years of a cell that states the change of its line between
-    them (``Modules, Change 2018 over 2017`` -> (``Modules``, 2017, 2018); ``2019 vs. 2018``,
-    ``Increase (decrease) 2019 compared to 2018``): a column header with a change word and
-    exactly two years. ``None`` for any other cell (``Years Ended December 31, 2019``)."""
-    label, _, header = head.partition(", ")
-    if not header or _CHANGE_WORD.search(header) is None:
-        return None
-    years = sorted({int(year) for year in _HEAD_YEARS.findall(header)})
-    if len(years) != 2:
-        return None
-    return label, years[0], years[1]
 
 
 def _period(head: str) -> str | None:

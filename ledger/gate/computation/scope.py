@@ -133,9 +133,6 @@ def _within(candidate: Candidate, years: tuple[int, int] | None, fiscal: bool = 
     change "from 2017 to 2018" cannot be computed from the figures of 2018 and 2019. For a
     claim about fiscal years, a period is of the fiscal year it closes
     (:func:`ledger.gate.anchors.numbers.fiscal_year`: ``January 3, 2020`` closes fiscal 2019)."""
-    if candidate.years is not None:
-        # A change over several periods covers exactly the years its cells name.
-        return candidate.years == years
     if years is None:
         return True
     return all(
