@@ -77,18 +77,28 @@ _MODIFIER = re.compile(
 not ``These``, nor a name after ``the``, ``the Guardian``, nor the second of two, ``the French
 and Spanish fleets``) or one of a few words."""
 _PER = re.compile(r"\s+per\s+[a-z]+\b")
-_TIME_SPAN = re.compile(r"\s*(?:years?|months?|weeks?|days?|hours?|decades?|of\s+our)\b")
-"""A figure that dates or lasts rather than measures (``300 years``, ``687 of our days``)."""
+_TIME_SPAN = re.compile(r"[\s-]*(?:years?|months?|weeks?|days?|hours?|decades?|of\s+our)\b")
+"""A figure that dates or lasts rather than measures (``300 years``, ``687 of our days``,
+``a 30-day average``)."""
+_MONTH_BEFORE = re.compile(rf"(?:{_MONTHS}|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?\s*$")
+"""A month name right before a figure: the figure is a day of it (``December 31``), a date."""
 _CLAUSE_CUT = re.compile(r"[,;]\s*|\s+(?:and|but|while|whereas|because|as)\s+")
 
 
 def measure(sentence: str) -> str | None:
-    """Widen what the sentence's first figure that measures (not ``300 years``) measures: drop
+    """Widen what the sentence's first figure that measures (not ``300 years``, ``a 30-day
+    average`` or the day of ``December 31``) measures: drop
     a modifier of place, channel or basis before it in its own clause, only before a
     lower-case word (``European revenue rose 5%`` -> ``Revenue rose 5%``), or a ``per <word>``
     there (``Revenue per customer rose 5%`` -> ``Revenue rose 5%``)."""
     figure = next(
-        (f for f in _FIGURE.finditer(sentence) if not _TIME_SPAN.match(sentence, f.end())), None
+        (
+            f
+            for f in _FIGURE.finditer(sentence)
+            if not _TIME_SPAN.match(sentence, f.end())
+            and not _MONTH_BEFORE.search(sentence, 0, f.start())
+        ),
+        None,
     )
     if figure is None:
         return None

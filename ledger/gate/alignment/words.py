@@ -142,6 +142,7 @@ Other pronouns have no role: a summary writes ``they`` or ``the company`` for a 
 ``we``."""
 _YEAR = re.compile(r"^(?:1[89]|20)\d\d$")
 _NUMERIC = re.compile(r"^\d[\d.,]*$")
+_FIGURE_WITH_UNIT = re.compile(r"^\d[\d,]*(?:\.\d+)?[a-z]{1,3}$")
 
 KEEP = (
     NEGATIONS
@@ -243,6 +244,9 @@ def _key(token: str) -> tuple[str, Kind]:
             return f"ord{ordinal.group(1)}", Kind.ORDINAL
         if _PERIOD.match(token):
             return token, Kind.PERIOD
+        if _FIGURE_WITH_UNIT.match(token):
+            # A figure with its unit glued to it (``386.1p``, ``17x``, ``5g``) is a figure.
+            return token, Kind.NUMBER
         return token, Kind.WORD
     if token in _NUMBER_WORDS:
         return _NUMBER_WORDS[token], Kind.NUMBER

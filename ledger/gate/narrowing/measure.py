@@ -50,27 +50,46 @@ def _narrowed_in(entry: Taken) -> CheckResult | None:
     revenue``, ``total revenue``), an anchor, a manner (``sharply``) or a word of a phrase
     set off by commas that says something of its own (``, which ...,``)."""
     found = entry.span.words
-    aside = {i for first, after in asides(entry.span) for i in range(first, after)}
+    # A phrase set off by commas that the claim leaves out whole says something of its own.
+    aside = {
+        i
+        for first, after in asides(entry.span)
+        if entry.positions.isdisjoint(range(first, after))
+        for i in range(first, after)
+    }
     for clause, pairs in entry.matches:
         start = max(0, pairs[0][1] - 1) if pairs else 0
         for figure in (c for c, w in enumerate(clause) if _measured(clause, c)):
             before = [s for c, s in pairs if c < figure and s >= start]
             at = next((s for c, s in pairs if c == figure), None)
             if before:
-                for i in range(start, before[-1]):
+                # Every span word from the clause's first match to its last, but the figure's
+                # own attributes (``a record $4.5 million``).
+                own = _attributes(found, at, entry.positions) if at is not None else range(0)
+                for i in range(start, pairs[-1][1]):
                     word = found[i]
-                    if i in entry.positions or not _narrows(word) or i in aside:
+                    if i in entry.positions or not _narrows(word) or i in aside or i in own:
                         continue
                     return _narrowing(word, clause[figure], "narrows", found, start)
             after = None if at is None else _restriction_after(entry, at)
-            if after is None and before and at is not None:
-                after = _restricting(entry, before[-1] + 1, at)
             if after is not None:
                 return _narrowing(after, clause[figure], "restricts", found, start)
             if at is None:
                 break
             start = at + 1
     return None
+
+
+def _attributes(found: Sequence[Word], at: int, taken: set[int]) -> range:
+    """The positions of the words that describe the figure at ``at`` itself, between an
+    article and it (``a record $4.5 million``, ``an impressive 5%``), when the claim takes none
+    of them: they say what the figure is like, not what it is of."""
+    for k in range(at - 1, -1, -1):
+        if k in taken or found[k].kind is not Kind.WORD:
+            break
+        if found[k].text in ("a", "an"):
+            return range(k + 1, at)
+    return range(0)
 
 
 def _narrowing(
@@ -93,8 +112,9 @@ _DAYS = word_set("monday tuesday wednesday thursday friday saturday sunday today
 
 def _measured(clause: Sequence[Word], c: int) -> bool:
     """Whether the claim word at ``c`` is a figure that measures something: a number not
-    followed by a span of time (``35 years ago``, ``60 days``), which dates or lasts."""
-    if clause[c].kind is not Kind.NUMBER:
+    followed by a span of time (``35 years ago``, ``60 days``), which lasts, nor a day after
+    its month (``Feb. 23``), which dates."""
+    if clause[c].kind is not Kind.NUMBER or (c and clause[c - 1].kind is Kind.MONTH):
         return False
     return c + 1 >= len(clause) or clause[c + 1].text not in _SPANS_OF_TIME
 

@@ -153,7 +153,7 @@ def test_leaves_a_claim_with_a_word_that_aligns_to_nothing_unverified() -> None:
 
 
 def test_honours_a_lower_support_threshold() -> None:
-    text = "Automotive revenue declined 2.2% in Europe in 2023."
+    text = "Automotive revenue declined 2.2% quarter-on-quarter in Europe in 2023."
     verdict = judge(claim(text, "s1"), SPANS, GateConfig(support_threshold=0.5))
     assert verdict.status is Status.VERIFIED
 

@@ -46,8 +46,11 @@ def test_does_not_verify_a_figure_of_part_of_a_year_claimed_for_the_year(cited: 
         ("Revenue rose 5% in Q3 2023.", "Revenue rose 5% in Q3 2023."),
         ("Revenue rose 5% in 2023.", "Revenue rose 5% in fiscal 2023."),
         ("Revenue rose 5% in 2023.", "Revenue rose 5% in 2023, with most of the gain in December."),
-        ("Revenue declined 2.2% in 2023.", "Revenue declined 2.2% quarter-on-quarter in 2023."),
-        ("Revenue rose 5% in 2023.", "Revenue rose 5% month over month in 2023."),
+        (
+            "Revenue declined 2.2% quarter-on-quarter in 2023.",
+            "Revenue declined 2.2% quarter-on-quarter in 2023.",
+        ),
+        ("Revenue rose 5% month over month in 2023.", "Revenue rose 5% month over month in 2023."),
     ],
 )
 def test_lets_an_event_keep_its_year_and_a_figure_keep_its_part(claimed: str, cited: str) -> None:

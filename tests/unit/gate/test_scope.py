@@ -270,3 +270,21 @@ def test_a_figure_keeps_its_measure_when_what_follows_it_is_no_restriction(
     span: str, claim: str
 ) -> None:
     assert judged(claim, span).status is Status.VERIFIED, judged(claim, span).checks
+
+
+@pytest.mark.parametrize(
+    ("span", "claim"),
+    [
+        ("Revenue declined 2.2% quarter-on-quarter in 2023.", "Revenue declined 2.2% in 2023."),
+        (
+            "The decrease to diluted earnings per share of $1.75 was recorded in 2018.",
+            "The decrease to diluted earnings of $1.75 was recorded in 2018.",
+        ),
+    ],
+)
+def test_a_figure_does_not_drop_a_word_between_its_subject_and_its_last_aligned_word(
+    span: str, claim: str
+) -> None:
+    # A comparison basis after the figure, or a ``per share`` before it, says what the figure
+    # is of as much as a word before its subject does.
+    _assert_narrowed(claim, span)
