@@ -85,11 +85,15 @@ def _basis(words: Sequence[Word], j: int) -> bool:
 
 def _names_part(words: Sequence[Word], at: int) -> Word | None:
     """The word naming part of the year at ``at`` among the three words before it and the two
-    after it, not a comparison basis (:func:`_basis`), or ``None``."""
+    after it, not a comparison basis (:func:`_basis`) nor the part of the year after it, or
+    ``None``."""
     places: list[int] = [*range(max(0, at - 3), at), *range(at + 1, min(len(words), at + 3))]
     for j in places:
         word: Word = words[j]
         if (word.kind in _PART_KINDS or word.text in _YEAR_PARTS) and not _basis(words, j):
+            if j > at and j + 1 < len(words) and words[j + 1].kind is Kind.YEAR:
+                # The part of another year (``in 2019 over Q4 2018``).
+                continue
             return word
     return None
 
