@@ -253,7 +253,14 @@ def check_computation(
             f"other, and such a change has no agreed sign: "
             f"{detail}",
         ), claim.amount
-    unambiguous = claim.explicit and len(ops) == 2 and nearest is not None
+    # A figure that is the result rounded to the digits the claim writes, too coarsely to
+    # check (``-0.1%`` for -0.08%), is not reproduced, and not wrong either.
+    unambiguous = (
+        claim.explicit
+        and len(ops) == 2
+        and nearest is not None
+        and not _rounds_to(nearest.value, claim)
+    )
     if unambiguous and claim.operation in _SCALE_OPS | {"percent_change"}:
         unambiguous = claim.sign == 0 or any(ordered_pairs(ops))
     if unambiguous:
@@ -292,6 +299,11 @@ def _other_unit(
             if max(abs(candidate.value - claim.target), abs(other.value - claim.target)) <= allowed:
                 return f"{_UNIT_NAMES[operation]} ({candidate.formula} = {candidate.value:.6g})"
     return None
+
+
+def _rounds_to(value: float, claim: ClaimedResult) -> bool:
+    """Whether ``value`` rounds to the claimed figure at the digits the claim writes."""
+    return abs(value - claim.target) <= 0.5 * 10.0 ** (-claim.amount.decimals)
 
 
 def _negative_base(candidate: Candidate) -> bool:

@@ -373,3 +373,11 @@ def test_a_label_signs_its_brackets_only_where_it_names_no_negative_side_outside
     head: str, signed: bool
 ) -> None:
     assert signed_label(head) is signed
+
+
+def test_a_figure_that_rounds_the_result_too_coarsely_to_check_is_not_reproduced() -> None:
+    # -0.08% written with one decimal is -0.1%: beyond the rounding cap, but not wrong.
+    cells = row_cells("Fossil fuels", ("2004", "36,205"), ("2003", "36,234"))
+    text = "The percentage change in fossil fuels from 2003 to 2004 is -0.1%."
+    assert _run(text, cells)[:2] == (Outcome.SKIP, "not_reproduced")
+    assert _run(text.replace("-0.1%", "-0.3%"), cells)[:2] == (Outcome.FAIL, "recompute_mismatch")
