@@ -44,6 +44,9 @@ REASONS: dict[tuple[str, str], Reason] = {
                "where the span has another of the same role, in a clause that otherwise "
                "aligns (receipts before 2026-12-04 also give it for a bound on a figure the "
                "claim drops: now support_qualifier_dropped)"),
+        Reason("anchor_unaligned", "anchors", _S, "an anchor of the claim is in no span, where "
+               "the claim does not align around it (or is computational): no contradiction is "
+               "established, and the claim is not verified"),
         Reason("no_anchors", "anchors", _S, "the claim has no anchors"),
         Reason("polarity_agrees", "polarity", _P, "negation, hedging and direction agree"),
         Reason("negation_mismatch", "polarity", _F, "one side is negated, the other is not"),

@@ -146,16 +146,13 @@ def stretch_conflict(
                     and not any(w.key == theirs.key for w in claim_part)
                     and not any(w.key == mine.key for w in span_part)
                 ):
-                    reason = (
-                        "direction_mismatch"
-                        if mine.key in _DIRECTION_STEMS or mine.text in DIRECTIONS
-                        else "antonym_mismatch"
-                    )
                     detail = (
                         f"the claim says {mine.text!r} where the span says {theirs.text!r}; "
                         f"span text: {shown!r}"
                     )
-                    return Disagreement(polarity_failure(reason, detail), mine)
+                    if mine.key in _DIRECTION_STEMS or mine.text in DIRECTIONS:
+                        return Disagreement(polarity_failure("direction_mismatch", detail), mine)
+                    return Disagreement(polarity_failure("antonym_mismatch", detail), mine)
         elif mine.kind is Kind.PERSON:
             swapped = _persons_swapped(claim_part, span_part)
             if swapped is not None:
