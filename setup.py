@@ -21,6 +21,9 @@ from setuptools.command.build_ext import build_ext
 
 GATE = Path("ledger") / "gate"
 _compiled = runpy.run_path(str(GATE / "_compiled.py"))
+_DIGESTS = _compiled["digests"](GATE)
+"""The digests of the sources as the build reads them, before it compiles them: a source
+edited while the build runs then fails the manifest, and the gate runs from source."""
 
 
 class BuildGate(build_ext):
@@ -38,7 +41,7 @@ class BuildGate(build_ext):
             stale.unlink()
         if all(_compiled["extension"](target, name) for name in names):
             manifest = target / _compiled["MANIFEST"]
-            manifest.write_text(json.dumps(_compiled["digests"](GATE), indent=1) + "\n")
+            manifest.write_text(json.dumps(_DIGESTS, indent=1) + "\n")
 
 
 def _extensions() -> list[object]:
