@@ -17,13 +17,18 @@ kinds, none of it labelled and none of it from the data sets' other splits:
   when the folder is absent);
 - ``packages``: the prose paragraphs of the long descriptions of the installed Python
   distributions (``importlib.metadata``; headings, lists, code and links left out), product
-  descriptions as their authors write them.
+  descriptions as their authors write them;
+- ``manpages``, ``specs``, ``changelog``: manual pages, specifications in the words of RFC
+  2119 and change log entries as Debian installs them (:mod:`benchmarks.stress_sources`);
+- ``tables``: statistical tables a Debian package ships, with computed claims over their cells
+  and the TAT-QA perturbations of each (:mod:`benchmarks.stress_tables`).
 
-Each sentence of five words or more is cited by a claim repeating it (``verbatim``: must verify,
-a quote of it bound as the evaluation binds one) and by each one-edit mutant of
-:mod:`benchmarks.gate_mutations` that applies (``mutant_<kind>``: must not verify). Prints, per
-source and kind, how many were built and the share verified. ``--show`` prints each case of
-the named kinds that went the wrong way, with the checks that did not pass.
+Each sentence of five words or more of the prose is cited by a claim repeating it
+(``verbatim``: must verify, a quote of it bound as the evaluation binds one) and by each
+one-edit mutant of :mod:`benchmarks.gate_mutations` that applies (``mutant_<kind>``: must not
+verify). Prints, per source and kind, how many were built and the share verified. ``--show``
+prints each case of the named kinds that went the wrong way, with the checks that did not
+pass.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ from pathlib import Path
 
 from benchmarks.eval_cases import Case, make_case, sentences_of, span
 from benchmarks.gate_mutations import MUTATIONS
+from benchmarks.stress_sources import changelogs, manual_pages, specifications
+from benchmarks.stress_tables import table_cases
 from ledger.gate import Binding, ClaimDraft, GateConfig, Status, judge
 from ledger.gate.lexicon.opposites import _wordnet_dir
 
@@ -115,6 +122,9 @@ SOURCES: dict[str, Callable[[], list[str]]] = {
     "seeds": seed_sentences,
     "licences": licence_sentences,
     "packages": package_sentences,
+    "manpages": manual_pages,
+    "specs": specifications,
+    "changelog": changelogs,
 }
 
 
@@ -141,27 +151,35 @@ def main() -> None:
     args = parser.parse_args()
     show = set(filter(None, args.show.split(",")))
     config = GateConfig()
-    print(f"{'source':8} {'kind':18} {'n':>6} {'verified':>9}  target")
+    print(f"{'source':9} {'kind':18} {'n':>6} {'verified':>9}  target")
     for source, read in SOURCES.items():
         sentences = [t.strip() for t in dict.fromkeys(read()) if len(t.split()) >= 5]
         random.Random(7).shuffle(sentences)
-        counts: dict[str, Counter[Status]] = defaultdict(Counter)
-        for case in cases(sentences[: args.limit]):
-            verdict = judge(case.claim, case.spans, config)
-            counts[case.category][verdict.status] += 1
-            wrong = (case.category == "verbatim") != (verdict.status is Status.VERIFIED)
-            if wrong and case.category in show:
-                print(f"--- {source} {case.category}: {verdict.status.value}")
-                print(f"    claim: {case.claim.text}")
-                print(f"    span:  {next(iter(case.spans.values())).text}")
-                for result in verdict.checks:
-                    if result.outcome.value != "pass":
-                        print(f"    {result.check} {result.reason}: {result.detail[:200]}")
-        for kind, found in counts.items():
-            n = sum(found.values())
-            share = found[Status.VERIFIED] / n * 100
-            target = "100%" if kind == "verbatim" else "<= 1%"
-            print(f"{source:8} {kind:18} {n:6d} {share:8.1f}%  {target}")
+        _judge_all(source, cases(sentences[: args.limit]), config, show)
+    _judge_all("tables", table_cases()[: args.limit], config, show)
+
+
+def _judge_all(source: str, built: list[Case], config: GateConfig, show: set[str]) -> None:
+    """Judge the cases of one source and print each kind's share verified."""
+    counts: dict[str, Counter[Status]] = defaultdict(Counter)
+    for case in built:
+        verdict = judge(case.claim, case.spans, config)
+        counts[case.category][verdict.status] += 1
+        must = case.category in ("verbatim", "table_change")
+        wrong = must != (verdict.status is Status.VERIFIED)
+        if wrong and case.category in show:
+            print(f"--- {source} {case.category}: {verdict.status.value}")
+            print(f"    claim: {case.claim.text}")
+            for facts in case.spans.values():
+                print(f"    span:  {facts.evidence_text}")
+            for result in verdict.checks:
+                if result.outcome.value != "pass":
+                    print(f"    {result.check} {result.reason}: {result.detail[:200]}")
+    for kind, found in counts.items():
+        n = sum(found.values())
+        share = found[Status.VERIFIED] / n * 100
+        target = "100%" if kind == "verbatim" else "reported" if kind == "table_change" else "<= 1%"
+        print(f"{source:9} {kind:18} {n:6d} {share:8.1f}%  {target}")
 
 
 if __name__ == "__main__":
