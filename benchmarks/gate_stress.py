@@ -47,7 +47,7 @@ from benchmarks.gate_mutations import MUTATIONS
 from benchmarks.stress_sources import changelogs, manual_pages, specifications
 from benchmarks.stress_tables import table_cases
 from ledger.gate import Binding, ClaimDraft, GateConfig, Status, judge
-from ledger.gate.lexicon.opposites import _wordnet_dir
+from ledger.gate.lexicon.opposites import wordnet_dir
 
 _SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 _QUOTED = re.compile(r'"([^"]{20,})"')
@@ -55,7 +55,7 @@ _QUOTED = re.compile(r'"([^"]{20,})"')
 
 def wordnet_examples() -> list[str]:
     """The quoted usage examples of WordNet 3.0's glosses."""
-    root = _wordnet_dir()
+    root = wordnet_dir()
     if root is None:
         return []
     out: list[str] = []

