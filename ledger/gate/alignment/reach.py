@@ -72,7 +72,8 @@ def trailing(tail: list[Word], span: SpanClause, last: int, moved: set[int]) -> 
     the tail's next word is passed over and kept (what the claim dropped: ``warned him to do``
     over ``warned him not to do``), at most :data:`MAX_PASSED` of them, up to the last tail
     word found; once the whole tail is found, negations right after it are kept too (an
-    elided predicate: ``... is.`` over ``... is not.``). With no tail, only negations that end
+    elided predicate: ``... is.`` over ``... is not.``), and so are parts (``cut the times in``
+    over ``cut the times in half``). With no tail, only negations that end
     the span clause are covered (``but apparently`` over ``but apparently not``; ``approved``
     over ``approved, not rejected`` covers nothing). What follows is not what the claim says,
     nor are span words passed over for a tail word that never comes, except a condition on
@@ -99,7 +100,9 @@ def trailing(tail: list[Word], span: SpanClause, last: int, moved: set[int]) -> 
     while j < len(found):
         word = found[j]
         if at == len(tail):
-            if not word.negation:
+            # What limits the claim's last words right after them: a negation (an elided
+            # predicate, ``... is not.``) or a part (``cut the times in half``).
+            if not word.negation and word.text not in PARTITIVES:
                 break
             end += 1
         elif -j - 1 in moved:

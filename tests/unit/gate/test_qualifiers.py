@@ -193,6 +193,16 @@ def test_does_not_verify_the_whole_where_the_span_says_a_part(cited: str) -> Non
     assert "a part" in detail
 
 
+def test_does_not_verify_the_whole_where_the_span_ends_its_clause_with_a_part() -> None:
+    # A change log's entry, edited: the part right after the claim's last words is its.
+    span = "Dropping the separate build cuts the build times in half and simplifies the rules."
+    claim = "Dropping the separate build cuts the build times in and simplifies the rules."
+    reason, detail = _unverified(claim, span, "support")
+    assert reason == "support_qualifier_dropped"
+    assert "'half'" in detail
+    assert _judge(span, span).status is Status.VERIFIED
+
+
 def test_reads_as_part_of_as_no_part() -> None:
     assert dropped_part([], words("as part of the")) is None
     assert dropped_part([], words("half its")) is not None
