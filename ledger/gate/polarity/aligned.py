@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from ledger.gate.alignment.clauses import SpanClause, lead_start, parenthetical
 from ledger.gate.alignment.reach import leading, trailing
-from ledger.gate.alignment.words import Word
+from ledger.gate.alignment.words import Kind, Word
 from ledger.gate.lexicon.cues import HEDGED, MODALS, PLAIN, PLANNED
 from ledger.gate.model import CheckResult
 from ledger.gate.narrowing.around import dropped_bound_after, dropped_part_of_year
@@ -101,7 +101,7 @@ def clause_conflict(
         mine, theirs = clause[c], found[s]
         if mine.hedge:
             shared.add(c)
-        if qualifier is None:
+        if qualifier is None and (theirs.kind is Kind.NUMBER or theirs.kind is Kind.YEAR):
             qualifier = _around(clause, c, found, s, shown)
         if mine.negation != theirs.negation or (
             mine.key == "only"
