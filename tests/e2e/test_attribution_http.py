@@ -15,7 +15,10 @@ from ledger.runtime import LedgerRuntime
 
 TEXT = (
     "Revenue rose 2.2% to $4.5 million in 2023. The board met twice in 2023. Costs fell 3% in 2023."
+    " Revenue rose 1.2% to $4.4 million in 2022."
 )
+"""The last sentence says of 2022 what the first says of 2023: the claim cited for it is
+contradicted there (rejected, quarantined), and the first repairs it."""
 CLAIM = "Revenue rose 2.2% to $4.5 million in 2023."
 
 
@@ -34,6 +37,7 @@ def spans(client: TestClient, headers: dict[str, str]) -> dict[str, dict[str, An
         "revenue": listed[0],
         "board": listed[1],
         "costs": listed[2],
+        "prior": listed[3],
         "outside": outside,
     }
 
@@ -62,9 +66,9 @@ def _commit(client: TestClient, headers: dict[str, str], receipt: str, span_id: 
 def test_repair_moves_a_misattributed_claim_onto_the_right_pool_span(
     client: TestClient, headers: dict[str, str], spans: dict[str, Any], runtime: LedgerRuntime
 ) -> None:
-    pool = [spans[k]["span_id"] for k in ("board", "revenue", "costs")]
+    pool = [spans[k]["span_id"] for k in ("prior", "revenue", "costs")]
     receipt = _receipt(client, headers, pool)
-    committed = _commit(client, headers, receipt, spans["board"]["span_id"], mode="independent")
+    committed = _commit(client, headers, receipt, spans["prior"]["span_id"], mode="independent")
     [quarantined] = committed.json()["quarantined"]
 
     response = client.post(
@@ -75,7 +79,7 @@ def test_repair_moves_a_misattributed_claim_onto_the_right_pool_span(
     body = response.json()
     repair = body["repair"]
     assert repair["outcome"] == "repaired"
-    assert repair["previous_binding"]["span_id"] == spans["board"]["span_id"]
+    assert repair["previous_binding"]["span_id"] == spans["prior"]["span_id"]
     assert repair["new_binding"]["span_id"] == spans["revenue"]["span_id"]
     assert repair["ranker"]
     assert repair["ranker_version"]
@@ -92,9 +96,9 @@ def test_repair_moves_a_misattributed_claim_onto_the_right_pool_span(
 def test_a_repaired_claim_read_as_of_before_its_repair_shows_its_old_binding(
     client: TestClient, headers: dict[str, str], spans: dict[str, Any]
 ) -> None:
-    pool = [spans[k]["span_id"] for k in ("board", "revenue", "costs")]
+    pool = [spans[k]["span_id"] for k in ("prior", "revenue", "costs")]
     receipt = _receipt(client, headers, pool)
-    committed = _commit(client, headers, receipt, spans["board"]["span_id"], mode="independent")
+    committed = _commit(client, headers, receipt, spans["prior"]["span_id"], mode="independent")
     claim_id = committed.json()["quarantined"][0]["claim_id"]
     time.sleep(0.01)
     before = format_time(datetime.now(UTC))
@@ -105,8 +109,8 @@ def test_a_repaired_claim_read_as_of_before_its_repair_shows_its_old_binding(
     now = client.get(f"/v1/claims/{claim_id}", headers=headers)
 
     assert then.status_code == 200, then.text
-    assert [b["span_id"] for b in then.json()["bindings"]] == [spans["board"]["span_id"]]
-    assert then.json()["bindings"][0]["text"] == spans["board"]["text"]
+    assert [b["span_id"] for b in then.json()["bindings"]] == [spans["prior"]["span_id"]]
+    assert then.json()["bindings"][0]["text"] == spans["prior"]["text"]
     assert then.json()["repairs"] == []
     assert [b["span_id"] for b in now.json()["bindings"]] == [spans["revenue"]["span_id"]]
     assert now.json()["bindings"][0]["text"] == spans["revenue"]["text"]
@@ -115,8 +119,8 @@ def test_a_repaired_claim_read_as_of_before_its_repair_shows_its_old_binding(
 def test_repair_never_binds_a_span_outside_the_sealed_pool(
     client: TestClient, headers: dict[str, str], spans: dict[str, Any]
 ) -> None:
-    receipt = _receipt(client, headers, [spans["board"]["span_id"], spans["costs"]["span_id"]])
-    committed = _commit(client, headers, receipt, spans["board"]["span_id"], mode="independent")
+    receipt = _receipt(client, headers, [spans["prior"]["span_id"], spans["costs"]["span_id"]])
+    committed = _commit(client, headers, receipt, spans["prior"]["span_id"], mode="independent")
     claim_id = committed.json()["quarantined"][0]["claim_id"]
 
     body = client.post(f"/v1/receipts/{receipt}/claims/{claim_id}/repair", headers=headers).json()
@@ -125,7 +129,7 @@ def test_repair_never_binds_a_span_outside_the_sealed_pool(
     tried = {attempt["span_id"] for attempt in body["repair"]["attempts"]}
     assert spans["outside"]["span_id"] not in tried
     assert tried <= {spans["costs"]["span_id"]}
-    assert body["claim"]["bindings"][0]["span_id"] == spans["board"]["span_id"]
+    assert body["claim"]["bindings"][0]["span_id"] == spans["prior"]["span_id"]
 
 
 def test_repair_on_commit_commits_the_repaired_claim(

@@ -233,6 +233,10 @@ def seed_mixed(client: Any, headers: dict[str, str]) -> Mixed:
         span(policy, "Refunds"),
         span(policy, "Exchanges"),
     )
+    # The same sentence in the policy's first version: superseded and outside the pool, so a
+    # claim citing it is rejected, and a repair moves it onto the second version's.
+    first_version = client.get("/v1/sources/returns-policy/versions/1", headers=headers).json()
+    superseded = span(first_version["spans"], "Items returned")
     services, hardware = span(report["spans"], "$4.5"), span(report["spans"], "$2.1")
     pool = [s["span_id"] for s in policy + report["spans"]]
     receipt_id = _receipt(
@@ -262,7 +266,7 @@ def seed_mixed(client: Any, headers: dict[str, str]) -> Mixed:
         json={
             "mode": "independent",
             "claims": [
-                _claim("Items returned after 30 days are assessed individually.", exchanges),
+                _claim("Items returned after 30 days are assessed individually.", superseded),
                 _claim("Exchanges are free of charge.", exchanges),
             ],
         },
@@ -284,7 +288,10 @@ def seed_mixed(client: Any, headers: dict[str, str]) -> Mixed:
     refused = third.json()["rejected"]
     assert [c["status"] for c in refused] == ["verified", "rejected"], third.text
     misattributed = body["quarantined"][0]["claim_id"]
-    _post(client, f"/v1/receipts/{receipt_id}/claims/{misattributed}/repair", headers, {})
+    repaired = _post(
+        client, f"/v1/receipts/{receipt_id}/claims/{misattributed}/repair", headers, {}
+    )
+    assert repaired["repair"]["outcome"] == "repaired", repaired
     ids = (
         *[c["claim_id"] for c in first["committed"]],
         misattributed,
