@@ -233,11 +233,10 @@ def seed_mixed(client: Any, headers: dict[str, str]) -> Mixed:
         span(policy, "Refunds"),
         span(policy, "Exchanges"),
     )
-    # The same sentence in the policy's first version: superseded and outside the pool, so a
-    # claim citing it is rejected, and a repair moves it onto the second version's.
-    first_version = client.get("/v1/sources/returns-policy/versions/1", headers=headers).json()
-    superseded = span(first_version["spans"], "Items returned")
     services, hardware = span(report["spans"], "$4.5"), span(report["spans"], "$2.1")
+    # Services' cell of the year before: a claim of 2023's figure citing it is contradicted
+    # there (rejected), and a repair moves it onto 2023's cell.
+    services_2022 = span(report["spans"], "$3.9")
     pool = [s["span_id"] for s in policy + report["spans"]]
     receipt_id = _receipt(
         client,
@@ -266,7 +265,7 @@ def seed_mixed(client: Any, headers: dict[str, str]) -> Mixed:
         json={
             "mode": "independent",
             "claims": [
-                _claim("Items returned after 30 days are assessed individually.", superseded),
+                _claim("Services revenue was 4.5 million in FY2023.", services_2022),
                 _claim("Exchanges are free of charge.", exchanges),
             ],
         },
