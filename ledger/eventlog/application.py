@@ -117,6 +117,12 @@ class Ledger(Application[UUID]):
         assert isinstance(self.events, VerifiedEventStore)
         return self.events.verified(stored)
 
+    def verified_history(self, originator_id: UUID, stored: Sequence[StoredEvent]) -> list[Any]:
+        """Decode the events of one aggregate, read from version 1 by a query of several
+        aggregates, after checking them as every read is checked."""
+        assert isinstance(self.events, VerifiedEventStore)
+        return self.events.verified_history(originator_id, stored)
+
     def read_log(self, after: int, limit: int) -> list[Notification]:
         """Up to ``limit`` stored events with notification id greater than ``after``."""
         if after < 0:
