@@ -10,6 +10,7 @@ from sqlalchemy import RowMapping, and_, case, func, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ledger.errors import NotFound
+from ledger.receipts.summaries import affected_standing
 from projections.registry_queries import (
     NOW,
     AsOf,
@@ -284,8 +285,7 @@ async def affected_by_version(
             receipt_id,
             {
                 "receipt_id": receipt_id,
-                "status": "expired" if expired_at else "open",
-                "expiry_reason": reason,
+                **affected_standing({"expired_at": expired_at, "expiry_reason": reason}),
                 "claims": {},
             },
         )

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import RowMapping, Select, and_, exists, func, or_, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from ledger.receipts.summaries import receipt_summary, receipt_summary_at
 from projections.schema import claim_bindings, receipt_claims, receipts
 
 
@@ -31,25 +32,7 @@ class ReceiptFilter:
 
 
 def _receipt_json(row: RowMapping, now: str) -> dict[str, Any]:
-    expired = row["expired_at"] is not None or (
-        row["expires_at"] is not None and row["expires_at"] <= now
-    )
-    return {
-        "receipt_id": row["receipt_id"],
-        "inference_id": row["inference_id"],
-        "opened_by": row["opened_by"],
-        "actor": row["actor"],
-        "purpose": row["purpose"],
-        "policy_version": row["policy_version"],
-        "route": row["route"],
-        "as_of": row["as_of"],
-        "expires_at": row["expires_at"],
-        "opened_at": row["opened_at"],
-        "status": "expired" if expired else "open",
-        "expiry_reason": row["expiry_reason"]
-        or ("expires_at_passed" if expired and row["expired_at"] is None else None),
-        "position": row["position"],
-    }
+    return {**receipt_summary(row, now), "position": row["position"]}
 
 
 def _filtered(query: Select[Any], where: ReceiptFilter) -> Select[Any]:
@@ -127,16 +110,10 @@ async def receipts_as_at(
     rows = (await conn.execute(query)).mappings().all()
     found = []
     for row in rows[:limit]:
-        ended = [t for t in (row["expired_at"], row["expires_at"]) if t is not None]
-        summary = _receipt_json(row, now)
-        if not any(t <= now for t in ended):
-            summary.update(status="open", expiry_reason=None)
-        else:
-            summary["status"] = "expired"
         found.append(
             {
-                **summary,
-                "request": row["request"],
+                **receipt_summary_at(row, now),
+                "position": row["position"],
                 "claim_count": int(row["claim_count"]),
                 "refused_count": int(row["refused_count"]),
             }
