@@ -13,12 +13,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from ledger.crypto.signing import Keyring
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.database import DatabaseConfig
+from ledger.receipts.served_rows import ServedReceipts
 from ledger.registry.served_rows import ServedRows
 from ledger.registry.verified_spans import VerifiedSpans
 from projections.database import ReadModelDatabase
 from projections.digest import tables_digest
 from projections.log_anchor import LogAnchor, ReadModelsAhead
-from projections.log_rows import aggregate_heads, applied_version
+from projections.log_rows import aggregate_events, aggregate_heads, applied_version
 from projections.receipts import ReceiptsProjection
 from projections.registry import RegistryProjection
 from projections.retrieval import RetrievalProjection
@@ -83,6 +84,15 @@ class ReadSide:
             lambda aggregates: aggregate_heads(ledger.recorder, aggregates),
         )
         """Checks what the registry's reads serve against the verified source events."""
+        self.served_receipts = ServedReceipts(
+            lambda aggregates: aggregate_heads(ledger.recorder, aggregates),
+            lambda aggregates: {
+                aggregate: ledger.verified_history(aggregate, stored)
+                for aggregate, stored in aggregate_events(ledger.recorder, aggregates).items()
+            },
+            lambda aggregate: applied_version(ledger.recorder, aggregate, self.receipts.position()),
+        )
+        """Checks what the receipt and claim lists serve against the verified receipt events."""
         self._async: AsyncEngine | None = None
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None

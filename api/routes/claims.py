@@ -77,6 +77,8 @@ async def list_claims_route(
                 fetch, lambda r: [r["position"], r["ordinal"]], view.receipt_row, key, limit
             )
     items, last = page(rows, limit, lambda row: [row["position"], row["ordinal"]])
+    # Refused (500 ``ledger-integrity``) unless the verified events hold every row served.
+    await run_in_threadpool(read_side.served_receipts.check_claims, items, source_id)
     return {"items": items, "next": None if last is None else encode_cursor("claims", last)}
 
 

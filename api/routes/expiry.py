@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import (
@@ -93,6 +94,8 @@ async def affected(
     ordered = sorted(body["receipts"], key=lambda row: str(row["receipt_id"]))
     rows = [r for r in ordered if not key or r["receipt_id"] > key[0]][: limit + 1]
     items, last = page(rows, limit, lambda row: row["receipt_id"])
+    # Refused (500 ``ledger-integrity``) unless the verified events hold every row served.
+    await run_in_threadpool(read_side.served_receipts.check_affected, items, source_id, version)
     return {
         **body,
         "items": items,

@@ -312,6 +312,8 @@ async def list_receipts_route(
                 fetch, lambda r: r["position"], view.receipt_row, key[0] if key else 0, limit
             )
     items, last = page(rows, limit, lambda row: row["position"])
+    # Refused (500 ``ledger-integrity``) unless the verified events hold every row served.
+    await run_in_threadpool(read_side.served_receipts.check_receipts, items, now)
     return {"items": items, "next": None if last is None else encode_cursor("receipts", [last])}
 
 

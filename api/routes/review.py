@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
@@ -67,6 +68,8 @@ async def review(
             .all()
         )
     items, last = page([dict(row) for row in rows], limit, lambda row: row["position"])
+    # Refused (500 ``ledger-integrity``) unless the verified events hold every entry served.
+    await run_in_threadpool(read_side.served_receipts.check_review, items)
     return {
         "items": items,
         "next": None if last is None else str(last),

@@ -185,6 +185,7 @@ async def replay_page(
         receipts, more = await receipts_as_at(
             conn, ReceiptFilter(opened_before=moment), moment, limit=REPLAY_RECEIPTS
         )
+    await run_in_threadpool(services.read_side.served_receipts.check_receipts_at, receipts, moment)
     context.update(
         sources=shown,
         more_sources=len(found["source_ids"]) > REPLAY_SOURCES,

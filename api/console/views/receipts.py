@@ -64,6 +64,7 @@ async def receipts_page(
     now = format_time(datetime.now(UTC))
     async with services.read_side.async_engine.connect() as conn:
         rows, next_cursor = await receipts_as_at(conn, wanted, now, before=before)
+    await run_in_threadpool(services.read_side.served_receipts.check_receipts_at, rows, now)
     next_href = None
     if next_cursor is not None:
         query = {k: v for k, v in request.query_params.items() if k != "before" and v}

@@ -130,6 +130,8 @@ async def source_page(
         # Everything shown of the source comes from, or is checked against, its signed events.
         read_side = services.read_side
         read_side.served.check_source(source, as_of.known_at)
+        for number, hit in affected.items():
+            read_side.served_receipts.check_affected(hit["receipts"], source_id, number)
         verified = read_side.span_resolver
         changes = None
         if old is not None and new is not None and old != new:
