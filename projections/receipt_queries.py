@@ -1,8 +1,10 @@
 """Read-only queries of the receipts read model: lists of receipts and of claims.
 
-A listed row is a summary from the read model, for finding things; the receipt and the claim
-themselves (text, checks, bindings) are read from verified events by
-``GET /v1/receipts/{id}`` and ``GET /v1/claims/{id}``.
+A listed row is a summary from the read model, for finding things (rendered by the rules of
+``ledger.receipts.summaries``); the page served is checked against the receipts' verified
+events by ``ledger.receipts.served_rows``. The receipt and the claim themselves (text,
+checks, bindings) are read from verified events by ``GET /v1/receipts/{id}`` and
+``GET /v1/claims/{id}``.
 """
 
 from __future__ import annotations

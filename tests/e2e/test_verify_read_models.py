@@ -20,6 +20,8 @@ from projections.schema import (
     claim_bindings,
     merkle_leaves,
     merkle_nodes,
+    receipt_claims,
+    receipts,
     retrieval_spans,
     source_access,
     sources,
@@ -120,6 +122,31 @@ def test_a_deleted_binding_is_named(populated: dict[str, Any], read_models: Engi
         f"FAILED read models: table claim_bindings, row (claim_id={populated['claim_id']!r}, "
         "ord=0): row missing"
     )
+
+
+@pytest.mark.parametrize(
+    ("table", "values", "named"),
+    [
+        (receipts, {"actor": "FORGED"}, 'column actor is "FORGED", the events give "u"'),
+        (receipts, {"request": "FORGED"}, 'column request is "FORGED", the events give "q"'),
+        (receipts, {"expired_at": "2001-01-01T00:00:00.000000Z"}, "column expired_at is"),
+        (receipt_claims, {"status": "rejected"}, 'column status is "rejected"'),
+        (receipt_claims, {"committed": 0}, "column committed is 0, the events give 1"),
+        (claim_bindings, {"source_id": "other"}, 'column source_id is "other"'),
+    ],
+    ids=["actor", "request", "expiry", "claim-status", "claim-committed", "cited-source"],
+)
+def test_an_edited_receipt_or_claim_row_is_named_by_table_and_column(
+    populated: dict[str, Any], read_models: Engine, table: Any, values: Any, named: str
+) -> None:
+    with read_models.begin() as conn:
+        conn.execute(update(table).values(values))
+
+    code, line = _verify_read_models()
+
+    assert code == 1
+    assert line.startswith(f"FAILED read models: table {table.name}, row ("), line
+    assert named in line, line
 
 
 def test_a_flipped_merkle_node_is_named(populated: dict[str, Any], read_models: Engine) -> None:

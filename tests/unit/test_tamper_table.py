@@ -33,3 +33,16 @@ def test_every_bundle_vector_the_tamper_table_names_is_in_the_corpus() -> None:
     assert len(vectors) >= 15
     missing = sorted(v for v in vectors if f'"{v}"' not in CORPUS)
     assert missing == []
+
+
+def test_every_read_model_edit_the_tamper_table_names_is_one_the_list_test_makes() -> None:
+    edits = (REPO / "tests" / "e2e" / "test_served_summaries_http.py").read_text(encoding="utf-8")
+    vectors = {
+        v
+        for row in _coverage_rows()
+        if "| SS `" in row
+        for v in re.findall(r"\[([a-z0-9-]+)\]", row)
+    }
+    assert len(vectors) >= 15
+    missing = sorted(v for v in vectors if f'"{v}": Edit(' not in edits)
+    assert missing == []
