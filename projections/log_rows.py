@@ -144,39 +144,49 @@ def applied_version(recorder: AggregateRecorder, originator_id: UUID, position: 
     return 0 if value is None else int(value)
 
 
-def aggregate_heads(recorder: AggregateRecorder, originator_ids: list[UUID]) -> dict[UUID, int]:
-    """The newest stored version of each aggregate (one query; an aggregate with no events is
-    absent): whether a process's folded copy of it is still current."""
+def _by_aggregate(
+    recorder: AggregateRecorder, originator_ids: list[UUID], columns: str, tail: str
+) -> list[tuple[Any, ...]] | None:
+    """The rows of ``SELECT columns FROM <the events table> WHERE originator_id IN (...)
+    tail`` over ``originator_ids`` (one query per 500), ``originator_id`` first in
+    ``columns``; None for a recorder whose table cannot be asked (only the SQLite and
+    PostgreSQL recorders' can)."""
     table = getattr(recorder, "events_table_name", None)
     datastore = getattr(recorder, "datastore", None)
-    if table is None or datastore is None or not originator_ids:
-        return {}
+    if table is None or datastore is None:
+        return None
     schema = getattr(datastore, "schema", None)
-    found: list[Any] = []
+    found: list[tuple[Any, ...]] = []
     for offset in range(0, len(originator_ids), 500):
         chunk = originator_ids[offset : offset + 500]
         if schema is None:  # SQLite keeps the ids as 32 hex digits
             marks = ",".join("?" * len(chunk))
             with datastore.transaction(commit=False) as cursor:
                 cursor.execute(
-                    f"SELECT originator_id, max(originator_version) FROM {table} "  # noqa: S608 - the recorder's own table name
-                    f"WHERE originator_id IN ({marks}) GROUP BY originator_id",
+                    f"SELECT {columns} FROM {table} WHERE originator_id IN ({marks}) {tail}",  # noqa: S608 - the recorder's own table name, this module's columns
                     [aggregate.hex for aggregate in chunk],
                 )
-                found.extend(cursor.fetchall())
+                found.extend(tuple(row) for row in cursor.fetchall())
         else:
-            query = sql.SQL(
-                "SELECT originator_id AS a, max(originator_version) AS v FROM {}.{} "
-                "WHERE originator_id = ANY(%s) GROUP BY originator_id"
-            ).format(sql.Identifier(schema), sql.Identifier(table))
-            with datastore.get_connection() as conn, conn.cursor() as cursor:
+            query = sql.SQL("SELECT {} FROM {}.{} WHERE originator_id = ANY(%s) {}").format(
+                sql.SQL(columns), sql.Identifier(schema), sql.Identifier(table), sql.SQL(tail)
+            )
+            with (
+                datastore.get_connection() as conn,
+                conn.cursor(row_factory=tuple_row) as cursor,
+            ):
                 cursor.execute(query, (chunk,))
                 found.extend(cursor.fetchall())
-    heads: dict[UUID, int] = {}
-    for row in found:
-        aggregate, version = (row["a"], row["v"]) if isinstance(row, dict) else (row[0], row[1])
-        heads[UUID(str(aggregate))] = int(version)
-    return heads
+    return found
+
+
+def aggregate_heads(recorder: AggregateRecorder, originator_ids: list[UUID]) -> dict[UUID, int]:
+    """The newest stored version of each aggregate (one query; an aggregate with no events is
+    absent): whether a process's folded copy of it is still current."""
+    found = _by_aggregate(
+        recorder, originator_ids, "originator_id, max(originator_version)", "GROUP BY originator_id"
+    )
+    return {UUID(str(aggregate)): int(version) for aggregate, version in found or []}
 
 
 def aggregate_events(
@@ -186,42 +196,22 @@ def aggregate_events(
     aggregates): a page of a list checks its rows against their aggregates without a query
     per row. An aggregate with no events is absent; a recorder whose table cannot be asked is
     read an aggregate at a time."""
-    table = getattr(recorder, "events_table_name", None)
-    datastore = getattr(recorder, "datastore", None)
-    if table is None or datastore is None:
+    found = _by_aggregate(
+        recorder,
+        originator_ids,
+        "originator_id, originator_version, topic, state",
+        "ORDER BY originator_id, originator_version",
+    )
+    if found is None:
         return {
             aggregate: events
             for aggregate in originator_ids
             if (events := list(recorder.select_events(aggregate)))
         }
-    schema = getattr(datastore, "schema", None)
-    found: dict[UUID, list[StoredEvent]] = {}
-    for offset in range(0, len(originator_ids), 500):
-        chunk = originator_ids[offset : offset + 500]
-        if schema is None:  # SQLite keeps the ids as 32 hex digits
-            marks = ",".join("?" * len(chunk))
-            with datastore.transaction(commit=False) as cursor:
-                cursor.execute(
-                    "SELECT originator_id, originator_version, topic, state "  # noqa: S608 - the recorder's own table name
-                    f"FROM {table} WHERE originator_id IN ({marks}) "
-                    "ORDER BY originator_id, originator_version",
-                    [aggregate.hex for aggregate in chunk],
-                )
-                rows = [tuple(row) for row in cursor.fetchall()]
-        else:
-            query = sql.SQL(
-                "SELECT originator_id, originator_version, topic, state FROM {}.{} "
-                "WHERE originator_id = ANY(%s) ORDER BY originator_id, originator_version"
-            ).format(sql.Identifier(schema), sql.Identifier(table))
-            with (
-                datastore.get_connection() as conn,
-                conn.cursor(row_factory=tuple_row) as cursor,
-            ):
-                cursor.execute(query, (chunk,))
-                rows = list(cursor.fetchall())
-        for originator_id, version, topic, state in rows:
-            aggregate = UUID(str(originator_id))
-            found.setdefault(aggregate, []).append(
-                StoredEvent(aggregate, int(version), str(topic), bytes(state))
-            )
-    return found
+    histories: dict[UUID, list[StoredEvent]] = {}
+    for originator_id, version, topic, state in found:
+        aggregate = UUID(str(originator_id))
+        histories.setdefault(aggregate, []).append(
+            StoredEvent(aggregate, int(version), str(topic), bytes(state))
+        )
+    return histories

@@ -55,8 +55,9 @@ Histories = Callable[[list[UUID]], dict[UUID, list[Any]]]
 Horizon = Callable[[UUID], int]
 """The highest version of a receipt aggregate the receipts projection has applied."""
 REMEMBERED = 4_096
-"""Receipts' facts remembered to check rows against (a receipt's row and one small record
-per claim: about 2 KB for a receipt of five claims)."""
+"""Receipts' facts remembered to check rows against: a receipt's row and one small record per
+claim, about 1 KB and 0.5 KB a claim (measured with ``tracemalloc``: 3.3 KB for five claims,
+14 MB for 4,096 such receipts)."""
 
 CLAIM_FIELDS = ("receipt_id", "ordinal", "status", "committed", "client_ref", "type")
 REVIEW_FIELDS = ("claim_id", "receipt_id", "claim_text", "verdict", "verifier", "model")
