@@ -26,6 +26,7 @@ from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.receipts.sight import KeySight
+from ledger.receipts.transformation_desk import TransformationDesk
 from ledger.registry.commands import SourceRegistry
 from ledger.retrieval.desk import RetrievalDesk
 from ledger.runtime import LedgerRuntime
@@ -107,6 +108,11 @@ async def get_repairs(services: ServicesDep) -> RepairDesk:
     return services.repairs
 
 
+async def get_transformations(services: ServicesDep) -> TransformationDesk:
+    """The transformation desk: checks loss boundaries and records transformations."""
+    return services.transformations
+
+
 async def get_expiry_desk(services: ServicesDep) -> ExpiryDesk:
     """Expires receipts and retires policies."""
     return services.expiry_desk
@@ -144,6 +150,7 @@ ApiKeysDep = Annotated[ApiKeyDesk, Depends(get_api_keys)]
 ReadSideDep = Annotated[ReadSide, Depends(get_read_side)]
 ReceiptDeskDep = Annotated[ReceiptDesk, Depends(get_receipts)]
 RepairDeskDep = Annotated[RepairDesk, Depends(get_repairs)]
+TransformationDeskDep = Annotated[TransformationDesk, Depends(get_transformations)]
 ExpiryDeskDep = Annotated[ExpiryDesk, Depends(get_expiry_desk)]
 ExpiryProcessDep = Annotated[ExpiryProcess, Depends(get_expiry)]
 RetrievalDeskDep = Annotated[RetrievalDesk, Depends(get_retrieval)]

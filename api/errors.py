@@ -30,6 +30,7 @@ from ledger.errors import (
     KeyringError,
     LedgerError,
     LedgerIntegrityError,
+    LossBoundaryBreached,
     NotFound,
     PayloadTooLarge,
     PermissionDenied,
@@ -75,6 +76,7 @@ _STATUS_OF: list[tuple[type[LedgerError], int, str]] = [
     (MalformedBody, 400, "malformed-body"),
     (UnsupportedMediaType, 415, "unsupported-media-type"),
     (InvalidInput, 422, "invalid-input"),
+    (LossBoundaryBreached, 422, "loss-boundary"),
     (CanonicalisationError, 422, "invalid-input"),
     (AuthenticationFailed, 401, "unauthenticated"),
     (PrincipalNotPinned, 403, "principal-not-pinned"),
@@ -149,6 +151,15 @@ def ledger_problem(exc: LedgerError) -> JSONResponse:
             status, "Invalid request"
         )
         return problem(status, title, exc.message, slug, errors=exc.errors)
+    if isinstance(exc, LossBoundaryBreached):
+        return problem(
+            status,
+            "Loss boundary breached",
+            exc.message,
+            slug,
+            errors=exc.errors,
+            dropped=exc.dropped,
+        )
     if isinstance(exc, PrincipalNotPinned | EntitlementDenied):
         title = "Principal not pinned" if isinstance(exc, PrincipalNotPinned) else "Not entitled"
         return problem(status, title, exc.message, slug, errors=exc.errors)

@@ -40,6 +40,7 @@ from api.routes import (
     routing,
     sources,
     span_lookups,
+    transformations,
 )
 from api.services import Services, build_services
 from api.settings import Settings
@@ -68,6 +69,7 @@ ROUTES = (
     sources,
     span_lookups,
     receipts,
+    transformations,
     retrieval,
     claims,
     envelopes,

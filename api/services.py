@@ -27,6 +27,7 @@ from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.receipts.sight import KeySight
+from ledger.receipts.transformation_desk import TransformationDesk
 from ledger.registry.commands import SourceRegistry
 from ledger.registry.ingestion import Limits
 from ledger.retrieval.dense import shared_embedder
@@ -159,6 +160,12 @@ class Services:
     def repairs(self) -> RepairDesk:
         """Re-attributes claims to better spans."""
         return RepairDesk(self.receipts)
+
+    @cached_property
+    def transformations(self) -> TransformationDesk:
+        """Checks transformations of a receipt's evidence against their loss boundary and
+        records them."""
+        return TransformationDesk(self.receipts)
 
     @cached_property
     def expiry(self) -> ExpiryProcess:

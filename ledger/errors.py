@@ -6,6 +6,7 @@ domain never needs to know about HTTP. Errors that carry a reason code take it a
 
     LedgerError
     ├── InvalidInput              a caller's value breaks a rule (field, rule, message)
+    ├── LossBoundaryBreached      a transformation's output dropped must-keep items
     ├── CanonicalisationError     a value with no RFC 8785 form (also a ValueError)
     ├── PayloadTooLarge           a document over the configured size limit
     ├── NotFound                  no such thing in the ledger
@@ -62,6 +63,27 @@ class InvalidInput(LedgerError):
         first = errors[0]
         summary = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
         return cls(first["field"], first["rule"], summary, errors)
+
+
+class LossBoundaryBreached(LedgerError):
+    """A transformation's output dropped must-keep items of its inputs (its declared loss
+    boundary did not release them). ``dropped`` names each item (``must_keep``, ``cue``,
+    ``item`` as the input writes it, ``span_id``, ``input``: its index in ``inputs``);
+    ``errors`` has one ``{field: "output", rule: <must_keep>, message}`` per item."""
+
+    def __init__(self, message: str, dropped: list[dict[str, object]]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.dropped = dropped
+        self.errors = [
+            {
+                "field": "output",
+                "rule": str(item["must_keep"]),
+                "message": f"the output drops {item['cue']} {item['item']!r} of span "
+                f"{item['span_id']} (inputs[{item['input']}])",
+            }
+            for item in dropped
+        ]
 
 
 class NotFound(LedgerError):

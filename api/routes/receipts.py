@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Header, Query
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, Rfc3339, RuntimeDep, SightDep, require
 from api.errors import PROBLEM_JSON
@@ -33,6 +33,7 @@ from ledger.receipts.commands import (
 from ledger.receipts.document import receipt_document, receipt_payload
 from ledger.receipts.packet import PACKET_FORMAT
 from ledger.receipts.packet_reads import served_packet
+from ledger.receipts.transformations import TRANSFORMATION_PREFIX
 from projections.receipt_queries import ReceiptFilter, list_receipts
 
 router = APIRouter(tags=["receipts"])
@@ -117,12 +118,31 @@ class ReceiptIn(BaseModel):
 
 
 class BindingIn(BaseModel):
-    """A claim's citation of one span."""
+    """A claim's citation of one span, or of a transformation's output (judged against the
+    spans the transformation consumed: docs/receipts.md#binding-a-transformations-output)."""
 
     model_config = ConfigDict(extra="forbid")
-    span_id: str
+    span_id: str | None = Field(default=None, description="the span cited")
+    transformation_id: str | None = Field(
+        default=None,
+        description="in place of span_id: a transformation of this receipt whose output the "
+        "claim cites; the gate judges the claim against its input spans",
+    )
     quote: str | None = None
     role: Literal["primary_support", "secondary_support", "context"] = "primary_support"
+
+    @model_validator(mode="after")
+    def _one_target(self) -> BindingIn:
+        if (self.span_id is None) == (self.transformation_id is None):
+            raise ValueError("a binding names a span_id or a transformation_id: one of them")
+        if self.span_id is not None and self.span_id.startswith(TRANSFORMATION_PREFIX):
+            raise ValueError("a transformation is cited by transformation_id, not span_id")
+        return self
+
+    @property
+    def target(self) -> str:
+        """The id the binding cites (a transformation's, ``tfm_...``, or a span's)."""
+        return self.transformation_id if self.transformation_id is not None else str(self.span_id)
 
 
 class ClaimIn(BaseModel):
@@ -141,7 +161,7 @@ class ClaimIn(BaseModel):
             text=self.text,
             type=ClaimType(self.type),
             material=self.material,
-            bindings=tuple(Binding(b.span_id, Role(b.role), b.quote) for b in self.bindings),
+            bindings=tuple(Binding(b.target, Role(b.role), b.quote) for b in self.bindings),
             client_ref=self.client_ref,
         )
 
@@ -367,19 +387,34 @@ class EvidenceOut(BaseModel):
     text: str
 
 
+class TransformationShownOut(BaseModel):
+    """A transformation as the packet shows it: its output, data and untrusted, with the ids
+    of the spans it consumed."""
+
+    transformation_id: str
+    method: str
+    inputs: list[str] = Field(description="the span ids of its inputs")
+    type: Literal["data"]
+    trust: Literal["untrusted"]
+    output: str
+
+
 class ContextPacketOut(BaseModel):
     """A receipt's context packet (docs/receipts.md#the-context-packet)."""
 
     receipt_id: str
     format: str
     packet: str = Field(description="the packet text: send it as is")
-    prefix_length: int = Field(description="characters of the stable prefix (before <query>)")
+    prefix_length: int = Field(description="characters of the stable prefix (through </evidence>)")
     prefix_sha256: str = Field(description="sha256 of the UTF-8 stable prefix")
     recorded_prefix_sha256: str | None = Field(
         description="what the receipt recorded when it was opened (null for older receipts)"
     )
     manifest: list[ManifestEntryOut]
     evidence: list[EvidenceOut]
+    transformations: list[TransformationShownOut] = Field(
+        description="the receipt's transformations of its evidence, in the order recorded"
+    )
     query: str
 
 
@@ -390,7 +425,8 @@ class ContextPacketOut(BaseModel):
 )
 def get_context_packet(receipt_id: str, desk: ReceiptDeskDep, principal: Reader) -> dict[str, Any]:
     """The sealed pool as a context packet in a stable order (instructions and citation policy,
-    corpus manifest, evidence spans, then the query), rendered from verified events."""
+    corpus manifest, evidence spans, the receipt's transformations of them, then the query),
+    rendered from verified events."""
     receipt, packet = served_packet(desk, receipt_id, principal.pins)
     recorded = receipt.context.get("packet")
     return {
@@ -402,5 +438,6 @@ def get_context_packet(receipt_id: str, desk: ReceiptDeskDep, principal: Reader)
         "recorded_prefix_sha256": None if recorded is None else recorded["prefix_sha256"],
         "manifest": packet.manifest,
         "evidence": packet.evidence,
+        "transformations": packet.transformations,
         "query": receipt.context["request"],
     }

@@ -27,6 +27,7 @@ RECEIPT_EVENTS: dict[str, type[Any]] = {
         Receipt.ClaimRepaired,
         Receipt.RepairFailed,
         Receipt.EntailmentJudged,
+        Receipt.TransformationRecorded,
     )
 }
 

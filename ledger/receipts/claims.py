@@ -10,7 +10,7 @@ reads a stored record back (for repair).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,16 +19,22 @@ from ledger.receipts.receipt import Receipt, claim_id_for
 from ledger.registry.evidence import ResolvedSpan
 
 
-def claim_content(claim: ClaimDraft) -> dict[str, Any]:
-    """A claim as submitted, in JSON form (what its id is derived from)."""
+def claim_content(claim: ClaimDraft, via: Sequence[str | None] = ()) -> dict[str, Any]:
+    """A claim as submitted, in JSON form (what its id is derived from). A binding that came
+    from a transformation's output (``via``, per binding) names it: ``transformation_id``."""
+    bindings: list[dict[str, Any]] = []
+    for index, b in enumerate(claim.bindings):
+        binding: dict[str, Any] = {"span_id": b.span_id, "role": b.role.value, "quote": b.quote}
+        through = via[index] if index < len(via) else None
+        if through is not None:
+            binding["transformation_id"] = through
+        bindings.append(binding)
     return {
         "client_ref": claim.client_ref,
         "text": claim.text,
         "type": claim.type.value,
         "material": claim.material,
-        "bindings": [
-            {"span_id": b.span_id, "role": b.role.value, "quote": b.quote} for b in claim.bindings
-        ],
+        "bindings": bindings,
     }
 
 
@@ -51,7 +57,8 @@ class ClaimRecord:
     """A judged claim: its draft, where it stands in its receipt, and the gate's verdict.
 
     ``sources`` holds, per binding, the ``source_id``, ``version`` and ``version_hash`` of the
-    span in the receipt's sealed pool (all None for a span outside it).
+    span in the receipt's sealed pool (all None for a span outside it); ``via``, per binding,
+    the transformation whose input it is, or None (empty: no binding came from one).
     """
 
     claim_id: str
@@ -61,14 +68,27 @@ class ClaimRecord:
     status: str
     checks: tuple[Mapping[str, Any], ...]
     repairs: tuple[Mapping[str, Any], ...] = ()
+    via: tuple[str | None, ...] = ()
 
     @classmethod
     def judged(
-        cls, receipt: Receipt, ordinal: int, draft: ClaimDraft, verdict: Verdict
+        cls,
+        receipt: Receipt,
+        ordinal: int,
+        draft: ClaimDraft,
+        verdict: Verdict,
+        via: tuple[str | None, ...] = (),
     ) -> ClaimRecord:
         """The record of ``draft`` judged as the ``ordinal``-th claim of ``receipt``."""
-        claim_id = claim_id_for(receipt.receipt_id, ordinal, claim_content(draft))
-        return cls(claim_id, ordinal, draft, (), "", ()).rebound(receipt, draft, verdict)
+        via = via if any(v is not None for v in via) else ()
+        claim_id = claim_id_for(receipt.receipt_id, ordinal, claim_content(draft, via))
+        record = cls(claim_id, ordinal, draft, (), "", (), via=via)
+        return record.rebound(receipt, draft, verdict)
+
+    @property
+    def transformed(self) -> bool:
+        """Whether a binding of this claim came from a transformation's output."""
+        return bool(self.via)
 
     def rebound(self, receipt: Receipt, draft: ClaimDraft, verdict: Verdict) -> ClaimRecord:
         """This claim (same id) with ``draft``'s bindings and their verdict (a repair)."""
@@ -84,7 +104,7 @@ class ClaimRecord:
 
     def to_event(self) -> dict[str, Any]:
         """The claim's JSON form, as the events carry it."""
-        content = claim_content(self.draft)
+        content = claim_content(self.draft, self.via)
         record = {
             "claim_id": self.claim_id,
             "ordinal": self.ordinal,
@@ -114,7 +134,13 @@ class ClaimRecord:
             status=record["status"],
             checks=tuple(record.get("checks", [])),
             repairs=tuple(record.get("repairs", [])),
+            via=_via(record.get("bindings", [])),
         )
+
+
+def _via(bindings: Sequence[Mapping[str, Any]]) -> tuple[str | None, ...]:
+    via = tuple(b.get("transformation_id") for b in bindings)
+    return via if any(v is not None for v in via) else ()
 
 
 def pool_entry(span: ResolvedSpan) -> dict[str, Any]:

@@ -59,6 +59,7 @@ from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.receipt import Receipt, receipt_aggregate_id, receipt_id_for_inference
 from ledger.receipts.render_check import check_render
 from ledger.receipts.repair_records import binding_to_repair, repair_record
+from ledger.receipts.transformations import expand_transformations
 from ledger.receipts.validation import (
     CommitRequest,
     Mode,
@@ -365,9 +366,12 @@ class ReceiptDesk:
 
         Before any check reads a span's text, and with nothing written: a receipt a key with
         ``pins`` may not read is refused as a missing one; an expired receipt is 409
-        ``receipt-expired``; a binding outside the sealed pool is 422 (``in-pool``); a binding
-        to a pool span the receipt's principal may not see now, under the policy in force, is
-        403 ``entitlement-denied`` naming only the binding and the safe code.
+        ``receipt-expired``; a binding to a transformation the receipt has not recorded is 422
+        (``known-transformation``); a binding outside the sealed pool is 422 (``in-pool``); a
+        binding to a pool span the receipt's principal may not see now, under the policy in
+        force, is 403 ``entitlement-denied`` naming only the binding and the safe code. A
+        binding to a transformation is judged as its input spans
+        (``receipts/transformations.py``).
         """
         check_commit_request(request)
         for attempt in range(COMMIT_ATTEMPTS):
@@ -375,8 +379,9 @@ class ReceiptDesk:
             if idempotency_key is not None and idempotency_key in receipt.idempotency:
                 return self._replay(receipt.idempotency[idempotency_key], request)
             check_open(receipt)
-            check_in_pool(receipt, request)
-            result, accepted, rejected, render = self._judge(receipt, request)
+            expanded = expand_transformations(receipt.transformation_index, request)
+            check_in_pool(receipt, expanded)
+            result, accepted, rejected, render = self._judge(receipt, expanded)
             idempotency = None
             if idempotency_key is not None:
                 idempotency = {
@@ -426,12 +431,15 @@ class ReceiptDesk:
         ordinal = receipt.next_ordinal
         judged: list[dict[str, Any]] = []
         pool: dict[str, SpanFacts] | None = None
-        for claim in request.claims:
+        for index, claim in enumerate(request.claims):
             with tracing.span("gate.judge", {"claim.ordinal": ordinal}) as span:
                 verdict = judge(claim, facts, self.config)
                 span.set("gate.status", verdict.status.value)
-            record = ClaimRecord.judged(receipt, ordinal, claim, verdict)
-            if request.repair and verdict.status != Status.VERIFIED and claim.bindings:
+            via = request.via[index] if request.via else ()
+            record = ClaimRecord.judged(receipt, ordinal, claim, verdict, via)
+            # A claim bound to a transformation is judged on its inputs: not re-attributed.
+            repairable = claim.bindings and not record.transformed
+            if request.repair and verdict.status != Status.VERIFIED and repairable:
                 pool = pool if pool is not None else self.pool_facts(receipt)
                 record = self._repair(receipt, record, pool)
             judged.append(record.to_event())
@@ -533,33 +541,34 @@ def check_open(receipt: Receipt) -> None:
 def check_in_pool(receipt: Receipt, request: CommitRequest) -> None:
     """422 (``in-pool``) for every binding to a span outside the receipt's sealed pool,
     before any check reads a span: a span outside the pool is judged by nothing."""
-    errors = [
-        {
-            "field": f"claims[{index}].bindings[{b_index}].span_id",
+    errors = {
+        request.binding_field(index, b_index): {
+            "field": request.binding_field(index, b_index),
             "rule": "in-pool",
             "message": f"span {binding.span_id} is not in the receipt's sealed evidence pool",
         }
         for index, claim in enumerate(request.claims)
         for b_index, binding in enumerate(claim.bindings)
         if binding.span_id not in receipt.pool_index
-    ]
+    }
     if errors:
-        raise InvalidInput.many(errors)
+        raise InvalidInput.many(list(errors.values()))
 
 
 def refuse_unseen(request: CommitRequest, unseen: dict[str, str]) -> None:
     """403 ``entitlement-denied`` before any check runs when a binding names a pool span the
     receipt's principal may not see now (the errors name the binding and the code only)."""
-    refusals = [
-        {
-            "field": f"claims[{index}].bindings[{b_index}].span_id",
+    found = {
+        request.binding_field(index, b_index): {
+            "field": request.binding_field(index, b_index),
             "rule": unseen[binding.span_id],
             "message": "the receipt's principal may not see this span",
         }
         for index, claim in enumerate(request.claims)
         for b_index, binding in enumerate(claim.bindings)
         if binding.span_id in unseen
-    ]
+    }
+    refusals = list(found.values())  # one per field: a transformation's inputs share theirs
     if refusals:
         raise EntitlementDenied(
             f"the receipt's principal may not see {len(refusals)} of the bound spans now",

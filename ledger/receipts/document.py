@@ -116,6 +116,8 @@ def receipt_document(receipt: Receipt, now: datetime | None = None) -> dict[str,
     }
     if "retrieval" in context:  # opened from a recorded retrieval (docs/retrieval.md)
         document["retrieval"] = context["retrieval"]
+    if receipt.transformations:  # a receipt without any keeps the document it always had
+        document["transformations"] = receipt.transformations
     return document
 
 

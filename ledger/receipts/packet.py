@@ -10,10 +10,15 @@ prompt cache keeps them warm:
    frozen, so a later version or an access change never alters an earlier packet);
 3. ``<evidence>``: one ``<span>`` per pooled span, sorted by source id, version and offset,
    each with its span id, typed ``data`` and ``untrusted``;
-4. ``<query>``: the receipt's request.
+4. ``<transformations>``, only when the receipt records any: one ``<transformation>`` per
+   transformation of the evidence (``receipts/transformations.py``), in the order recorded,
+   with its id, method and input span ids, its output typed ``data`` and ``untrusted``;
+5. ``<query>``: the receipt's request.
 
-Everything before ``<query>`` is the *stable prefix*; its SHA-256 is recorded on the receipt
-when it is opened (``packet.prefix_sha256``). Source text and the request are data, never
+Everything through ``</evidence>`` is the *stable prefix*; its SHA-256 is recorded on the
+receipt when it is opened (``packet.prefix_sha256``). Transformations are recorded after the
+opening, so they follow the prefix: a receipt without any renders the same bytes as before
+they existed. Source text and the request are data, never
 markup: ``&``, ``<`` and ``>`` are escaped (and ``"`` in attributes) as in XML 1.0 section 2.4,
 so no text can close its element or open an instruction section.
 
@@ -25,8 +30,8 @@ never an edit of this one.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ledger.registry.evidence import ResolvedSpan
@@ -71,10 +76,11 @@ class ContextPacket:
     prefix_length: int
     manifest: list[dict[str, Any]]
     evidence: list[dict[str, Any]]
+    transformations: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def prefix(self) -> str:
-        """Everything before the query."""
+        """Everything through the evidence."""
         return self.text[: self.prefix_length]
 
     @property
@@ -87,8 +93,13 @@ class ContextPacket:
         return {"format": PACKET_FORMAT, "prefix_sha256": self.prefix_sha256}
 
 
-def render_packet(spans: Iterable[ResolvedSpan], query: str) -> ContextPacket:
-    """Render the packet of ``spans`` (a receipt's pool, verified) and ``query``."""
+def render_packet(
+    spans: Iterable[ResolvedSpan],
+    query: str,
+    transformations: Sequence[Mapping[str, Any]] = (),
+) -> ContextPacket:
+    """Render the packet of ``spans`` (a receipt's pool, verified), the receipt's recorded
+    ``transformations`` and ``query``."""
     ordered = sorted(spans, key=lambda s: (s.source_id, s.version, s.start, s.end, s.span_id))
     manifest: dict[tuple[str, int], dict[str, Any]] = {}
     for span in ordered:
@@ -160,5 +171,38 @@ def render_packet(spans: Iterable[ResolvedSpan], query: str) -> ContextPacket:
         "",
     ]
     prefix = "\n".join(lines)
-    tail = "\n".join(["<query>", escape_text(query), "</query>", "</context-packet>", ""])
-    return ContextPacket(prefix + tail, len(prefix), list(manifest.values()), evidence)
+    shown = [
+        {
+            "transformation_id": t["transformation_id"],
+            "method": t["method"],
+            "inputs": [item["span_id"] for item in t["inputs"]],
+            "type": "data",
+            "trust": "untrusted",
+            "output": t["output"],
+        }
+        for t in transformations
+    ]
+    section = []
+    if shown:
+        section = [
+            "<transformations>",
+            *(
+                "<transformation "
+                + _attributes(
+                    {
+                        "id": item["transformation_id"],
+                        "method": item["method"],
+                        "inputs": " ".join(item["inputs"]),
+                        "type": "data",
+                        "trust": "untrusted",
+                    }
+                )
+                + ">"
+                + escape_text(str(item["output"]))
+                + "</transformation>"
+                for item in shown
+            ),
+            "</transformations>",
+        ]
+    tail = "\n".join([*section, "<query>", escape_text(query), "</query>", "</context-packet>", ""])
+    return ContextPacket(prefix + tail, len(prefix), list(manifest.values()), evidence, shown)

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 def served_packet(
     desk: ReceiptDesk, receipt_id: str, pins: Pins | None = None
 ) -> tuple[Receipt, ContextPacket]:
-    """The receipt's pool rendered as its context packet, from verified events.
+    """The receipt's pool and recorded transformations rendered as its context packet, from
+    verified events.
 
     Each span comes from :class:`~ledger.registry.verified_spans.VerifiedSpans` and must
     hash to what the pool sealed; the packet's stable prefix must hash to what the receipt
@@ -44,7 +45,7 @@ def served_packet(
         gate.admit(f"pool[{index}]", span, True)
         spans.append(span)
     gate.refuse_if_denied()
-    packet = render_packet(spans, context["request"])
+    packet = render_packet(spans, context["request"], receipt.transformations)
     recorded = context.get("packet")
     if recorded is not None and recorded["prefix_sha256"] != packet.prefix_sha256:
         raise LedgerIntegrityError(

@@ -204,6 +204,34 @@ class Receipt(LedgerAggregate):
                 claim["status"] = "unverified"
             claim["repairs"] = [*claim.get("repairs", []), _repair_record(self)]
 
+    class TransformationRecorded(LedgerAggregate.Event):
+        """What the application did to evidence of the pool before the model saw it: the
+        method, the input spans (as the pool sealed them), the output text, the declared loss
+        boundary and what the loss-boundary check found (``ledger.lossboundary``)."""
+
+        TOPIC = "provledger.receipt.transformation_recorded"
+        transformation_id: str
+        method: str
+        inputs: list[dict[str, Any]]
+        output: str
+        may_remove: list[str]
+        must_keep: list[str]
+        check: dict[str, Any]
+
+        def apply(self, aggregate: Receipt) -> None:
+            aggregate.transformations.append(
+                {
+                    "transformation_id": self.transformation_id,
+                    "method": self.method,
+                    "inputs": self.inputs,
+                    "output": self.output,
+                    "may_remove": self.may_remove,
+                    "must_keep": self.must_keep,
+                    "check": self.check,
+                    "at": format_time(self.timestamp),
+                }
+            )
+
     class EntailmentJudged(LedgerAggregate.Event):
         """A sampled entailment check of a committed claim (advisory; status unchanged)."""
 
@@ -249,6 +277,7 @@ class Receipt(LedgerAggregate):
         self.idempotency: dict[str, dict[str, Any]] = {}
         self.expiries: list[dict[str, Any]] = []
         self.access_record: dict[str, Any] | None = None
+        self.transformations: list[dict[str, Any]] = []
 
     @classmethod
     def open(
@@ -307,7 +336,38 @@ class Receipt(LedgerAggregate):
         """A copy a command may change without touching this receipt: the lists and the dict
         that events extend are copied; a claim dict is replaced, never edited (:meth:`claim`);
         the sealed pool, context and exclusions never change after opening."""
-        return fork_state(self, ("claims", "rejected", "expiries"), ("idempotency",))
+        return fork_state(
+            self, ("claims", "rejected", "expiries", "transformations"), ("idempotency",)
+        )
+
+    @property
+    def transformation_index(self) -> dict[str, dict[str, Any]]:
+        """The recorded transformations by id."""
+        return {t["transformation_id"]: t for t in self.transformations}
+
+    def record_transformation(
+        self,
+        transformation_id: str,
+        method: str,
+        inputs: list[dict[str, Any]],
+        output: str,
+        may_remove: list[str],
+        must_keep: list[str],
+        check: dict[str, Any],
+        actor: str,
+    ) -> None:
+        """Record a transformation whose output kept its loss boundary."""
+        self.trigger_event(
+            self.TransformationRecorded,
+            transformation_id=transformation_id,
+            method=method,
+            inputs=inputs,
+            output=output,
+            may_remove=may_remove,
+            must_keep=must_keep,
+            check=check,
+            actor=actor,
+        )
 
     def claim(self, claim_id: str) -> dict[str, Any]:
         """A committed or quarantined claim, as a fresh dict that replaces the stored one

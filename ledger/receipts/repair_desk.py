@@ -52,7 +52,8 @@ class RepairDesk:
     ) -> dict[str, Any]:
         """Repair one claim of a receipt; returns the repair record and the claim after it.
         A receipt a key with ``pins`` may not read is refused as a missing one; an expired
-        receipt is 409 ``receipt-expired`` (as a commit to it is)."""
+        receipt is 409 ``receipt-expired`` (as a commit to it is); a claim citing a
+        transformation's output is 409 (its bindings are the transformation's inputs)."""
         for _ in range(ATTEMPTS):
             receipt = self.receipts.read(receipt_id, pins)
             claim = next(
@@ -62,6 +63,11 @@ class RepairDesk:
                 raise NotFound(f"receipt {receipt_id} has no claim {claim_id!r}")
             if claim["status"] == "verified":
                 raise Conflict(f"claim {claim_id} is verified; there is nothing to repair")
+            if ClaimRecord.from_event(claim).transformed:
+                raise Conflict(
+                    f"claim {claim_id} cites a transformation's output: its bindings are the "
+                    "transformation's inputs, and are not re-attributed"
+                )
             check_open(receipt)
             index = binding_to_repair(claim)
             pool = self.receipts.pool_facts(receipt)

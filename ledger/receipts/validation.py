@@ -22,6 +22,7 @@ MAX_RENDERED = 100_000
 
 _REASON_CODE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 _SPAN_ID = re.compile(r"^sp_[0-9a-f]{24}$")
+_TRANSFORMATION_ID = re.compile(r"^tfm_[0-9a-f]{24}$")
 INFERENCE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 _RETRIEVAL_ID = re.compile(r"^rtv_[0-9a-f]{32}$")
 
@@ -85,6 +86,18 @@ class CommitRequest:
     rendered_answer: str | None = None
     fingerprint: str = ""
     repair: bool = False
+    via: tuple[tuple[str | None, ...], ...] = ()
+    """Per claim, per binding: the transformation it is an input of, or None (set when the
+    receipt desk expands the bindings to transformations: ``receipts/transformations.py``)."""
+    origins: tuple[tuple[int, ...], ...] = ()
+    """Per claim, per binding: the index of the binding of the request it came from."""
+
+    def binding_field(self, claim: int, binding: int) -> str:
+        """The request field a (possibly expanded) binding came from."""
+        origin = self.origins[claim][binding] if self.origins else binding
+        through = self.via[claim][binding] if self.via else None
+        name = "span_id" if through is None else "transformation_id"
+        return f"claims[{claim}].bindings[{origin}].{name}"
 
 
 def _text(errors: list[dict[str, str]], name: str, value: str, limit: int = MAX_TEXT) -> None:
@@ -216,16 +229,37 @@ def check_commit_request(request: CommitRequest) -> None:
                 }
             )
         for b_index, binding in enumerate(claim.bindings):
+            at = f"{name}.bindings[{b_index}]"
+            if binding.span_id.startswith("tfm_"):
+                # A binding to a transformation's output (``receipts/transformations.py``).
+                if not _TRANSFORMATION_ID.match(binding.span_id):
+                    errors.append(
+                        {
+                            "field": f"{at}.transformation_id",
+                            "rule": "pattern",
+                            "message": "transformation_id is tfm_ followed by 24 hex digits",
+                        }
+                    )
+                if binding.quote is not None:
+                    errors.append(
+                        {
+                            "field": f"{at}.quote",
+                            "rule": "span-binding",
+                            "message": "a quote is of one span; a binding to a "
+                            "transformation quotes none",
+                        }
+                    )
+                continue
             if not _SPAN_ID.match(binding.span_id):
                 errors.append(
                     {
-                        "field": f"{name}.bindings[{b_index}].span_id",
+                        "field": f"{at}.span_id",
                         "rule": "pattern",
                         "message": "span_id is sp_ followed by 24 hex digits",
                     }
                 )
             if binding.quote is not None:
-                _text(errors, f"{name}.bindings[{b_index}].quote", binding.quote)
+                _text(errors, f"{at}.quote", binding.quote)
     if request.rendered_answer is not None:
         _text(errors, "rendered_answer", request.rendered_answer, MAX_RENDERED)
     if errors:
