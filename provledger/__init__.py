@@ -20,6 +20,7 @@ from provledger.errors import (
     Forbidden,
     InvalidInput,
     LedgerIntegrityError,
+    LossBoundary,
     MalformedBody,
     NotFound,
     PayloadTooLarge,
@@ -31,7 +32,16 @@ from provledger.errors import (
     Unauthenticated,
     UnsupportedMediaType,
 )
-from provledger.models import Claim, CommitResult, Event, Receipt, Source, SourceVersion, Span
+from provledger.models import (
+    Claim,
+    CommitResult,
+    Event,
+    Receipt,
+    Source,
+    SourceVersion,
+    Span,
+    Transformation,
+)
 from provledger.verify import (
     BundleVerdict,
     EnvelopeVerdict,
@@ -53,6 +63,7 @@ __all__ = [
     "Forbidden",
     "InvalidInput",
     "LedgerIntegrityError",
+    "LossBoundary",
     "MalformedBody",
     "NotFound",
     "Page",
@@ -67,6 +78,7 @@ __all__ = [
     "Source",
     "SourceVersion",
     "Span",
+    "Transformation",
     "Unauthenticated",
     "UnsupportedMediaType",
     "load_keyring",

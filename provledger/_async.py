@@ -27,6 +27,7 @@ from provledger.models import (
     Source,
     SourceVersion,
     Span,
+    Transformation,
 )
 
 T = TypeVar("T")
@@ -271,6 +272,28 @@ class AsyncClient:
                 rendered_answer=rendered_answer,
                 repair=repair,
                 idempotency_key=idempotency_key,
+            )
+        )
+
+    async def record_transformation(
+        self,
+        receipt_id: str,
+        *,
+        method: str,
+        inputs: Sequence[str],
+        output: str,
+        must_keep: Sequence[str],
+        may_remove: Sequence[str] = (),
+    ) -> Transformation:
+        """See :meth:`Client.record_transformation`."""
+        return await self.send(
+            ops.record_transformation(
+                receipt_id,
+                method=method,
+                inputs=inputs,
+                output=output,
+                must_keep=must_keep,
+                may_remove=may_remove,
             )
         )
 

@@ -26,6 +26,7 @@ from provledger.models import (
     Source,
     SourceVersion,
     Span,
+    Transformation,
 )
 
 M = TypeVar("M", bound=BaseModel)
@@ -234,6 +235,27 @@ def commit_claims(
         json=body,
         headers=_idempotency(idempotency_key),
     )
+
+
+def record_transformation(
+    receipt_id: str,
+    *,
+    method: str,
+    inputs: Sequence[str],
+    output: str,
+    must_keep: Sequence[str],
+    may_remove: Sequence[str],
+) -> Request[Transformation]:
+    """``POST /v1/receipts/{receipt_id}/transformations``."""
+    body = {
+        "method": method,
+        "inputs": list(inputs),
+        "output": output,
+        "may_remove": list(may_remove),
+        "must_keep": list(must_keep),
+    }
+    path = f"/v1/receipts/{_segment(receipt_id)}/transformations"
+    return Request("POST", path, _model(Transformation), json=body)
 
 
 def get_receipt(receipt_id: str, known_at: Moment) -> Request[Receipt]:

@@ -32,6 +32,7 @@ from provledger.models import (
     Source,
     SourceVersion,
     Span,
+    Transformation,
 )
 
 T = TypeVar("T")
@@ -284,6 +285,32 @@ class Client:
                 rendered_answer=rendered_answer,
                 repair=repair,
                 idempotency_key=idempotency_key,
+            )
+        )
+
+    def record_transformation(
+        self,
+        receipt_id: str,
+        *,
+        method: str,
+        inputs: Sequence[str],
+        output: str,
+        must_keep: Sequence[str],
+        may_remove: Sequence[str] = (),
+    ) -> Transformation:
+        """Record what was done to evidence of the receipt's pool before the model saw it
+        (``method``: compression, summary, deduplication or translation) once ``output`` keeps
+        every ``must_keep`` item of the ``inputs`` spans; raises
+        :class:`provledger.LossBoundary` naming each item it dropped. Sending the same
+        transformation again answers the recorded one."""
+        return self.send(
+            ops.record_transformation(
+                receipt_id,
+                method=method,
+                inputs=inputs,
+                output=output,
+                must_keep=must_keep,
+                may_remove=may_remove,
             )
         )
 

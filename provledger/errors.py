@@ -94,6 +94,18 @@ class ClaimsRejected(InvalidInput):
         return self.problem
 
 
+class LossBoundary(InvalidInput):
+    """422 ``loss-boundary``: a transformation's output dropped must-keep items of its inputs;
+    nothing was recorded. ``dropped`` names each item: ``must_keep``, ``cue``, ``item`` (as
+    the input writes it), ``span_id`` and ``input`` (its index in ``inputs``)."""
+
+    @property
+    def dropped(self) -> list[dict[str, Any]]:
+        """Every must-keep item the output dropped."""
+        found = self.problem.get("dropped")
+        return found if isinstance(found, list) else []
+
+
 class LedgerIntegrityError(ProblemError):
     """500 ``ledger-integrity`` or ``transparency-log-integrity``: data the service read back
     failed verification; ``reason`` and ``position`` name it. Never caused by the request."""
@@ -116,6 +128,7 @@ class ServiceUnavailable(ProblemError):
 
 _BY_SLUG: dict[str, type[ProblemError]] = {
     "claims-rejected": ClaimsRejected,
+    "loss-boundary": LossBoundary,
     "ledger-integrity": LedgerIntegrityError,
     "transparency-log-integrity": LedgerIntegrityError,
 }

@@ -62,8 +62,24 @@ class Claim(_Model):
     checks: list[dict[str, Any]] = Field(default_factory=list)
 
 
+class Transformation(_Model):
+    """What the application did to evidence of a receipt's pool before the model saw it, as
+    recorded once its output kept its loss boundary (``check``: what the check found)."""
+
+    transformation_id: str
+    method: str
+    inputs: list[dict[str, Any]] = Field(default_factory=list)
+    output: str = ""
+    may_remove: list[str] = Field(default_factory=list)
+    must_keep: list[str] = Field(default_factory=list)
+    check: dict[str, Any] = Field(default_factory=dict)
+    at: str | None = None
+    receipt_id: str | None = None
+
+
 class Receipt(_Model):
-    """A context receipt: its sealed evidence pool and the claims committed under it."""
+    """A context receipt: its sealed evidence pool, the transformations of it, and the claims
+    committed under it."""
 
     receipt_id: str
     status: dict[str, Any] | str | None = None
@@ -71,6 +87,7 @@ class Receipt(_Model):
     policy_version: str | None = None
     inference_id: str | None = None
     pool: list[dict[str, Any]] = Field(default_factory=list)
+    transformations: list[Transformation] = Field(default_factory=list)
     claims: list[Claim] = Field(default_factory=list)
     quarantined: list[Claim] = Field(default_factory=list)
 
