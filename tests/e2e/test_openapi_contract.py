@@ -161,6 +161,18 @@ def test_a_whole_flow_answers_only_what_the_document_declares(
     wrong = {"claims": [{"text": "Revenue rose 9%.", "bindings": [{"span_id": span_id}]}]}
     rejected = call("post", "/v1/receipts/{receipt_id}/claims", 422, path=receipt_id, json=wrong)
     assert rejected["type"].endswith("/claims-rejected")
+    kept = {
+        "method": "compression",
+        "inputs": [span_id],
+        "output": current["spans"][0]["text"],
+        "must_keep": ["numbers"],
+    }
+    transformations = "/v1/receipts/{receipt_id}/transformations"
+    call("post", transformations, 201, path=receipt_id, json=kept)
+    call("post", transformations, 200, path=receipt_id, json=kept)
+    lossy = {**kept, "output": "Revenue rose."}
+    dropped = call("post", transformations, 422, path=receipt_id, json=lossy)
+    assert dropped["type"].endswith("/loss-boundary")
     claim_id = {"claim_id": committed["committed"][0]["claim_id"]}
     call("get", "/v1/receipts/{receipt_id}", 200, path=receipt_id)
     call(
