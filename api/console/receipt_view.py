@@ -224,6 +224,7 @@ async def receipt_view(
         return _claim(claim, document, views, cited, history, engagement, committed)
 
     exclusions = Counter(item.get("reason_code", "") for item in document["excluded"])
+    pool_order = {entry["span_id"]: n for n, entry in enumerate(document["pool"], start=1)}
     pool_sources = Counter((p["source_id"], p["version"]) for p in document["pool"])
     return before, {
         "receipt": document,
@@ -231,7 +232,36 @@ async def receipt_view(
         "refused": [shown(claim, False) for claim in document["quarantined"]],
         "exclusions": sorted(exclusions.items()),
         "pool_sources": sorted(pool_sources.items()),
+        "transformations": [
+            _transformation(n, t, pool_order)
+            for n, t in enumerate(document.get("transformations", []), start=1)
+        ],
         "expired": document["status"]["status"] == "expired",
+    }
+
+
+def _transformation(n: int, recorded: dict[str, Any], pool: dict[str, int]) -> dict[str, Any]:
+    """One transformation as the page shows it: what it did, its inputs (each with its place
+    in the sealed pool), its loss boundary in words, what the check found, and its output."""
+    check = recorded["check"]
+    return {
+        "n": n,
+        "transformation_id": recorded["transformation_id"],
+        "method": recorded["method"],
+        "method_words": words.method_words(recorded["method"]),
+        "inputs": [{**item, "n": pool.get(item["span_id"])} for item in recorded["inputs"]],
+        "may_remove": [(item, words.may_remove_words(item)) for item in recorded["may_remove"]],
+        "must_keep": [
+            (item, words.must_keep_words(item), check["items"].get(item, {}))
+            for item in recorded["must_keep"]
+        ],
+        "checker": check["checker"],
+        "released": [
+            {**item, "words": words.may_remove_words(item["released_by"])}
+            for item in check["released"]
+        ],
+        "output": recorded["output"],
+        "at": recorded["at"],
     }
 
 

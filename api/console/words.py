@@ -1,6 +1,6 @@
 """Codes in plain words for a reader who does not know them: the gate's checks and reason
-codes, claim statuses, citation warnings, routes and the router's reasons, expiry reasons and
-exclusion codes.
+codes, claim statuses, citation warnings, routes and the router's reasons, expiry reasons,
+exclusion codes and the words of a transformation's loss boundary.
 
 The gate's meanings come from its own table (``ledger.gate.reasons.REASONS``), so a new
 reason code reads correctly here the day it is added. The router's outcomes and reasons, and
@@ -96,6 +96,32 @@ EXCLUSIONS = {
 """Why evidence was left out of a pool or withheld from a retrieval. Exclusion codes are
 partly the application's own (``pii``); a code without words here is spelled out."""
 
+METHODS = {
+    "compression": "Compression: the inputs shortened",
+    "summary": "Summary: the inputs restated in fewer words",
+    "deduplication": "Deduplication: what the inputs repeat, said once",
+    "translation": "Translation: the inputs in another language",
+}
+"""What a transformation did (``ledger.receipts.transformations.Method``)."""
+
+MAY_REMOVE = {
+    "repetition": "repetition",
+    "examples": "examples",
+    "procedure": "procedure",
+    "low_weight_sources": "low-weight sources (advisory and fallback)",
+}
+"""What a transformation may remove (``ledger.lossboundary.MayRemove``)."""
+
+MUST_KEEP = {
+    "exceptions": "exceptions and conditions",
+    "numbers": "thresholds and numbers",
+    "dates": "dates",
+    "negations": "negations",
+    "uncertainty": "uncertainty",
+    "minority_views": "minority views",
+}
+"""What a transformation must keep (``ledger.lossboundary.MustKeep``)."""
+
 WITNESS = {
     "pending": "nothing cosigned yet",
     "cosigned": "cosigned",
@@ -168,6 +194,21 @@ def expiry_words(reason: str) -> str:
 def exclusion_words(code: str) -> str:
     """Why evidence was left out."""
     return EXCLUSIONS.get(code, spelled(code))
+
+
+def method_words(method: str) -> str:
+    """What a transformation did."""
+    return METHODS.get(method, sentence(spelled(method)).rstrip("."))
+
+
+def may_remove_words(item: str) -> str:
+    """An item of what a transformation may remove."""
+    return MAY_REMOVE.get(item, spelled(item))
+
+
+def must_keep_words(item: str) -> str:
+    """An item of what a transformation must keep."""
+    return MUST_KEEP.get(item, spelled(item))
 
 
 def witness_words(state: str) -> str:

@@ -1,5 +1,6 @@
 """A small ledger the console tests read: a policy with two versions, a table, a claim that
-cites each, and a source and claim whose every field carries script-injection payloads.
+cites each, a summary of two policy sentences (a transformation), and a source, claim and
+transformation whose every field carries script-injection payloads.
 
 Works with any client that speaks ``post(path, json=, headers=)`` (FastAPI's TestClient, or
 an ``httpx.Client`` against a live server).
@@ -145,6 +146,20 @@ def seed(client: Any, headers: dict[str, str]) -> Seeded:
             },
         ],
     )
+    assessed = next(s for s in policy["spans"] if s["text"].startswith("Items returned after"))
+    _post(
+        client,
+        f"/v1/receipts/{receipt_id}/transformations",
+        headers,
+        {
+            "method": "summary",
+            "inputs": [window["span_id"], assessed["span_id"]],
+            "output": "Damaged goods are returned within 30 days of delivery; items returned "
+            "after 30 days are assessed individually.",
+            "may_remove": ["repetition", "procedure"],
+            "must_keep": ["numbers", "dates", "exceptions", "negations"],
+        },
+    )
     hostile_span = hostile["spans"][0]
     hostile_receipt = _receipt(
         client,
@@ -160,6 +175,17 @@ def seed(client: Any, headers: dict[str, str]) -> Seeded:
         headers,
         hostile_receipt,
         [{"text": hostile_span["text"], "bindings": [{"span_id": hostile_span["span_id"]}]}],
+    )
+    _post(
+        client,
+        f"/v1/receipts/{hostile_receipt}/transformations",
+        headers,
+        {
+            "method": "compression",
+            "inputs": [hostile_span["span_id"]],
+            "output": f"{XSS_SCRIPT} Results {XSS_ATTRIBUTE} were reported in 2019.",
+            "must_keep": ["dates"],
+        },
     )
     source = client.get("/v1/sources/returns-policy", headers=headers).json()
     v1_recorded = source["versions"][0]["recorded_at"]

@@ -39,6 +39,39 @@ def test_a_receipt_page_shows_its_context_pool_exclusions_and_claims(reader: Rea
     assert not re.search(r"<h1>[^\n]*badge", page)  # the receipt's status is not in its title
 
 
+def test_a_receipt_page_shows_its_transformations_with_inputs_boundary_and_output(
+    reader: Reader,
+) -> None:
+    page = reader.client.get(f"/console/receipts/{reader.seeded.receipt_id}", headers=HTML).text
+    [section] = re.findall(
+        r'<section aria-labelledby="transformations-h">.*?</section>', page, re.S
+    )
+    assert section.count('<article class="transformation"') == 1
+    assert "Summary: the inputs restated in fewer words" in section
+    assert re.search(r'<code class="code">tfm_[0-9a-f]{24}</code>', section)
+    inputs = re.findall(r"<li><code>(sp_[0-9a-f]{24})</code> \(pool span \d+\) of", section)
+    assert inputs[0] == reader.seeded.window_span_id
+    assert len(inputs) == 2
+    assert '<a href="/console/sources/returns-policy">returns-policy</a> version 1' in section
+    assert 'repetition <code class="code">repetition</code>' in section  # may remove
+    assert (
+        '<li>thresholds and numbers <code class="code">numbers</code>: 2 found in the inputs, '
+        "2 kept</li>"  # within 30 days, after 30 days
+    ) in section
+    assert "<code>provledger.loss-boundary/1</code>" in section
+    assert (
+        '<blockquote class="excerpt untrusted" aria-labelledby="transformation-1-output">'
+        "Damaged goods are returned within 30 days of delivery; items returned after 30 days "
+        "are assessed individually.</blockquote>"
+    ) in section
+    hostile = reader.client.get(
+        f"/console/receipts/{reader.seeded.hostile_receipt_id}", headers=HTML
+    ).text
+    [output] = re.findall(r'<blockquote class="excerpt untrusted".*?</blockquote>', hostile, re.S)
+    assert XSS_SCRIPT not in output
+    assert "&lt;script&gt;window.__xss=1&lt;/script&gt;" in output
+
+
 def test_a_citation_expands_in_place_to_breadcrumb_marked_excerpt_checks_and_warning(
     reader: Reader,
 ) -> None:

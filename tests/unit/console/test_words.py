@@ -7,6 +7,8 @@ from pathlib import Path
 
 from api.console import words
 from ledger.gate.model import Status
+from ledger.lossboundary import MayRemove, MustKeep
+from ledger.receipts.transformations import Method
 from ledger.router.table import NOTES, TABLE, Outcome
 
 EXPIRY_PROCESS = Path(__file__).resolve().parents[3] / "processes" / "expiry.py"
@@ -47,3 +49,9 @@ def test_a_refused_claim_whose_own_checks_held_says_another_claim_failed() -> No
         "not committed: another claim of the same request failed"
     )
     assert words.refusal_words("rejected").startswith("rejected:")
+
+
+def test_every_transformation_method_and_loss_boundary_item_has_words() -> None:
+    assert {m.value for m in Method} <= set(words.METHODS)
+    assert {m.value for m in MayRemove} <= set(words.MAY_REMOVE)
+    assert {m.value for m in MustKeep} <= set(words.MUST_KEEP)
