@@ -38,6 +38,9 @@ def test_a_reader_signs_in_with_a_key_and_opens_a_receipt(
     page.click(f"a[href='/console/receipts/{live.seeded.receipt_id}']")
     expect(page.locator("h1")).to_contain_text(live.seeded.receipt_id)
     expect(page.locator("article.claim")).to_have_count(2)
+    transformation = page.locator("article.transformation")
+    expect(transformation).to_have_count(1)
+    expect(transformation.locator("blockquote")).to_contain_text("assessed individually")
     screenshot(page, "receipt")
 
 
