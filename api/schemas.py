@@ -218,6 +218,11 @@ class ReceiptOut(BaseModel):
     opened_at: str
     pool: list[dict[str, Any]]
     excluded: list[dict[str, Any]]
+    transformations: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="present once the receipt recorded a transformation of its evidence: "
+        "each as POST /v1/receipts/{receipt_id}/transformations answered it, less receipt_id",
+    )
     claims: list[ClaimOut]
     quarantined: list[ClaimOut]
     status: ReceiptStatus

@@ -138,6 +138,8 @@ def _render_bindings(
     bindings = []
     for binding in claim["bindings"]:
         view: dict[str, Any] = {"span_id": binding["span_id"], "role": binding["role"]}
+        if binding.get("transformation_id") is not None:  # an input of a transformation
+            view["transformation_id"] = binding["transformation_id"]
         coordinates = _coordinates(binding)
         if coordinates is not None:
             if coordinates not in views:

@@ -13,7 +13,15 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from provledger import AsyncClient, Client, InvalidInput, LossBoundary, Transformation
+from provledger import (
+    AsyncClient,
+    Client,
+    InvalidInput,
+    LossBoundary,
+    Transformation,
+    verify_bundle,
+    verify_envelope,
+)
 
 POLICY = (
     "Advisers may recommend reversing a disputed service charge of up to $250. "
@@ -103,6 +111,10 @@ def test_record_transformation_returns_the_recorded_transformation(ledger: Clien
     committed = ledger.commit_claims(receipt_id, [claim]).committed[0]
     assert committed.status == "verified"
     assert [b["span_id"] for b in committed.bindings] == spans
+    keys = ledger.public_keys()
+    bundle = ledger.bundle(committed.claim_id)  # replays the receipt's events, this one's too
+    assert verify_bundle(bundle, keys).ok, verify_bundle(bundle, keys).reason
+    assert verify_envelope(ledger.envelope(receipt_id), keys).valid
 
 
 def test_a_dropped_must_keep_item_raises_loss_boundary_naming_it(ledger: Client) -> None:

@@ -215,6 +215,7 @@ def test_a_claim_bound_to_a_transformation_is_judged_against_its_inputs_not_its_
     assert found[0]["status"] != "verified"  # the output says it; no input does
     stored = client.get(f"/v1/claims/{claim['claim_id']}", headers=headers)
     assert stored.status_code == 200, stored.text
+    assert [b["transformation_id"] for b in stored.json()["bindings"]] == [transformation_id] * 3
 
 
 def test_a_claim_bound_to_a_transformation_the_receipt_has_not_recorded_is_refused(
