@@ -15,7 +15,7 @@ stays whole). Each clause gives:
   2``, ``Tier 2``) and is no figure;
 - one item per kind of cue it carries (:data:`ledger.lossboundary.vocabulary.CUES`), when that
   kind must be kept: the clause as written, with the content words the output must carry
-  beside a cue of the same kind.
+  beside as many cues of the same kind.
 
 An item of an example sentence, or of an input from a low-weight source, is *released* when
 the transformation may remove examples or low-weight sources.
@@ -24,6 +24,7 @@ the transformation may remove examples or low-weight sources.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 from itertools import pairwise
@@ -116,10 +117,11 @@ class MustKeepItem:
     ``text`` is what the input writes: the figure or the date (with its bound), or the
     clause. A figure keeps its reading (``figure``) and the stem of what it counts (``unit``),
     a date its ISO key (``date``), both their bound (``bound``); a clause item keeps the words
-    that
-    mark it as kept in an output sentence (``kept_by``) and the stems of its content words
-    that sentence must carry (``words``). ``released_by`` names what the transformation may
-    remove that releases it (``examples``, ``low_weight_sources``), or is None.
+    that mark it as kept in an output sentence (``kept_by``), how many of its kind's cues the
+    clause holds (``cues``: a sentence that keeps one ``not`` of two has lost the other) and
+    the stems of its content words that sentence must carry (``words``). ``released_by``
+    names what the transformation may remove that releases it (``examples``,
+    ``low_weight_sources``), or is None.
     """
 
     kind: MustKeep
@@ -132,6 +134,7 @@ class MustKeepItem:
     bound: str | None = None
     unit: str | None = None
     kept_by: frozenset[str] = frozenset()
+    cues: int = 0
     words: frozenset[str] = frozenset()
 
     def to_json(self) -> dict[str, Any]:
@@ -148,8 +151,9 @@ class MustKeepItem:
 
     def kept_in(self, output: OutputReading) -> bool:
         """Whether ``output`` keeps this item: the same figure (with the same bound and what it
-        counts) or date (with the same bound) anywhere in it, or one sentence with a cue of
-        this item's kind and every one of its content words."""
+        counts) or date (with the same bound) anywhere in it, or one sentence with as many
+        cues of this item's kind as its clause has (``cues``) and every one of its content
+        words."""
         if self.figure is not None:
             figure, bound, unit = self.figure, self.bound, self.unit
             return any(
@@ -165,7 +169,7 @@ class MustKeepItem:
                 for other, other_bound in output.dates
             )
         return any(
-            not cues.isdisjoint(self.kept_by) and self.words <= stems
+            _count(cues, self.kept_by) >= self.cues and self.words <= stems
             for cues, stems in output.sentences
         )
 
@@ -178,7 +182,7 @@ class OutputReading:
 
     figures: tuple[tuple[Amount, str | None, str | None], ...]
     dates: tuple[tuple[str, str | None], ...]
-    sentences: tuple[tuple[frozenset[str], frozenset[str]], ...]
+    sentences: tuple[tuple[Counter[str], frozenset[str]], ...]
 
 
 def read_output(text: str) -> OutputReading:
@@ -195,11 +199,17 @@ def read_output(text: str) -> OutputReading:
     )
 
 
-def _cues(text: str) -> frozenset[str]:
-    """The words of ``text`` that can be cues: its tokens (less ``May`` the month and ``No.``
-    the number sign) and each pair of neighbouring tokens (``subject to``)."""
+def _cues(text: str) -> Counter[str]:
+    """The words of ``text`` that can be cues, each with how often it occurs: its tokens (less
+    ``May`` the month and ``No.`` the number sign) and each pair of neighbouring tokens
+    (``subject to``)."""
     found = cue_tokens(text)
-    return frozenset(found) | frozenset(f"{a} {b}" for a, b in pairwise(found))
+    return Counter(found) + Counter(f"{a} {b}" for a, b in pairwise(found))
+
+
+def _count(cues: Counter[str], words: frozenset[str]) -> int:
+    """How many of ``cues`` are ``words``."""
+    return sum(count for word, count in cues.items() if word in words)
 
 
 def clauses(sentence: str) -> list[str]:
@@ -293,7 +303,8 @@ def _clause_items(
     present = _cues(clause)
     words = stems_of(tokens(clause)) - _CUE_STEMS
     for cue in wanted:
-        if not present.isdisjoint(cue.words):
+        cues = _count(present, cue.words)
+        if cues:
             items.append(
                 MustKeepItem(
                     cue.kind,
@@ -301,7 +312,8 @@ def _clause_items(
                     span_id,
                     clause,
                     release,
-                    kept_by=cue.kept_by(present),
+                    kept_by=cue.kept_by(frozenset(present)),
+                    cues=cues,
                     words=words,
                 )
             )

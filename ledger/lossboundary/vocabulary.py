@@ -23,7 +23,7 @@ class MustKeep(StrEnum):
 
     EXCEPTIONS = "exceptions"
     """Exceptions and conditions: a clause that excludes (``except``, ``unless``, ``are
-    excluded``) or that makes a statement hold only under a condition (``if``, ``only``,
+    excluded``) or that makes a statement hold only under a condition (``if``, ``only to``,
     ``provided that``, ``subject to``)."""
     NUMBERS = "numbers"
     """Thresholds and numbers: every figure, with its currency and unit."""
@@ -67,10 +67,13 @@ EXCLUSIONS = (
 excluded``, ``is exempt``, ``ineligible``) and ``other than``, ``apart from``."""
 
 CONDITION_CUES = (
-    (CONDITIONS - {"unless"}) | {"only"} | {"provided that", "providing that", "subject to"}
+    (CONDITIONS - {"unless"})
+    | {"only when", "only where", "only after", "only for", "only to"}
+    | {"provided that", "providing that", "subject to"}
 )
-"""Cues of a condition: the gate's ``if``, ``only`` (``only customers with an active plan``),
-``provided that`` and ``subject to``."""
+"""Cues of a condition: the gate's ``if`` (so ``only if``), ``only`` before when, where,
+after, for or to (``available only to customers in the EU``; not ``only costs $20``, which
+says how little), ``provided that`` and ``subject to``."""
 
 NEGATIONS = NEGATION_CUES - EXCLUSIONS
 """The gate's negation cues (``not``, ``no``, ``never``, ``n't``, ``without``, ``lack``, ...)

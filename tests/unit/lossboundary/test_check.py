@@ -246,3 +246,17 @@ def test_a_number_that_names_a_thing_is_no_figure() -> None:
     inputs = [InputText("sp_1", "Notices go to the addresses in Schedule 2.")]
 
     assert check_loss(inputs, "", [MustKeep.NUMBERS]).items == ()
+
+
+def test_a_clause_that_loses_one_negation_of_two_is_refused() -> None:
+    inputs = [
+        InputText(
+            "sp_1", "Pat warns not to make it a habit and not to email IT if the site is down."
+        )
+    ]
+
+    report = check_loss(
+        inputs, "Pat warns to make it a habit and not to email IT if the site is down.", ALL
+    )
+
+    assert [item.cue for item in report.dropped] == ["negation"]
