@@ -22,7 +22,9 @@ from ledger.eventlog.clock import ledger_time
 from ledger.keys.api_keys import Principal, Scope
 from ledger.keys.desk import ApiKeyDesk
 from ledger.receipts.commands import ReceiptDesk
+from ledger.receipts.component_desk import ComponentDesk
 from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.outcomes import OutcomeDesk
 from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.receipts.sight import KeySight
@@ -128,6 +130,16 @@ async def get_policies(services: ServicesDep) -> PolicyDesk:
     return services.policies
 
 
+async def get_outcomes(services: ServicesDep) -> OutcomeDesk:
+    """Outcomes of receipts and what hangs off them."""
+    return services.outcomes
+
+
+async def get_components(services: ServicesDep) -> ComponentDesk:
+    """Model and tool retirements, context-assembly declarations."""
+    return services.runtime.components
+
+
 async def get_retrieval(services: ServicesDep) -> RetrievalDesk:
     """The retrieval desk: hybrid retrieval, recorded in the ledger."""
     return services.retrieval
@@ -157,6 +169,8 @@ RetrievalDeskDep = Annotated[RetrievalDesk, Depends(get_retrieval)]
 WitnessDep = Annotated[WitnessSubmitter | None, Depends(get_witness)]
 PolicyDeskDep = Annotated[PolicyDesk, Depends(get_policies)]
 SightDep = Annotated[KeySight, Depends(get_sight)]
+OutcomeDeskDep = Annotated[OutcomeDesk, Depends(get_outcomes)]
+ComponentDeskDep = Annotated[ComponentDesk, Depends(get_components)]
 
 
 async def authenticate(request: Request, keys: ApiKeysDep) -> Principal:

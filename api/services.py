@@ -24,6 +24,7 @@ from ledger.keys.desk import ApiKeyDesk
 from ledger.keys.signing_keys import KeyStore
 from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.outcomes import OutcomeDesk
 from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.receipts.sight import KeySight
@@ -143,6 +144,7 @@ class Services:
             gate_config(self.settings),
             self.expiry_desk,
             self.policies,
+            self.runtime.components,
         )
 
     @cached_property
@@ -155,6 +157,11 @@ class Services:
             self.read_side.span_resolver,
             self.source_filters,
         )
+
+    @cached_property
+    def outcomes(self) -> OutcomeDesk:
+        """Records receipts' outcomes and reads what hangs off them."""
+        return OutcomeDesk(self.receipts)
 
     @cached_property
     def repairs(self) -> RepairDesk:

@@ -11,6 +11,7 @@ from ledger.eventlog.database import DatabaseConfig
 from ledger.keys.cache import LEASE_SECONDS, KeyCache
 from ledger.keys.desk import ApiKeyDesk
 from ledger.keys.signing_keys import KeyStore
+from ledger.receipts.component_desk import ComponentDesk
 from ledger.receipts.policy_desk import PolicyDesk
 from ledger.registry.commands import SourceRegistry
 from ledger.registry.ingestion import Limits
@@ -33,6 +34,8 @@ class LedgerRuntime:
     """Issue, revoke, authenticate and list API keys."""
     policies: PolicyDesk = field(init=False)
     """Publishes access policies and knows the one in force."""
+    components: ComponentDesk = field(init=False)
+    """Retires model and tool versions, declares context-assembly versions in force."""
     sources: SourceRegistry = field(init=False)
     """Register sources, add versions, withdraw, ingest in batches."""
 
@@ -45,6 +48,7 @@ class LedgerRuntime:
         )
         self.api_keys = ApiKeyDesk(ledger, cache)
         self.policies = PolicyDesk(ledger)
+        self.components = ComponentDesk(ledger)
         self.sources = SourceRegistry(ledger, self.limits, lambda: self.policies.in_force().policy)
 
     def close(self) -> None:

@@ -1,6 +1,6 @@
 """The expiry process: follows the log and expires receipts whose evidence changed.
 
-It reacts to five kinds of event, in notification order:
+It reacts to these kinds of event, in notification order:
 
 - a new source version (the previous version is superseded): receipts with committed claims
   bound to the superseded version expire with reason ``source_superseded``;
@@ -10,10 +10,13 @@ It reacts to five kinds of event, in notification order:
 - committed claims bound to a version that is already superseded or withdrawn: that receipt
   expires at once, for the same reasons;
 - a retired policy (never published, or published then withdrawn): every receipt opened
-  under it expires, ``policy_retired``.
+  under it expires, ``policy_retired``;
+- a revoked API key, a retired model or tool version, a context-assembly version declared in
+  force: the receipts that recorded them expire (:mod:`processes.expiry_recorded`).
 
-A write that supersedes, withdraws or changes the access of a source (and a policy's
-retirement) runs a pass before it answers (:meth:`ExpiryProcess.settle`), so a receipt read
+A write that supersedes, withdraws or changes the access of a source (and a policy's,
+model's or tool's retirement, an assembly's declaration, a key's revocation) runs a pass
+before it answers (:meth:`ExpiryProcess.settle`), so a receipt read
 after that answer, by any process, shows the expiry: read-your-writes.
 
 Each expiry's cause is the notification id of the event that caused it (``n<id>``), and a
@@ -39,6 +42,8 @@ from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.policies import Policy
 from ledger.receipts.receipt import Receipt
 from ledger.registry.source import Source
+from processes import expiry_recorded
+from processes.expiry_recorded import Target
 from projections.schema import (
     claim_bindings,
     receipt_claims,
@@ -121,6 +126,7 @@ class ExpiryProcess:
         Receipt.ClaimsCommitted.TOPIC,
         Policy.Retired.TOPIC,
         Policy.Withdrawn.TOPIC,
+        *expiry_recorded.TOPICS,
     )
 
     def __init__(self, read_side: ReadSide, desk: ExpiryDesk) -> None:
@@ -195,17 +201,39 @@ class ExpiryProcess:
         # An expiry is a signed decision: the event that causes it is verified first.
         return self.ledger.verified_event(notification)
 
-    def _expire(
-        self, notification: Notification, targets: list[tuple[str, str, dict[str, Any]]]
-    ) -> None:
+    def _expire(self, notification: Notification, targets: list[Target]) -> None:
         cause = f"n{notification.id}"
-        for receipt_id, reason, detail in targets:
-            if self.desk.expire(receipt_id, reason, cause, detail):
+        for target in targets:
+            receipt_id, reason = target.receipt_id, target.reason
+            if self.desk.expire(receipt_id, reason, cause, target.detail, holds=target.holds):
                 self.expired += 1
                 log.info("receipt_expired", receipt_id=receipt_id, reason=reason, cause=cause)
 
     def _targets(
         self, conn: Connection, event: Any, notification: Notification, known: _Known
+    ) -> list[Target]:
+        if isinstance(event, (Source.VersionAdded, Source.Withdrawn, Source.AccessChanged)):
+            return [
+                Target(rid, reason, detail)
+                for rid, reason, detail in self._source_targets(conn, event, notification)
+            ]
+        if isinstance(event, Receipt.ClaimsCommitted):
+            return [
+                Target(rid, reason, detail)
+                for rid, reason, detail in self._stale_bindings(event, notification, known)
+            ]
+        if isinstance(event, Policy.Retired | Policy.Withdrawn):
+            rows = conn.execute(
+                select(receipts.c.receipt_id).where(
+                    receipts.c.policy_version == event.policy_version
+                )
+            ).scalars()
+            detail = {"policy_version": event.policy_version, "reason": event.reason}
+            return [Target(str(rid), "policy_retired", detail) for rid in rows]
+        return expiry_recorded.targets(conn, self.ledger, event, notification)
+
+    def _source_targets(
+        self, conn: Connection, event: Any, notification: Notification
     ) -> list[tuple[str, str, dict[str, Any]]]:
         if isinstance(event, Source.VersionAdded):
             if event.version == 1:
@@ -224,23 +252,11 @@ class ExpiryProcess:
             source_id = self._source_id(conn, str(notification.originator_id))
             detail = {"source_id": source_id, "reason": event.reason}
             return [(rid, "source_withdrawn", detail) for rid in self._bound(conn, source_id)]
-        if isinstance(event, Source.AccessChanged):
-            source_id = self._source_id(conn, str(notification.originator_id))
-            return [
-                (rid, "source_access_changed", {"source_id": source_id})
-                for rid in self._bound(conn, source_id)
-            ]
-        if isinstance(event, Receipt.ClaimsCommitted):
-            return self._stale_bindings(event, notification, known)
-        if isinstance(event, Policy.Retired | Policy.Withdrawn):
-            rows = conn.execute(
-                select(receipts.c.receipt_id).where(
-                    receipts.c.policy_version == event.policy_version
-                )
-            ).scalars()
-            detail = {"policy_version": event.policy_version, "reason": event.reason}
-            return [(str(rid), "policy_retired", detail) for rid in rows]
-        return []
+        source_id = self._source_id(conn, str(notification.originator_id))
+        return [
+            (rid, "source_access_changed", {"source_id": source_id})
+            for rid in self._bound(conn, source_id)
+        ]
 
     def _source_id(self, conn: Connection, aggregate_id: str) -> str:
         return str(

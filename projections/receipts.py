@@ -12,12 +12,15 @@ from sqlalchemy import Connection, bindparam, insert, update
 
 from ledger.audit.log_verify import StoredRow
 from ledger.eventlog.clock import format_time
+from ledger.receipts.components import recorded_parts
 from ledger.receipts.receipt import Receipt
 from projections.runner import Projection
 from projections.schema import (
     RECEIPT_TABLES,
     claim_bindings,
     receipt_claims,
+    receipt_expiries,
+    receipt_parts,
     receipts,
     review_queue,
 )
@@ -26,6 +29,8 @@ _INSERT_RECEIPT = insert(receipts)
 _INSERT_CLAIMS = insert(receipt_claims)
 _INSERT_BINDINGS = insert(claim_bindings)
 _INSERT_REVIEW = insert(review_queue)
+_INSERT_PARTS = insert(receipt_parts)
+_INSERT_EXPIRY = insert(receipt_expiries)
 _EXPIRE = (
     update(receipts)
     .where(receipts.c.receipt_id == bindparam("b_receipt"))
@@ -56,7 +61,8 @@ _SET_STATUS = (
 
 
 class ReceiptsProjection(Projection):
-    """Builds ``receipts``, ``receipt_claims`` and ``claim_bindings``."""
+    """Builds ``receipts``, ``receipt_claims``, ``claim_bindings``, ``review_queue``,
+    ``receipt_parts`` and ``receipt_expiries``."""
 
     name = "receipts"
     topics = (
@@ -106,12 +112,29 @@ class ReceiptsProjection(Projection):
                     "request": event.context["request"],
                 },
             )
+            conn.execute(
+                _INSERT_PARTS,
+                [
+                    {"receipt_id": event.receipt_id, "ord": ord_, **part.to_row()}
+                    for ord_, part in enumerate(recorded_parts(event.context))
+                ],
+            )
             return
         receipt_id = self._receipt_id(conn, aggregate_id)
         if isinstance(event, Receipt.Expired):
             conn.execute(
                 _EXPIRE.where(receipts.c.expired_at.is_(None)),
                 {"b_receipt": receipt_id, "b_at": recorded_at, "b_reason": event.reason},
+            )
+            conn.execute(
+                _INSERT_EXPIRY,
+                {
+                    "receipt_id": receipt_id,
+                    "cause": event.cause,
+                    "reason": event.reason,
+                    "recorded_at": recorded_at,
+                    "position": notification.id,
+                },
             )
             return
         if isinstance(event, Receipt.EntailmentJudged):

@@ -237,7 +237,41 @@ review_queue = Table(
     Column("judged_at", String(32), nullable=False),
 )
 
-RECEIPT_TABLES = (receipts, receipt_claims, claim_bindings, review_queue)
+receipt_parts = Table(
+    "receipt_parts",
+    metadata,
+    Column("receipt_id", String(40), primary_key=True),
+    Column("ord", Integer, primary_key=True),
+    Column("kind", String(24), nullable=False),
+    Column("name", Text, nullable=False),
+    Column("version", Text),
+    Index("ix_receipt_parts_kind_name", "kind", "name", "version"),
+)
+"""The model, tools and context assembly each receipt records (``ord`` in that order; a tool
+recorded by its bare name has a null version): what a retirement or a declaration expires.
+Empty for receipts opened before it, until ``provledger projections rebuild``."""
+
+receipt_expiries = Table(
+    "receipt_expiries",
+    metadata,
+    Column("receipt_id", String(40), primary_key=True),
+    Column("cause", String(40), primary_key=True),
+    Column("reason", String(32), nullable=False),
+    Column("recorded_at", String(32), nullable=False),
+    Column("position", BigInteger, nullable=False),
+    Index("ix_receipt_expiries_cause", "cause", "receipt_id"),
+)
+"""Every expiry of every receipt, by the cause that recorded it (``n<id>`` of the change):
+what one change expired. Empty for expiries recorded before it, until a rebuild."""
+
+RECEIPT_TABLES = (
+    receipts,
+    receipt_claims,
+    claim_bindings,
+    review_queue,
+    receipt_parts,
+    receipt_expiries,
+)
 
 merkle_nodes = Table(
     "merkle_nodes",

@@ -8,10 +8,12 @@ from fastapi import APIRouter, Depends, Path
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
+from api.affected import expired_at
 from api.deps import (
     MAX_INT32,
     ExpiryDeskDep,
     ExpiryProcessDep,
+    OutcomeDeskDep,
     ReadSideDep,
     ReceiptDeskDep,
     SightDep,
@@ -24,6 +26,7 @@ from api.pinned_view import pinned_view
 from api.schemas import PolicyRetired
 from ledger.errors import NotFound
 from ledger.keys.api_keys import Principal, Scope
+from projections.affected_queries import count_expired_by
 from projections.claim_queries import affected_by_version
 
 router = APIRouter(tags=["expiry"])
@@ -45,7 +48,9 @@ class AffectedPage(BaseModel):
     source_id: str
     version: int
     items: list[dict[str, Any]] = Field(
-        description="[{receipt_id, status, expiry_reason, claims: [{claim_id, status, span_ids}]}]"
+        description="[{receipt_id, status, expiry_reason, outcome, actions, claims: [{claim_id, "
+        "status, span_ids}]}]: outcome (decision, reviewer, recorded_by, at; null when none) "
+        "and actions ({action_id, kind, target, recorded_at}) from the receipt's verified events"
     )
     next: str | None = Field(description="pass as ?after= for the next page; null on the last")
     receipts: list[dict[str, Any]] = Field(description="deprecated: the same as items")
@@ -71,14 +76,16 @@ async def affected(
     version: Annotated[int, Path(ge=1, le=MAX_INT32)],
     read_side: ReadSideDep,
     desk: ReceiptDeskDep,
+    outcomes: OutcomeDeskDep,
     sight: SightDep,
     caller: Reader,
     limit: Limit = 100,
     after: After = None,
 ) -> dict[str, Any]:
-    """Every receipt and committed claim that stood on this source version (a pinned key: a
-    source it may not see is one the ledger does not hold; only receipts it may read, and the
-    counts over those, docs/access.md)."""
+    """Every receipt and committed claim that stood on this source version, each receipt with
+    its outcome and downstream actions (a pinned key: a source it may not see is one the
+    ledger does not hold; only receipts it may read, and the counts over those,
+    docs/access.md)."""
     name = f"affected:{source_id}:{version}"
     key = decode_cursor(name, after, (str,))
     view = await pinned_view(caller, sight, desk)
@@ -96,6 +103,8 @@ async def affected(
     items, last = page(rows, limit, lambda row: row["receipt_id"])
     # Refused (500 ``ledger-integrity``) unless the verified events hold every row served.
     await run_in_threadpool(read_side.served_receipts.check_affected, items, source_id, version)
+    hanging = await run_in_threadpool(outcomes.downstream, [row["receipt_id"] for row in items])
+    items = [{**row, **hanging[row["receipt_id"]]} for row in items]
     return {
         **body,
         "items": items,
@@ -110,19 +119,28 @@ async def affected(
     response_model=None,
     responses=answers(PolicyRetired, 409, statuses=(201,)),
 )
-def retire_policy(
+async def retire_policy(
     policy_version: str,
     body: RetireIn,
     principal: Admin,
     process: ExpiryProcessDep,
     desk: ExpiryDeskDep,
+    read_side: ReadSideDep,
+    outcomes: OutcomeDeskDep,
 ) -> dict[str, Any]:
-    """Retire a policy version: every receipt opened under it expires, none opens again."""
-    desk.retire_policy(policy_version, body.reason, principal.actor)
-    before = process.expired
-    process.run_once()  # expire at once rather than at the next poll
+    """Retire a policy version: every receipt opened under it expires before this answers
+    (the first 100 named in ``expired``, each with its downstream actions), none opens
+    again."""
+    _, position = await run_in_threadpool(
+        desk.retire_policy, policy_version, body.reason, principal.actor
+    )
+    await run_in_threadpool(process.settle, position)  # expire before answering
+    expired = await expired_at(position, read_side, outcomes, None)
+    async with read_side.async_engine.connect() as conn:
+        count = await count_expired_by(conn, f"n{position}")
     return {
         "policy_version": policy_version,
         "status": "retired",
-        "receipts_expired": process.expired - before,
+        "receipts_expired": count,
+        "expired": expired,
     }

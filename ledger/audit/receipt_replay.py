@@ -28,6 +28,7 @@ RECEIPT_EVENTS: dict[str, type[Any]] = {
         Receipt.RepairFailed,
         Receipt.EntailmentJudged,
         Receipt.TransformationRecorded,
+        Receipt.OutcomeRecorded,
     )
 }
 

@@ -38,6 +38,7 @@ from ledger.gate import (
     judge,
 )
 from ledger.receipts.claims import ClaimRecord
+from ledger.receipts.component_desk import ComponentDesk
 from ledger.receipts.document import receipt_status, standing_text
 from ledger.receipts.entitlement import (
     GateRecord,
@@ -109,6 +110,7 @@ class ReceiptDesk:
         config: GateConfig,
         expiry: ExpiryDesk,
         policies: PolicyDesk | None = None,
+        components: ComponentDesk | None = None,
     ) -> None:
         self.ledger = ledger
         self.expiry = expiry
@@ -118,6 +120,7 @@ class ReceiptDesk:
         self.ranker = Bm25Ranker()
         self.snapshots: Snapshots[Receipt] = Snapshots(ledger, RECEIPT_SNAPSHOTS)
         self.policies = policies if policies is not None else PolicyDesk(ledger)
+        self.components = components if components is not None else ComponentDesk(ledger)
 
     # Opening --------------------------------------------------------------------------------
 
@@ -151,6 +154,10 @@ class ReceiptDesk:
                 self.ledger.commit(receipt, *([] if key is None else [key]))
             except Conflict:
                 continue
+            # A retirement or declaration committed since _prepare checked: the expiry
+            # process may have looked before this receipt was in its read model.
+            for reason, cause, detail in self.components.changes(receipt.context):
+                self.expiry.expire(receipt.receipt_id, reason, cause, detail)
             # Read back: the opening time is the one the store recorded and signed.
             return self.get(receipt.receipt_id), True
         raise Conflict("this receipt is being opened by another request; retry")
@@ -260,6 +267,9 @@ class ReceiptDesk:
             context["principal"] = principal.to_json()
         if decision is not None:
             context["route_decision"] = decision
+        if request.context_assembly is not None:
+            context["context_assembly"] = dict(request.context_assembly)
+        self.components.refuse_opening(context)
         context["packet"] = render_packet(sealed, request.request).record()
         excluded = [*request.excluded, *gate.exclusions()]
         inference_id = request.inference_id or f"inf_{uuid.uuid4().hex}"

@@ -23,7 +23,7 @@ from ledger.receipts.receipt import (
 )
 
 FORMAT = "provledger.receipt/v1"
-OPTIONAL_CONTEXT = ("principal", "route_decision", "packet", "retrieval")
+OPTIONAL_CONTEXT = ("principal", "route_decision", "packet", "retrieval", "context_assembly")
 """Context fields a receipt carries only when its opening gave them (a receipt opened without
 them keeps the document, and the id derivation, it always had)."""
 
@@ -118,6 +118,10 @@ def receipt_document(receipt: Receipt, now: datetime | None = None) -> dict[str,
         document["retrieval"] = context["retrieval"]
     if receipt.transformations:  # a receipt without any keeps the document it always had
         document["transformations"] = receipt.transformations
+    if receipt.outcomes:  # recorded after opening (ledger/receipts/outcomes.py)
+        document["outcome"] = receipt.outcome
+        document["outcomes"] = receipt.outcomes
+        document["actions"] = receipt.actions
     return document
 
 

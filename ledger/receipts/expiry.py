@@ -6,6 +6,7 @@ delivers the same cause twice, after a crash or from two replicas, records it on
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from eventsourcing.application import AggregateNotFoundError
@@ -37,13 +38,18 @@ class ExpiryDesk:
         cause: str,
         detail: dict[str, Any],
         actor: str = PROCESS_ACTOR,
+        holds: Callable[[Receipt], bool] | None = None,
     ) -> bool:
-        """Append an expiry for ``cause`` unless the receipt already has one; True if new."""
+        """Append an expiry for ``cause`` unless the receipt already has one; True if new.
+        With ``holds``, only when the receipt, read from its verified events, passes it (what
+        the caller found in a read model is checked against what the receipt records)."""
         for _ in range(ATTEMPTS):
             try:
                 receipt: Receipt = self.ledger.repository.get(receipt_aggregate_id(receipt_id))
             except AggregateNotFoundError:
                 raise NotFound(f"no receipt {receipt_id!r}") from None
+            if holds is not None and not holds(receipt):
+                return False
             if not receipt.expire(reason, cause, detail, actor):
                 return False
             try:
@@ -61,8 +67,9 @@ class ExpiryDesk:
             return False
         return policy.retired
 
-    def retire_policy(self, policy_version: str, reason: str, actor: str) -> Policy:
-        """Record the retirement; the expiry process then expires the policy's receipts."""
+    def retire_policy(self, policy_version: str, reason: str, actor: str) -> tuple[Policy, int]:
+        """Record the retirement; the expiry process then expires the policy's receipts.
+        Returns the policy and the retirement's log position."""
         check_policy_version(policy_version)
         if not reason.strip() or len(reason) > 2000:
             raise InvalidInput("reason", "length", "reason must be 1 to 2000 characters")
@@ -73,7 +80,7 @@ class ExpiryDesk:
         else:
             policy.withdraw(reason.strip(), actor)  # a published version (or: already retired)
         try:
-            self.ledger.commit(policy)
+            recordings = self.ledger.commit(policy)
         except Conflict:
             raise already_retired(policy_version) from None
-        return policy
+        return policy, recordings[-1].notification.id

@@ -40,6 +40,8 @@ def opening_fingerprint(request: ReceiptRequest) -> str:
         extra["candidates"] = request.candidates
     if request.routing is not None:
         extra["routing"] = dataclasses.asdict(request.routing)
+    if request.context_assembly is not None:
+        extra["context_assembly"] = request.context_assembly
     return request_fingerprint(
         {
             **extra,

@@ -164,6 +164,27 @@ class Receipt(LedgerAggregate):
                 }
             )
 
+    class OutcomeRecorded(LedgerAggregate.Event):
+        """What was decided on the receipt's answer, by which reviewer, and the downstream
+        actions taken on it. A later outcome amends the decision; every one stays recorded,
+        and an action id names the same action in every outcome (``ledger.receipts.outcomes``)."""
+
+        TOPIC = "provledger.receipt.outcome_recorded"
+        decision: str
+        reviewer: str | None
+        actions: list[dict[str, str]]
+
+        def apply(self, aggregate: Receipt) -> None:
+            aggregate.outcomes.append(
+                {
+                    "decision": self.decision,
+                    "reviewer": self.reviewer,
+                    "actions": self.actions,
+                    "recorded_by": self.actor,
+                    "at": format_time(self.timestamp),
+                }
+            )
+
     class ClaimRepaired(LedgerAggregate.Event):
         """A misattributed claim's binding was moved to a span of the sealed pool."""
 
@@ -276,6 +297,7 @@ class Receipt(LedgerAggregate):
         self.rejected: list[dict[str, Any]] = []
         self.idempotency: dict[str, dict[str, Any]] = {}
         self.expiries: list[dict[str, Any]] = []
+        self.outcomes: list[dict[str, Any]] = []
         self.access_record: dict[str, Any] | None = None
         self.transformations: list[dict[str, Any]] = []
 
@@ -337,7 +359,9 @@ class Receipt(LedgerAggregate):
         that events extend are copied; a claim dict is replaced, never edited (:meth:`claim`);
         the sealed pool, context and exclusions never change after opening."""
         return fork_state(
-            self, ("claims", "rejected", "expiries", "transformations"), ("idempotency",)
+            self,
+            ("claims", "rejected", "expiries", "transformations", "outcomes"),
+            ("idempotency",),
         )
 
     @property
@@ -418,6 +442,29 @@ class Receipt(LedgerAggregate):
             return False
         self.trigger_event(self.Expired, reason=reason, cause=cause, detail=detail, actor=actor)
         return True
+
+    def record_outcome(
+        self, decision: str, reviewer: str | None, actions: list[dict[str, str]], actor: str
+    ) -> None:
+        """Record an outcome (the rules are checked by ``ledger.receipts.outcomes``)."""
+        self.trigger_event(
+            self.OutcomeRecorded, decision=decision, reviewer=reviewer, actions=actions, actor=actor
+        )
+
+    @property
+    def outcome(self) -> dict[str, Any] | None:
+        """The latest outcome (a later one amends the decision), or None."""
+        return self.outcomes[-1] if self.outcomes else None
+
+    @property
+    def actions(self) -> list[dict[str, str]]:
+        """Every downstream action the outcomes named, in the order first recorded, each with
+        when it was first recorded: an amended decision does not undo an action taken."""
+        actions: dict[str, dict[str, str]] = {}
+        for outcome in self.outcomes:
+            for action in outcome["actions"]:
+                actions.setdefault(action["action_id"], {**action, "recorded_at": outcome["at"]})
+        return list(actions.values())
 
     @property
     def next_ordinal(self) -> int:

@@ -75,6 +75,9 @@ class ReceiptRequest:
     ``route`` may then be empty or must equal the decision's outcome."""
     retrieval_id: str | None = None
     """A recorded retrieval whose spans are the pool, in place of ``evidence``."""
+    context_assembly: dict[str, str] | None = None
+    """The application's context assembly (``{name, version}``) that built what the model was
+    shown; recorded when given (``ledger/receipts/components.py``)."""
 
 
 @dataclass(frozen=True)
@@ -135,16 +138,20 @@ def check_receipt_request(request: ReceiptRequest) -> list[dict[str, str]]:
                 "message": f"route must be one of {[r.value for r in Route]}",
             }
         )
-    for key in ("name", "version"):
-        value = request.model.get(key)
-        if not isinstance(value, str) or not value.strip():
-            errors.append(
-                {
-                    "field": f"model.{key}",
-                    "rule": "non-empty",
-                    "message": f"model.{key} is required",
-                }
-            )
+    parts = [("model", request.model)]
+    if request.context_assembly is not None:
+        parts.append(("context_assembly", request.context_assembly))
+    for part, given in parts:
+        for key in ("name", "version"):
+            value = given.get(key)
+            if not isinstance(value, str) or not value.strip():
+                errors.append(
+                    {
+                        "field": f"{part}.{key}",
+                        "rule": "non-empty",
+                        "message": f"{part}.{key} is required",
+                    }
+                )
     if len(request.evidence) > MAX_POOL:
         errors.append(
             {"field": "evidence", "rule": "max-items", "message": f"at most {MAX_POOL} spans"}

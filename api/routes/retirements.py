@@ -1,0 +1,144 @@
+"""Changes to what receipts record they were answered with: retiring a model or tool version,
+declaring a context-assembly version in force. Each expires the receipts it touches before it
+answers (ledger/receipts/components.py)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+from fastapi.concurrency import run_in_threadpool
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.affected import expired_at
+from api.deps import ComponentDeskDep, ExpiryProcessDep, OutcomeDeskDep, ReadSideDep, require
+from api.openapi import answers
+from api.schemas import ExpiredList
+from ledger.keys.api_keys import Principal, Scope
+from ledger.receipts.outcomes import OutcomeDesk
+from processes.expiry import ExpiryProcess
+from projections.affected_queries import count_expired_by
+from projections.service import ReadSide
+
+router = APIRouter(tags=["expiry"])
+Admin = Annotated[Principal, Depends(require(Scope.ADMIN))]
+
+
+class VersionChangeIn(BaseModel):
+    """A model, tool or context-assembly version and why it changes."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(description="as receipts record it, 1 to 200 characters")
+    version: str = Field(description="as receipts record it, 1 to 200 characters")
+    reason: str = Field(description="1 to 2000 characters; shown in each expiry's detail")
+
+
+class VersionChanged(BaseModel):
+    """A retired model or tool version, or a context-assembly version declared in force, and
+    the receipts it expired (the first 100 in ``expired``; page on with
+    ``GET /v1/expiries?cause=``)."""
+
+    kind: str = Field(description="model, tool or context_assembly")
+    name: str
+    version: str
+    status: str = Field(description="retired, or in_force for a context assembly")
+    position: int = Field(description="the change's log position (its cause is n<position>)")
+    receipts_expired: int
+    expired: ExpiredList
+
+
+async def _answer(
+    kind: str,
+    body: VersionChangeIn,
+    status: str,
+    position: int,
+    process: ExpiryProcess,
+    read_side: ReadSide,
+    outcomes: OutcomeDesk,
+) -> dict[str, Any]:
+    """Expire what the change at ``position`` touches, then say what it expired."""
+    await run_in_threadpool(process.settle, position)  # expire before answering
+    expired = await expired_at(position, read_side, outcomes, None)  # admin: never pinned
+    async with read_side.async_engine.connect() as conn:
+        count = await count_expired_by(conn, f"n{position}")
+    return {
+        "kind": kind,
+        "name": body.name,
+        "version": body.version,
+        "status": status,
+        "position": position,
+        "receipts_expired": count,
+        "expired": expired,
+    }
+
+
+@router.post(
+    "/v1/models/retire",
+    status_code=201,
+    response_model=None,
+    responses=answers(VersionChanged, 409, statuses=(201,)),
+)
+async def retire_model(
+    body: VersionChangeIn,
+    desk: ComponentDeskDep,
+    process: ExpiryProcessDep,
+    read_side: ReadSideDep,
+    outcomes: OutcomeDeskDep,
+    principal: Admin,
+) -> dict[str, Any]:
+    """Retire a model version (a signed event): every receipt recording it expires,
+    ``model_retired``, before this answers; no receipt opens with it again (409). Retiring
+    it twice is 409."""
+    position = await run_in_threadpool(
+        desk.retire, "model", body.name, body.version, body.reason, principal.actor
+    )
+    return await _answer("model", body, "retired", position, process, read_side, outcomes)
+
+
+@router.post(
+    "/v1/tools/retire",
+    status_code=201,
+    response_model=None,
+    responses=answers(VersionChanged, 409, statuses=(201,)),
+)
+async def retire_tool(
+    body: VersionChangeIn,
+    desk: ComponentDeskDep,
+    process: ExpiryProcessDep,
+    read_side: ReadSideDep,
+    outcomes: OutcomeDeskDep,
+    principal: Admin,
+) -> dict[str, Any]:
+    """Retire a tool version (a signed event): every receipt recording it (``name@version``,
+    or the bare ``name``) expires, ``tool_retired``, before this answers; no receipt opens
+    with it again (409). Retiring it twice is 409."""
+    position = await run_in_threadpool(
+        desk.retire, "tool", body.name, body.version, body.reason, principal.actor
+    )
+    return await _answer("tool", body, "retired", position, process, read_side, outcomes)
+
+
+@router.post(
+    "/v1/context-assemblies/declare",
+    status_code=201,
+    response_model=None,
+    responses=answers(VersionChanged, 409, statuses=(201,)),
+)
+async def declare_context_assembly(
+    body: VersionChangeIn,
+    desk: ComponentDeskDep,
+    process: ExpiryProcessDep,
+    read_side: ReadSideDep,
+    outcomes: OutcomeDeskDep,
+    principal: Admin,
+) -> dict[str, Any]:
+    """Declare a version of a context assembly in force (a signed event): every receipt
+    recording another version of it expires, ``context_assembly_changed``, before this
+    answers; no receipt opens with another version (409). Declaring the version already in
+    force is 409."""
+    position = await run_in_threadpool(
+        desk.declare, body.name, body.version, body.reason, principal.actor
+    )
+    return await _answer(
+        "context_assembly", body, "in_force", position, process, read_side, outcomes
+    )
