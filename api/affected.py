@@ -17,8 +17,11 @@ from fastapi.concurrency import run_in_threadpool
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from api.pages import decode_cursor, encode_cursor, page, visible_rows
-from api.pinned_view import PinnedView
+from api.pinned_view import PinnedView, pinned_view
+from ledger.keys.api_keys import Principal
+from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.outcomes import OutcomeDesk
+from ledger.receipts.sight import KeySight
 from projections.affected_queries import receipts_expired_by
 from projections.service import ReadSide
 
@@ -101,3 +104,17 @@ async def expired_at(
     if position is None:
         return {"cause": None, "items": [], "next": None}
     return await expired_by(f"n{position}", None, EXPIRED_SHOWN, read_side, outcomes, view)
+
+
+async def expired_for(
+    caller: Principal,
+    position: int | None,
+    sight: KeySight,
+    receipts: ReceiptDesk,
+    read_side: ReadSide,
+    outcomes: OutcomeDesk,
+) -> dict[str, Any]:
+    """:func:`expired_at` as ``caller`` may see it (a key with pins: only receipts it may
+    read, as every list of receipts)."""
+    view = await pinned_view(caller, sight, receipts)
+    return await expired_at(position, read_side, outcomes, view)

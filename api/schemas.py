@@ -226,6 +226,22 @@ class ReceiptOut(BaseModel):
     claims: list[ClaimOut]
     quarantined: list[ClaimOut]
     status: ReceiptStatus
+    context_assembly: dict[str, str] | None = Field(
+        default=None, description="{name, version}; only when the opening gave it"
+    )
+    outcome: dict[str, Any] | None = Field(
+        default=None,
+        description="the latest outcome {decision, reviewer, actions, recorded_by, at}; only "
+        "once one was recorded",
+    )
+    outcomes: list[dict[str, Any]] | None = Field(
+        default=None, description="every outcome, oldest first; only once one was recorded"
+    )
+    actions: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="every downstream action {action_id, kind, target, recorded_at} the "
+        "outcomes named; only once an outcome was recorded",
+    )
 
 
 class CommitOut(BaseModel):
@@ -354,6 +370,12 @@ class ExpiredList(BaseModel):
     cause: str | None = Field(description="null when the write changed nothing")
     items: list[ExpiredReceipt]
     next: str | None = Field(description="pass as ?after= for the next page; null on the last")
+
+
+class WithdrawnOut(SourceOut):
+    """A withdrawn source, and the receipts its withdrawal expired."""
+
+    expired: ExpiredList
 
 
 class PolicyRetired(BaseModel):

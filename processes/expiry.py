@@ -35,7 +35,7 @@ from typing import Any
 
 import structlog
 from eventsourcing.persistence import Notification
-from sqlalchemy import Connection, and_, bindparam, select
+from sqlalchemy import Connection, and_, bindparam, func, select
 
 from ledger.eventlog.clock import format_time
 from ledger.receipts.expiry import ExpiryDesk
@@ -47,6 +47,7 @@ from processes.expiry_recorded import Target
 from projections.schema import (
     claim_bindings,
     receipt_claims,
+    receipt_expiries,
     receipts,
     sources,
     versions,
@@ -182,6 +183,19 @@ class ExpiryProcess:
         if self.position() < position:
             self.run_once()
         return self.expired - before
+
+    def expired_by(self, position: int) -> int:
+        """How many receipts the change at ``position`` expired (its cause ``n<position>``),
+        once the receipts read model shows every expiry recorded so far."""
+        self.read_side.receipts.catch_up()
+        with self.engine.connect() as conn:
+            return int(
+                conn.execute(
+                    select(func.count())
+                    .select_from(receipt_expiries)
+                    .where(receipt_expiries.c.cause == f"n{position}")
+                ).scalar_one()
+            )
 
     def _handle(self, batch: Sequence[Notification]) -> None:
         # The read models it reads must include these events.

@@ -56,10 +56,14 @@ def keys_create(name: str, scopes: str, pins: tuple[str, ...]) -> None:
 @click.argument("name")
 @click.option("--reason", default="revoked by operator", show_default=True)
 def keys_revoke(name: str, reason: str) -> None:
-    """Revoke the key NAME."""
+    """Revoke the key NAME. The receipts it opened expire (api_key_revoked) before this
+    returns; the last line says how many (their actions: GET /v1/expiries?cause=n<position>)."""
     with open_services() as services:
-        services.api_keys.revoke(name, reason, actor())
-    click.echo(f"revoked API key {name!r}")
+        position = services.api_keys.revoke(name, reason, actor())
+        services.expiry.settle(position)
+        expired = services.expiry.expired_by(position)
+    click.echo(f"revoked API key {name!r} at position {position}")
+    click.echo(f"{expired} receipts expired (cause n{position})")
 
 
 @keys.command("list")

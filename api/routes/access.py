@@ -8,14 +8,19 @@ from fastapi import APIRouter, Depends
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
+from api.affected import expired_for
 from api.deps import (
     AuditReader,
     ExpiryProcessDep,
+    OutcomeDeskDep,
     PolicyDeskDep,
+    ReadSideDep,
     ReceiptDeskDep,
+    SightDep,
     SourcesDep,
     require,
 )
+from api.schemas import ExpiredList
 from ledger.access.attributes import Principal as AccessPrincipal
 from ledger.access.attributes import SourceAccess
 from ledger.errors import NotFound
@@ -112,6 +117,10 @@ class AccessChangeOut(BaseModel):
     access: AccessOut
     changed: bool = Field(description="false when the attributes were already these")
     position: int = Field(description="the log position of the change (or the last one)")
+    expired: ExpiredList = Field(
+        description="the receipts the change expired (the first 100, each with its downstream "
+        "actions; cause null when nothing changed)"
+    )
 
 
 class PolicyIn(BaseModel):
@@ -168,20 +177,28 @@ async def change_access(
     body: AccessIn,
     sources: SourcesDep,
     expiry: ExpiryProcessDep,
+    receipts: ReceiptDeskDep,
+    outcomes: OutcomeDeskDep,
+    read_side: ReadSideDep,
+    sight: SightDep,
     principal: Ingester,
 ) -> dict[str, Any]:
     """Replace a source's access attributes (a signed ``access changed`` event; no event
     when they are already these); the receipts whose claims stood on it are expired before
-    this answers."""
+    this answers (``expired``: the first 100, each with its downstream actions)."""
     source, changed, position = await run_in_threadpool(
         sources.change_access, source_id, body.to_access(), principal.actor, principal.pins
     )
     await run_in_threadpool(expiry.settle, position)  # read-your-writes: as-of reads, expiries
+    expired = await expired_for(
+        principal, position if changed else None, sight, receipts, read_side, outcomes
+    )
     return {
         "source_id": source_id,
         "access": source.access.to_json(),
         "changed": changed,
         "position": position,
+        "expired": expired,
     }
 
 

@@ -51,6 +51,14 @@ class ModelIn(BaseModel):
     version: str = Field(max_length=200)
 
 
+class ContextAssemblyIn(BaseModel):
+    """The code that selected, ordered and budgeted the context the model was shown."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=200)
+    version: str = Field(max_length=200)
+
+
 class ExcludedIn(BaseModel):
     """Evidence kept from the model, with a non-sensitive reason code only."""
 
@@ -83,7 +91,18 @@ class ReceiptIn(BaseModel):
         "decision with the receipt (docs/router.md)",
     )
     model: ModelIn
-    tools: list[Annotated[str, Field(max_length=200)]] = Field(default_factory=list, max_length=100)
+    tools: list[Annotated[str, Field(max_length=200)]] = Field(
+        default_factory=list,
+        max_length=100,
+        description="the tools used, each name@version (a bare name records no version: it "
+        "expires with any retired version of the tool, docs/receipts.md)",
+    )
+    context_assembly: ContextAssemblyIn | None = Field(
+        default=None,
+        description="the application's context assembly (name and version) that built what "
+        "the model was shown; recorded, and the receipt expires when another version is "
+        "declared in force (docs/receipts.md)",
+    )
     evidence: list[str] = Field(
         default_factory=list, description="span ids the model was shown (the sealed pool)"
     )
@@ -224,6 +243,9 @@ def open_receipt(
         candidates=list(body.candidates),
         routing=None if body.routing is None else body.routing.to_request(),
         retrieval_id=body.retrieval_id,
+        context_assembly=(
+            None if body.context_assembly is None else body.context_assembly.model_dump()
+        ),
     )
     receipt, created = desk.open(request, principal.actor, key, principal.pins)
     return JSONResponse(receipt_document(receipt), status_code=201 if created else 200)

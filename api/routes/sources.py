@@ -8,13 +8,16 @@ from fastapi import APIRouter, Depends, Query, Response
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
+from api.affected import expired_for
 from api.body_guard import source_body
 from api.deps import (
     MAX_INT,
     MAX_INT32,
     AsOfDep,
     ExpiryProcessDep,
+    OutcomeDeskDep,
     ReadSideDep,
+    ReceiptDeskDep,
     Rfc3339,
     SightDep,
     SourcesDep,
@@ -25,7 +28,7 @@ from api.openapi import answers
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
 from api.pinned_view import pinned_view
 from api.routes.access import AccessIn
-from api.schemas import SourceOut, SpanContext, SpanDetail
+from api.schemas import ExpiredList, SourceOut, SpanContext, SpanDetail, WithdrawnOut
 from ledger.errors import NotFound
 from ledger.keys.api_keys import Principal, Scope
 from ledger.receipts.sight import KeySight, missing_source
@@ -192,6 +195,11 @@ class IngestOut(BaseModel):
         default=None, description="unless include_spans=false"
     )
     frozen_text: str | None = Field(default=None, description="with ?include=text")
+    expired: ExpiredList | None = Field(
+        default=None,
+        description="a new version: the receipts its supersession expired (the first 100, "
+        "each with its downstream actions; cause null when nothing was written)",
+    )
 
 
 INGEST_PROBLEMS: dict[int | str, dict[str, Any]] = {
@@ -267,37 +275,49 @@ def register_source(
     "/v1/sources/{source_id}/versions",
     status_code=201,
     dependencies=[Depends(source_body)],
-    response_model=IngestOut,
-    response_model_exclude_none=True,
+    response_model=None,  # sent as built: spans and frozen_text only when asked for
     responses={
         **INGEST_PROBLEMS,
+        201: {"model": IngestOut, "description": "the new version"},
         200: {"model": IngestOut, "description": "the same text as the current version"},
         404: {"model": Problem, "description": "no such source"},
     },
 )
-def add_version(
+async def add_version(
     source_id: str,
     body: VersionIn,
     sources: SourcesDep,
     read_side: ReadSideDep,
     expiry: ExpiryProcessDep,
+    receipts: ReceiptDeskDep,
+    outcomes: OutcomeDeskDep,
+    sight: SightDep,
     principal: Ingester,
     response: Response,
     include_spans: bool = True,
     include: Include = None,
 ) -> dict[str, Any]:
     """Add version n+1, superseding version n: the receipts whose claims stood on version n
-    are expired before this answers."""
+    are expired before this answers (``expired``: the first 100, each with its downstream
+    actions)."""
     draft = SourceDraft(
         body.text, body.media_type, body.title, body.tables, body.effective_from, body.cite_headings
     )
-    receipt = sources.add_version(source_id, draft, principal.actor, principal.pins)
-    expiry.settle(receipt.position)  # read-your-writes: the registry and the expiries
-    return _receipt(receipt, include_spans, response, include)
+    receipt = await run_in_threadpool(
+        sources.add_version, source_id, draft, principal.actor, principal.pins
+    )
+    # read-your-writes: the registry and the expiries
+    await run_in_threadpool(expiry.settle, receipt.position)
+    answer = _receipt(receipt, include_spans, response, include)
+    changed = receipt.position if receipt.created else None
+    answer["expired"] = await expired_for(principal, changed, sight, receipts, read_side, outcomes)
+    return answer
 
 
 @router.post(
-    "/v1/sources/{source_id}/withdraw", response_model=None, responses=answers(SourceOut, 404, 409)
+    "/v1/sources/{source_id}/withdraw",
+    response_model=None,
+    responses=answers(WithdrawnOut, 404, 409),
 )
 async def withdraw_source(
     source_id: str,
@@ -305,10 +325,14 @@ async def withdraw_source(
     sources: SourcesDep,
     read_side: ReadSideDep,
     expiry: ExpiryProcessDep,
+    receipts: ReceiptDeskDep,
+    outcomes: OutcomeDeskDep,
+    sight: SightDep,
     principal: Ingester,
 ) -> dict[str, Any]:
     """Withdraw a source: old citations still resolve, marked withdrawn; the receipts whose
-    claims stood on it are expired before this answers."""
+    claims stood on it are expired before this answers (``expired``: the first 100, each
+    with its downstream actions)."""
     position = await run_in_threadpool(
         sources.withdraw, source_id, body.reason, principal.actor, principal.pins
     )
@@ -316,6 +340,7 @@ async def withdraw_source(
     async with read_side.async_engine.connect() as conn:
         shown = await queries.get_source(conn, source_id)
     await run_in_threadpool(read_side.served.check_source, shown)
+    shown["expired"] = await expired_for(principal, position, sight, receipts, read_side, outcomes)
     return shown
 
 

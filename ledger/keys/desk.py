@@ -58,17 +58,20 @@ class ApiKeyDesk:
         self.log.commit(key)
         return secret
 
-    def revoke(self, name: str, reason: str, actor: str) -> None:
-        """Revoke the key called ``name``. Once committed it waits for every process's lease
-        on remembered keys to lapse (:attr:`revocation_wait`), so that when
-        it returns no process admits the key any more."""
+    def revoke(self, name: str, reason: str, actor: str) -> int:
+        """Revoke the key called ``name``; returns the revocation's log position. Once
+        committed it waits for every process's lease on remembered keys to lapse
+        (:attr:`revocation_wait`), so that when it returns no process admits the key any
+        more (and no receipt opens under it: the receipts it opened expire,
+        ``processes/expiry_recorded.py``)."""
         check_name(name)
         if len(reason) > 500:
             raise InvalidInput("reason", "max-length", "reason is at most 500 characters")
         key = self._get_key(name)
         key.revoke(reason, actor)
-        self.log.commit(key)
+        recordings = self.log.commit(key)
         time.sleep(self.revocation_wait)
+        return recordings[-1].notification.id
 
     def authenticate(self, secret: str) -> Principal | None:
         """Return the principal a secret stands for, or None if unknown or revoked."""

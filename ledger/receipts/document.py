@@ -65,6 +65,19 @@ def expiry_text(reason: str, detail: dict[str, Any]) -> str:
         "changed",
         "policy_retired": f"policy {detail.get('policy_version')!r} was retired",
         "expires_at_passed": f"its expires_at ({detail.get('expires_at')}) passed",
+        "api_key_revoked": f"the API key that opened it ({detail.get('opened_by')}) was revoked",
+        "model_retired": f"model {detail.get('name')!r} version {detail.get('version')!r} "
+        "was retired",
+        "tool_retired": f"tool {detail.get('name')!r} version {detail.get('version')!r} was "
+        "retired"
+        + (
+            " (the receipt recorded the tool without a version)"
+            if detail.get("recorded") == detail.get("name")
+            else ""
+        ),
+        "context_assembly_changed": f"version {detail.get('in_force')!r} of context assembly "
+        f"{detail.get('name')!r} was declared in force; the receipt recorded version "
+        f"{detail.get('version')!r}",
     }
     what = words.get(reason)
     if reason == "source_superseded" and detail.get("superseded_by") is None:

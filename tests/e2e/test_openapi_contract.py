@@ -237,6 +237,27 @@ def test_a_whole_flow_answers_only_what_the_document_declares(
     call("get", "/v1/receipts/{receipt_id}/access", 404, path=receipt_id)
     who = {"roles": ["analyst"], "units": [], "groups": [], "purpose": "qa", "destination": "app"}
     call("post", "/v1/retrieve", 200, json={"query": "costs 2019", "principal": who, "k": 3})
+    outcome = {
+        "decision": "answered",
+        "actions": [{"action_id": "a1", "kind": "email", "target": "user-1"}],
+        "reviewer": "rev-1",
+    }
+    call("post", "/v1/receipts/{receipt_id}/outcome", 201, path=receipt_id, json=outcome)
+    call("post", "/v1/receipts/{receipt_id}/outcome", 200, path=receipt_id, json=outcome)
+    model = {"name": "m", "version": "1"}
+    call("get", "/v1/models/affected", 200, params=model)
+    call("get", "/v1/tools/affected", 200, params={"name": "search", "version": "2"})
+    call("get", "/v1/context-assemblies/affected", 200, params={"name": "a", "version": "1"})
+    call("get", "/v1/policies/{policy_version}/affected", 200, path={"policy_version": "default"})
+    call("get", "/v1/api-keys/{name}/affected", 200, path={"name": "flow"})
+    retired = call("post", "/v1/models/retire", 201, json={**model, "reason": "unsafe"})
+    assert retired["expired"]["items"][0]["actions"][0]["action_id"] == "a1"
+    call("get", "/v1/expiries", 200, params={"cause": retired["expired"]["cause"]})
+    call("post", "/v1/models/retire", 409, json={**model, "reason": "again"})
+    tool = {"name": "search", "version": "2", "reason": "replaced"}
+    call("post", "/v1/tools/retire", 201, json=tool)
+    assembly = {"name": "assembler", "version": "3", "reason": "new budget split"}
+    call("post", "/v1/context-assemblies/declare", 201, json=assembly)
     call("get", "/healthz", 200)
     call("get", "/readyz", 200)
     call("get", "/metrics", 200)
