@@ -163,10 +163,12 @@ def test_a_pinned_key_learns_nothing_of_receipts_it_may_not_read_from_affected_l
     for listed in lists[:3]:
         assert listed.status_code == 200, listed.text
         assert [item["receipt_id"] for item in listed.json()["items"]] == [seen]
-        assert "act-1" not in listed.text and hidden not in listed.text
+        assert "act-1" not in listed.text
+        assert hidden not in listed.text
     assert lists[3].json() == {"items": [], "next": None}
     assert lists[4].status_code == 200  # refunds is open: only the hidden receipt stood on it
-    assert lists[4].json()["items"] == [] and lists[4].json()["receipt_count"] == 0
+    assert lists[4].json()["items"] == []
+    assert lists[4].json()["receipt_count"] == 0
 
 
 def test_a_pinned_keys_correction_answer_names_only_receipts_it_may_read(
@@ -186,7 +188,8 @@ def test_a_pinned_keys_correction_answer_names_only_receipts_it_may_read(
 
     assert superseded.status_code == 201, superseded.text
     assert superseded.json()["expired"]["items"] == []
-    assert hidden not in superseded.text and "act-1" not in superseded.text
+    assert hidden not in superseded.text
+    assert "act-1" not in superseded.text
     assert _status(client, trusted, hidden)["reason"] == "source_superseded"
     # the trusted key's withdrawal expires it again, for its own cause, and may name it
     assert _named(withdrawn.json()["expired"]["items"]) == {hidden: ["act-1"]}
