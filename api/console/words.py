@@ -81,8 +81,14 @@ EXPIRIES = {
     "source_access_changed": "the access rules of a cited source changed",
     "policy_retired": "the policy version it was opened under was retired",
     "expires_at_passed": "its expiry time passed",
+    "api_key_revoked": "the API key that opened it was revoked",
+    "model_retired": "the model version it records was retired",
+    "tool_retired": "a tool version it records (or the tool, recorded without a version) was "
+    "retired",
+    "context_assembly_changed": "another version of its context assembly was declared in force",
 }
-"""Why a receipt expired (``processes.expiry`` and ``ledger.receipts.document``)."""
+"""Why a receipt expired (``processes.expiry``, ``processes.expiry_recorded`` and
+``ledger.receipts.document``)."""
 
 EXCLUSIONS = {
     "entitlement-group-mismatch": "the person's groups do not include the source's",

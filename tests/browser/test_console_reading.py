@@ -19,6 +19,7 @@ from tests.browser.conftest import (
     open_every_details,
     sign_in,
 )
+from tests.e2e.console.seed import AMENDED_OUTCOME, FIRST_OUTCOME
 
 KEYS_PER_PAGE = 400
 """The most Tab presses a test walks through one page before it gives up."""
@@ -241,6 +242,27 @@ def test_the_expiry_is_said_once_per_receipt_and_each_claim_states_its_standing(
     expect(standing).to_contain_text("Returns and Credits Policy version 1 was superseded on")
     cell = _claim(page, "Product revenue was 1,200 in 2019.").locator("p.cell")
     expect(cell).to_have_text("A cell of the table Revenue: row Product, column 2019, value 1,200.")
+
+
+def test_a_receipt_shows_its_outcome_reviewer_and_actions_without_an_axe_violation(
+    page: Page, live: LiveConsole
+) -> None:
+    sign_in(page, live)
+    page.goto(f"{live.base}/console/receipts/{live.seeded.receipt_id}")
+    outcome = page.get_by_role("region", name="Outcome and downstream actions")
+    expect(outcome.locator("dd.decision")).to_have_text(AMENDED_OUTCOME["decision"])
+    expect(outcome.locator("dd.reviewer")).to_have_text("reviewer-4")
+    earlier = outcome.locator("details.earlier-outcomes")
+    expect(earlier.locator("li")).to_be_hidden()
+    earlier.locator("summary").click()
+    expect(earlier.locator("li")).to_contain_text(FIRST_OUTCOME["decision"])
+    table = outcome.get_by_role("table", name="Downstream actions, in the order first recorded")
+    rows = table.locator("tbody").get_by_role("row")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(2)).to_contain_text("refund-903")
+    expect(rows.nth(2)).to_contain_text("card ending 4242")
+    expect(outcome).to_contain_text("replay, remedy or document the non-impact of each action")
+    assert axe_violations(page) == []
 
 
 def test_errors_render_inside_the_console_and_sign_in_errors_on_the_form(

@@ -31,6 +31,24 @@ POLICY_V2 = (
     "## Exchanges\n\nExchanges are free of charge.\n"
 )
 HOSTILE_TEXT = f"Hostile results {XSS_SCRIPT} were {XSS_ATTRIBUTE} reported in 2019."
+FIRST_OUTCOME = {
+    "decision": "Return accepted within the 30-day window",
+    "reviewer": "reviewer-12",
+    "actions": [
+        {"action_id": "rma-5521", "kind": "return_label", "target": "order 88-1042"},
+        {"action_id": "mail-77", "kind": "email", "target": "customer 3391"},
+    ],
+}
+AMENDED_OUTCOME = {
+    "decision": "Return accepted; refund to the original card",
+    "reviewer": "reviewer-4",
+    "actions": [{"action_id": "refund-903", "kind": "refund", "target": "card ending 4242"}],
+}
+HOSTILE_OUTCOME = {
+    "decision": f"Decided {XSS_SCRIPT}",
+    "reviewer": XSS_ATTRIBUTE,
+    "actions": [{"action_id": "x-1", "kind": "email", "target": f"{XSS_ATTRIBUTE} {XSS_URL}"}],
+}
 
 
 @dataclass(frozen=True)
@@ -160,6 +178,8 @@ def seed(client: Any, headers: dict[str, str]) -> Seeded:
             "must_keep": ["numbers", "dates", "exceptions", "negations"],
         },
     )
+    for outcome in (FIRST_OUTCOME, AMENDED_OUTCOME):  # decided, then amended on review
+        _post(client, f"/v1/receipts/{receipt_id}/outcome", headers, outcome)
     hostile_span = hostile["spans"][0]
     hostile_receipt = _receipt(
         client,
@@ -187,6 +207,7 @@ def seed(client: Any, headers: dict[str, str]) -> Seeded:
             "must_keep": ["dates"],
         },
     )
+    _post(client, f"/v1/receipts/{hostile_receipt}/outcome", headers, HOSTILE_OUTCOME)
     source = client.get("/v1/sources/returns-policy", headers=headers).json()
     v1_recorded = source["versions"][0]["recorded_at"]
     _post(

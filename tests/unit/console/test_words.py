@@ -8,10 +8,13 @@ from pathlib import Path
 from api.console import words
 from ledger.gate.model import Status
 from ledger.lossboundary import MayRemove, MustKeep
+from ledger.receipts.components import KINDS
 from ledger.receipts.transformations import Method
 from ledger.router.table import NOTES, TABLE, Outcome
 
-EXPIRY_PROCESS = Path(__file__).resolve().parents[3] / "processes" / "expiry.py"
+PROCESSES = Path(__file__).resolve().parents[3] / "processes"
+EXPIRY_PROCESS = PROCESSES / "expiry.py"
+EXPIRY_RECORDED = PROCESSES / "expiry_recorded.py"
 
 
 def test_every_route_and_router_reason_has_words() -> None:
@@ -21,10 +24,13 @@ def test_every_route_and_router_reason_has_words() -> None:
 
 
 def test_every_expiry_reason_the_expiry_process_records_has_words() -> None:
-    # the process returns its expiries as (receipt id, reason, detail) tuples
-    recorded = set(re.findall(r'\((?:str\()?\w+\)?, "([a-z_]+)", ', EXPIRY_PROCESS.read_text()))
-    assert {"source_superseded", "policy_retired"} <= recorded  # the scan finds what it should
-    assert recorded | {"expires_at_passed"} <= set(words.EXPIRIES)
+    # the process returns its expiries as (receipt id, reason, detail) tuples or targets
+    text = EXPIRY_PROCESS.read_text() + EXPIRY_RECORDED.read_text()
+    recorded = set(re.findall(r'\((?:str\()?\w+\)?, "([a-z_]+)", ', text))
+    assert {"source_superseded", "policy_retired", "api_key_revoked"} <= recorded
+    assert "context_assembly_changed" in recorded  # the scan finds what it should
+    retired = {f"{kind}_retired" for kind in KINDS}  # f"{kind}_retired" in expiry_recorded.py
+    assert recorded | retired | {"expires_at_passed"} <= set(words.EXPIRIES)
 
 
 def test_every_claim_status_has_words() -> None:
