@@ -33,14 +33,17 @@ from provledger.errors import (
     UnsupportedMediaType,
 )
 from provledger.models import (
+    AffectedReceipt,
     Claim,
     CommitResult,
     Event,
+    Outcome,
     Receipt,
     Source,
     SourceVersion,
     Span,
     Transformation,
+    VersionChange,
 )
 from provledger.verify import (
     BundleVerdict,
@@ -51,6 +54,7 @@ from provledger.verify import (
 )
 
 __all__ = [
+    "AffectedReceipt",
     "AsyncClient",
     "BundleVerdict",
     "Claim",
@@ -66,6 +70,7 @@ __all__ = [
     "LossBoundary",
     "MalformedBody",
     "NotFound",
+    "Outcome",
     "Page",
     "PayloadTooLarge",
     "ProblemError",
@@ -81,6 +86,7 @@ __all__ = [
     "Transformation",
     "Unauthenticated",
     "UnsupportedMediaType",
+    "VersionChange",
     "load_keyring",
     "verify_bundle",
     "verify_envelope",

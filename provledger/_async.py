@@ -20,14 +20,17 @@ from provledger._transport import (
 )
 from provledger.errors import ServiceUnreachable
 from provledger.models import (
+    AffectedReceipt,
     Claim,
     CommitResult,
     Event,
+    Outcome,
     Receipt,
     Source,
     SourceVersion,
     Span,
     Transformation,
+    VersionChange,
 )
 
 T = TypeVar("T")
@@ -233,6 +236,7 @@ class AsyncClient:
         as_of: Moment = None,
         expires_at: Moment = None,
         budget: Mapping[str, Any] | None = None,
+        context_assembly: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
     ) -> Receipt:
         """See :meth:`Client.open_receipt`."""
@@ -250,6 +254,7 @@ class AsyncClient:
             as_of,
             expires_at,
             budget,
+            context_assembly,
         )
         return await self.send(ops.open_receipt(body, idempotency_key))
 
@@ -335,3 +340,78 @@ class AsyncClient:
                 return
             for event in page:
                 yield event
+
+    # Outcomes, retirements and what a change touches -----------------------------------------
+
+    async def record_outcome(
+        self,
+        receipt_id: str,
+        decision: str,
+        *,
+        actions: Sequence[Mapping[str, str]] = (),
+        reviewer: str | None = None,
+    ) -> Outcome:
+        """:meth:`Client.record_outcome`, awaited."""
+        return await self.send(ops.record_outcome(receipt_id, decision, actions, reviewer))
+
+    async def retire_model(self, name: str, version: str, reason: str) -> VersionChange:
+        """:meth:`Client.retire_model`, awaited."""
+        return await self.send(ops.change_version("/v1/models/retire", name, version, reason))
+
+    async def retire_tool(self, name: str, version: str, reason: str) -> VersionChange:
+        """:meth:`Client.retire_tool`, awaited."""
+        return await self.send(ops.change_version("/v1/tools/retire", name, version, reason))
+
+    async def declare_context_assembly(self, name: str, version: str, reason: str) -> VersionChange:
+        """:meth:`Client.declare_context_assembly`, awaited."""
+        path = "/v1/context-assemblies/declare"
+        return await self.send(ops.change_version(path, name, version, reason))
+
+    async def _affected(
+        self, path: str, params: Mapping[str, str], page_size: int
+    ) -> AsyncIterator[AffectedReceipt]:
+        after: str | None = None
+        while True:
+            page: Page = await self.send(ops.affected_page(path, params, page_size, after))
+            for item in page.items:
+                yield AffectedReceipt.model_validate(item)
+            if page.next is None:
+                return
+            after = page.next
+
+    def affected_by_model(
+        self, name: str, version: str, *, page_size: int = 100
+    ) -> AsyncIterator[AffectedReceipt]:
+        """:meth:`Client.affected_by_model`, iterated with ``async for``."""
+        params = {"name": name, "version": version}
+        return self._affected("/v1/models/affected", params, page_size)
+
+    def affected_by_tool(
+        self, name: str, version: str, *, page_size: int = 100
+    ) -> AsyncIterator[AffectedReceipt]:
+        """:meth:`Client.affected_by_tool`, iterated with ``async for``."""
+        params = {"name": name, "version": version}
+        return self._affected("/v1/tools/affected", params, page_size)
+
+    def affected_by_context_assembly(
+        self, name: str, version: str, *, page_size: int = 100
+    ) -> AsyncIterator[AffectedReceipt]:
+        """:meth:`Client.affected_by_context_assembly`, iterated with ``async for``."""
+        params = {"name": name, "version": version}
+        return self._affected("/v1/context-assemblies/affected", params, page_size)
+
+    def affected_by_policy(
+        self, policy_version: str, *, page_size: int = 100
+    ) -> AsyncIterator[AffectedReceipt]:
+        """:meth:`Client.affected_by_policy`, iterated with ``async for``."""
+        return self._affected(ops.affected_path("policy", policy_version), {}, page_size)
+
+    def affected_by_api_key(
+        self, name: str, *, page_size: int = 100
+    ) -> AsyncIterator[AffectedReceipt]:
+        """:meth:`Client.affected_by_api_key`, iterated with ``async for``."""
+        return self._affected(ops.affected_path("api_key", name), {}, page_size)
+
+    def expired_by(self, cause: str, *, page_size: int = 100) -> AsyncIterator[AffectedReceipt]:
+        """:meth:`Client.expired_by`, iterated with ``async for``."""
+        return self._affected("/v1/expiries", {"cause": cause}, page_size)

@@ -22,11 +22,13 @@ from provledger.models import (
     Claim,
     CommitResult,
     Event,
+    Outcome,
     Receipt,
     Source,
     SourceVersion,
     Span,
     Transformation,
+    VersionChange,
 )
 
 M = TypeVar("M", bound=BaseModel)
@@ -315,6 +317,7 @@ def receipt_body(
     as_of: Moment,
     expires_at: Moment,
     budget: Mapping[str, Any] | None,
+    context_assembly: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The body of ``POST /v1/receipts``."""
     return {
@@ -331,4 +334,41 @@ def receipt_body(
         "as_of": time_param(as_of),
         "expires_at": time_param(expires_at),
         "budget": None if budget is None else dict(budget),
+        "context_assembly": None if context_assembly is None else dict(context_assembly),
     }
+
+
+# Outcomes, retirements and what a change touches ----------------------------------------------
+
+
+def record_outcome(
+    receipt_id: str,
+    decision: str,
+    actions: Sequence[Mapping[str, str]],
+    reviewer: str | None,
+) -> Request[Outcome]:
+    """``POST /v1/receipts/{receipt_id}/outcome``."""
+    body: dict[str, Any] = {"decision": decision, "actions": [dict(a) for a in actions]}
+    if reviewer is not None:
+        body["reviewer"] = reviewer
+    path = f"/v1/receipts/{_segment(receipt_id)}/outcome"
+    return Request("POST", path, _model(Outcome), json=body)
+
+
+def change_version(path: str, name: str, version: str, reason: str) -> Request[VersionChange]:
+    """``POST /v1/models/retire``, ``/v1/tools/retire`` or ``/v1/context-assemblies/declare``."""
+    body = {"name": name, "version": version, "reason": reason}
+    return Request("POST", path, _model(VersionChange), json=body)
+
+
+def affected_page(
+    path: str, params: Mapping[str, str], limit: int, after: str | None
+) -> Request[Page]:
+    """One page of an affected list (``GET /v1/models/affected``, ``/v1/expiries``, ...)."""
+    return Request("GET", path, _page, params={**params, "limit": limit, "after": after})
+
+
+def affected_path(kind: str, name: str) -> str:
+    """The path of the list of receipts a policy version or an API key touches."""
+    collection = {"policy": "policies", "api_key": "api-keys"}[kind]
+    return f"/v1/{collection}/{_segment(name)}/affected"

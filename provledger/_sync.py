@@ -25,14 +25,17 @@ from provledger._transport import (
 )
 from provledger.errors import ServiceUnreachable
 from provledger.models import (
+    AffectedReceipt,
     Claim,
     CommitResult,
     Event,
+    Outcome,
     Receipt,
     Source,
     SourceVersion,
     Span,
     Transformation,
+    VersionChange,
 )
 
 T = TypeVar("T")
@@ -244,10 +247,11 @@ class Client:
         as_of: Moment = None,
         expires_at: Moment = None,
         budget: Mapping[str, Any] | None = None,
+        context_assembly: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
     ) -> Receipt:
         """Open a receipt and seal its evidence pool (``evidence``: the span ids the model was
-        shown); ``model`` is ``{"name", "version"}``."""
+        shown); ``model`` is ``{"name", "version"}``, ``context_assembly`` (optional) too."""
         body = receipt_body(
             request,
             actor,
@@ -262,6 +266,7 @@ class Client:
             as_of,
             expires_at,
             budget,
+            context_assembly,
         )
         return self.send(ops.open_receipt(body, idempotency_key))
 
@@ -351,3 +356,79 @@ class Client:
             if not page:
                 return
             yield from page
+
+    # Outcomes, retirements and what a change touches -----------------------------------------
+
+    def record_outcome(
+        self,
+        receipt_id: str,
+        decision: str,
+        *,
+        actions: Sequence[Mapping[str, str]] = (),
+        reviewer: str | None = None,
+    ) -> Outcome:
+        """Record the decision taken on a receipt's answer, its reviewer and the downstream
+        actions (``{"action_id", "kind", "target"}``); a later outcome amends the decision
+        (``POST /v1/receipts/{id}/outcome``)."""
+        return self.send(ops.record_outcome(receipt_id, decision, actions, reviewer))
+
+    def retire_model(self, name: str, version: str, reason: str) -> VersionChange:
+        """Retire a model version: the receipts recording it expire (scope ``admin``)."""
+        return self.send(ops.change_version("/v1/models/retire", name, version, reason))
+
+    def retire_tool(self, name: str, version: str, reason: str) -> VersionChange:
+        """Retire a tool version: the receipts recording it, or the bare tool, expire."""
+        return self.send(ops.change_version("/v1/tools/retire", name, version, reason))
+
+    def declare_context_assembly(self, name: str, version: str, reason: str) -> VersionChange:
+        """Declare a context-assembly version in force: receipts of its other versions
+        expire."""
+        path = "/v1/context-assemblies/declare"
+        return self.send(ops.change_version(path, name, version, reason))
+
+    def _affected(
+        self, path: str, params: Mapping[str, str], page_size: int
+    ) -> Iterator[AffectedReceipt]:
+        after: str | None = None
+        while True:
+            page: Page = self.send(ops.affected_page(path, params, page_size, after))
+            yield from (AffectedReceipt.model_validate(item) for item in page.items)
+            if page.next is None:
+                return
+            after = page.next
+
+    def affected_by_model(
+        self, name: str, version: str, *, page_size: int = 100
+    ) -> Iterator[AffectedReceipt]:
+        """Every receipt recording this model version, with its outcome and actions."""
+        params = {"name": name, "version": version}
+        return self._affected("/v1/models/affected", params, page_size)
+
+    def affected_by_tool(
+        self, name: str, version: str, *, page_size: int = 100
+    ) -> Iterator[AffectedReceipt]:
+        """Every receipt recording this tool version (or the bare tool)."""
+        params = {"name": name, "version": version}
+        return self._affected("/v1/tools/affected", params, page_size)
+
+    def affected_by_context_assembly(
+        self, name: str, version: str, *, page_size: int = 100
+    ) -> Iterator[AffectedReceipt]:
+        """Every receipt recording this version of a context assembly."""
+        params = {"name": name, "version": version}
+        return self._affected("/v1/context-assemblies/affected", params, page_size)
+
+    def affected_by_policy(
+        self, policy_version: str, *, page_size: int = 100
+    ) -> Iterator[AffectedReceipt]:
+        """Every receipt opened under this policy version."""
+        return self._affected(ops.affected_path("policy", policy_version), {}, page_size)
+
+    def affected_by_api_key(self, name: str, *, page_size: int = 100) -> Iterator[AffectedReceipt]:
+        """Every receipt the API key ``name`` opened."""
+        return self._affected(ops.affected_path("api_key", name), {}, page_size)
+
+    def expired_by(self, cause: str, *, page_size: int = 100) -> Iterator[AffectedReceipt]:
+        """Every receipt one change expired (``cause``: ``n<position>``, as a write's
+        ``expired.cause`` gives it), each with the reason it gave, outcome and actions."""
+        return self._affected("/v1/expiries", {"cause": cause}, page_size)

@@ -112,3 +112,40 @@ class Event(_Model):
     originator_version: int
     topic: str
     stored: dict[str, Any]
+
+
+class Outcome(_Model):
+    """A receipt's outcomes: the latest (``outcome``), every one oldest first, and every
+    downstream action they named, with the receipt's status."""
+
+    receipt_id: str
+    status: dict[str, Any] | None = None
+    outcome: dict[str, Any] | None = None
+    outcomes: list[dict[str, Any]] = Field(default_factory=list)
+    actions: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class AffectedReceipt(_Model):
+    """A receipt a change touches, with its status, latest outcome and downstream actions
+    (``reason``: the reason the change gave it, in a list of what one change expired)."""
+
+    receipt_id: str
+    status: str | None = None
+    expiry_reason: str | None = None
+    reason: str | None = None
+    outcome: dict[str, Any] | None = None
+    actions: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class VersionChange(_Model):
+    """A retired model or tool version, or a context-assembly version declared in force, and
+    what it expired (``expired``: the first 100; :meth:`provledger.Client.expired_by` pages
+    through every one by its ``cause``)."""
+
+    kind: str
+    name: str
+    version: str
+    status: str
+    position: int
+    receipts_expired: int
+    expired: dict[str, Any] = Field(default_factory=dict)
