@@ -37,6 +37,10 @@ class SourceVersion(_Model):
     position: int
     created: bool
     spans: list[Span] = Field(default_factory=list)
+    expired: dict[str, Any] | None = None
+    """A new version: the receipts its supersession expired, ``{cause, items, next}`` (each
+    item with its outcome and downstream actions; :meth:`provledger.Client.expired_by` pages
+    on by ``cause``)."""
 
 
 class Source(_Model):
@@ -48,6 +52,8 @@ class Source(_Model):
     status: str | None = None
     current_version: int | None = None
     versions: list[dict[str, Any]] = Field(default_factory=list)
+    expired: dict[str, Any] | None = None
+    """A withdrawal's answer: the receipts it expired, ``{cause, items, next}``."""
 
 
 class Claim(_Model):
