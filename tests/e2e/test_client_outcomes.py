@@ -12,7 +12,15 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from provledger import AsyncClient, Client, Conflict, Forbidden, InvalidInput
+from provledger import (
+    AsyncClient,
+    Client,
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    verify_bundle,
+    verify_envelope,
+)
 
 TEXT = "Refunds are allowed within 30 days of the charge. Disputed charges are excluded."
 ACTIONS = [
@@ -164,3 +172,17 @@ def test_the_async_client_makes_the_same_calls(client: TestClient, secret: str) 
     assert before == [receipt_id]
     assert count == 1
     assert reasons == ["model_retired"]
+
+
+def test_a_claim_of_a_receipt_with_an_outcome_still_verifies_offline(ledger: Client) -> None:
+    receipt_id = _receipt(ledger, "refunds")
+    claim_id = ledger.get_receipt(receipt_id).claims[0].claim_id
+    ledger.record_outcome(receipt_id, "approved", actions=ACTIONS, reviewer="r-1")
+    ledger.record_outcome(receipt_id, "reversed", actions=ACTIONS[:1])
+    keys = ledger.public_keys()
+
+    bundle = verify_bundle(ledger.bundle(claim_id), keys)
+    envelope = verify_envelope(ledger.envelope(receipt_id), keys)
+
+    assert bundle.ok, bundle.checks
+    assert envelope.valid, envelope.reasons
