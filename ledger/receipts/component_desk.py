@@ -96,13 +96,6 @@ class ComponentDesk:
             return recordings[-1].notification.id
         raise ConcurrentWrite(f"context assembly {name!r} is being declared by others; retry")
 
-    def in_force(self, name: str) -> str | None:
-        """The version of the context assembly ``name`` in force (None: none declared)."""
-        with self._lock:
-            self._follow()
-            found = self._in_force.get(name)
-            return None if found is None else found[0]
-
     def refuse_opening(self, context: dict[str, Any]) -> None:
         """409 for an opening that records a retired model or tool version, or a version of a
         context assembly other than the one in force (the first such field is named)."""

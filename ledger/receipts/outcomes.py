@@ -22,7 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledger.access.attributes import Pins
-from ledger.errors import ConcurrentWrite, Conflict, ConflictingRequest, InvalidInput, NotFound
+from ledger.errors import (
+    ConcurrentWrite,
+    Conflict,
+    ConflictingRequest,
+    InvalidInput,
+    LedgerIntegrityError,
+)
 from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.document import receipt_status
 from ledger.receipts.receipt import Receipt
@@ -202,12 +208,18 @@ class OutcomeDesk:
         raise ConcurrentWrite(f"receipt {receipt_id} is being written by others; retry")
 
     def downstream(self, receipt_ids: list[str]) -> dict[str, dict[str, Any]]:
-        """Each receipt's status, latest outcome and actions, from its verified events."""
+        """Each receipt's status, latest outcome and actions, from its verified events (the
+        ids come from a read model: one the ledger does not hold is ``read_model_mismatch``,
+        never served)."""
         found: dict[str, dict[str, Any]] = {}
         for receipt_id in receipt_ids:
             receipt = self.receipts.find(receipt_id)
             if receipt is None:
-                raise NotFound(f"no receipt {receipt_id!r}")
+                raise LedgerIntegrityError(
+                    "read_model_mismatch",
+                    f"the read model names receipt {receipt_id!r}, which the ledger does not hold",
+                    {"table": "receipts", "receipt_id": receipt_id},
+                )
             status = receipt_status(receipt)
             found[receipt_id] = {
                 "status": status["status"],

@@ -22,6 +22,7 @@ from api.settings import Settings
 from ledger.runtime import LedgerRuntime
 from tests.e2e.attacks import pinned
 from tests.e2e.flows import commit_verbatim, open_receipt, receipt_body, register
+from tests.tamper import Tamperer
 
 TEXT = "Refunds are allowed within 30 days of the charge. Disputed charges are excluded."
 ACTIONS = [{"action_id": "act-1", "kind": "refund", "target": "charge-881"}]
@@ -452,3 +453,20 @@ def test_an_expiries_list_pages_by_receipt_id(
     bad = client.get("/v1/expiries", params={"cause": "expires_at"}, headers=app)
     assert bad.status_code == 422
     assert bad.json()["errors"][0]["field"] == "query.cause"
+
+
+def test_an_affected_row_naming_a_receipt_the_ledger_lacks_is_refused_not_served(
+    client: TestClient, app: dict[str, str], runtime: LedgerRuntime
+) -> None:
+    open_receipt(client, app, [])
+    Tamperer(runtime).read_model(
+        "INSERT INTO receipt_parts (receipt_id, ord, kind, name, version)"
+        " VALUES (%s, 0, 'model', 'm', '1')",
+        "rcpt_" + "f" * 32,
+    )
+
+    refused = client.get("/v1/models/affected", params={"name": "m", "version": "1"}, headers=app)
+
+    assert refused.status_code == 500
+    assert refused.json()["reason"] == "read_model_mismatch"
+    assert refused.json()["position"] == {"table": "receipts", "receipt_id": "rcpt_" + "f" * 32}
