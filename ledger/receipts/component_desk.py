@@ -150,7 +150,13 @@ class ComponentDesk:
         return found
 
     def _follow(self) -> None:
-        """Read the changes written since the last look, each verified."""
+        """Read the changes written since the last look, each verified. The look moves to the
+        log end it read first, past events of other kinds (every id up to it is committed: the
+        store writes in order), so an opening reads only the events written since the last
+        one, not every event since the last change."""
+        end = self.log.last_position()
+        if end <= self._seen:
+            return
         for notification in self.log.notifications(COMPONENT_TOPICS, after=self._seen):
             event = self.log.verified_event(notification)
             if isinstance(event, ComponentVersion.Retired):
@@ -162,6 +168,7 @@ class ComponentDesk:
                 name = self._assembly_name(UUID(str(notification.originator_id)))
                 self._in_force[name] = (event.version, notification.id, event.reason)
             self._seen = notification.id
+        self._seen = max(self._seen, end)
 
     def _assembly_name(self, aggregate_id: UUID) -> str:
         for name in self._in_force:

@@ -127,7 +127,13 @@ class PolicyDesk:
         return governing
 
     def _follow(self) -> None:
-        """Read the policy events written since the last look, each verified."""
+        """Read the policy events written since the last look, each verified. The look moves
+        to the log end it read first, past events of other kinds (every id up to it is
+        committed: the store writes in order), so a decision reads only the events written
+        since the last one, not every event since the last policy event."""
+        end = self.log.last_position()
+        if end <= self._seen:
+            return
         for notification in self.log.notifications(POLICY_TOPICS, after=self._seen):
             event = self.log.verified_event(notification)
             if isinstance(event, Policy.Published):
@@ -138,6 +144,7 @@ class PolicyDesk:
             else:
                 self._retired.add(event.policy_version)
             self._seen = notification.id
+        self._seen = max(self._seen, end)
 
     def _find(self, policy_version: str) -> Policy | None:
         try:

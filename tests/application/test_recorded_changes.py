@@ -11,6 +11,8 @@ from sqlalchemy import insert
 from api.services import Services
 from ledger.errors import ConflictingRequest
 from ledger.receipts.commands import ReceiptRequest
+from ledger.receipts.component_desk import COMPONENT_TOPICS
+from ledger.receipts.policy_desk import POLICY_TOPICS
 from projections.schema import receipt_parts
 
 
@@ -109,3 +111,26 @@ def test_a_read_model_row_naming_a_receipt_that_never_recorded_the_model_expires
 
     assert services.receipts.get(other.receipt_id).expiries == []
     assert services.expiry.expired_by(position) == 0
+
+
+def test_an_opening_reads_only_the_policy_and_component_events_written_since_the_last_look(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services.runtime.components.retire("model", "old", "1", "unsafe", "t")
+    for n in range(3):  # events of other kinds after the last policy and component events
+        end = services.ledger.last_position()  # where the last opening's looks begin
+        services.receipts.open(_request(request=f"q{n}"), "key:app")
+    looked: list[tuple[tuple[str, ...], int]] = []
+    follow = services.ledger.notifications
+
+    def spy(topics: Any, after: int = 0) -> Any:
+        looked.append((tuple(topics), after))
+        return follow(topics, after)
+
+    monkeypatch.setattr(services.ledger, "notifications", spy)
+
+    services.receipts.open(_request(request="again"), "key:app")
+
+    assert {topics for topics, _ in looked} == {COMPONENT_TOPICS, POLICY_TOPICS}
+    # from where the last opening looked, never from the last policy or component event
+    assert min(after for _, after in looked) >= end
