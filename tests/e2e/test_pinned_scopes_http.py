@@ -125,6 +125,7 @@ def test_the_auth_matrix_holds_for_a_pinned_key_of_every_scope(
         "receipt_id": receipt_id,
         "claim_id": claim["claim_id"],
         "policy_version": "default",
+        "name": "trusted-app",  # the API key that opened the investigator's receipt
     }
     pinnable = [s.value for s in Scope if s.value not in UNPINNABLE]
     keys = {
