@@ -11,6 +11,7 @@ Submission, 2013); ``jsonl`` gives the underlying signed events, one stored form
 from __future__ import annotations
 
 import json
+import string
 from collections.abc import Iterable
 from typing import Any
 from uuid import UUID
@@ -24,10 +25,41 @@ from ledger.registry.source import Source, source_aggregate_id
 from projections.schema import claim_bindings, receipt_claims
 
 NAMESPACE = "https://provledger.dev/ns/prov#"
+_LITERAL = frozenset(string.ascii_letters + string.digits + "_-")
+
+
+def local_part(path: str) -> str:
+    """The local part of a ``pl:`` name for one of the ledger's paths (``claim/clm_...``,
+    ``agent/key:ops``, ``source/report-2023/v1``): an XML NCName, as PROV-XML's ``prov:id`` and
+    ``prov:ref`` (``xs:QName``) and PROV-N require. Every UTF-8 byte outside ``[A-Za-z0-9_-]`` is
+    written as ``.`` and two upper-case hex digits (``/`` is ``.2F``, ``:`` is ``.3A``), so two
+    paths never share a name and undoing the escapes gives the path back. A path starts with its
+    kind, a letter."""
+    if not path[:1].isascii() or not path[:1].isalpha():
+        raise ValueError(f"a PROV path starts with its kind (got {path[:40]!r})")
+    return "".join(
+        chr(byte) if chr(byte) in _LITERAL else f".{byte:02X}" for byte in path.encode("utf-8")
+    )
+
+
+def qualified(name: str) -> str:
+    """``pl:<path>`` with its path written as :func:`local_part` writes it."""
+    prefix, _, path = name.partition(":")
+    if prefix != "pl" or not path:
+        raise ValueError(f"not a pl: name: {name[:40]!r}")
+    return f"pl:{local_part(path)}"
+
+
+def qname_value(name: str) -> dict[str, str]:
+    """A PROV-JSON value typed as a qualified name (``xsd:QName``, PROV-JSON section 3.1.2):
+    how ``prov:type`` is written, so PROV-XML and PROV-O read a type, not a string."""
+    return {"$": name, "type": "xsd:QName"}
 
 
 class ProvGraph:
-    """Collects PROV-JSON records, naming each relation uniquely."""
+    """Collects PROV-JSON records, naming each relation uniquely. Node names are given as
+    ``pl:<path>`` and written QName-safe (:func:`qualified`); a ``prov:type`` given as a
+    string is written as a qualified name (:func:`qname_value`)."""
 
     def __init__(self) -> None:
         self.doc: dict[str, Any] = {
@@ -40,14 +72,19 @@ class ProvGraph:
         return section
 
     def node(self, kind: str, node_id: str, attributes: dict[str, Any] | None = None) -> str:
-        """Add an entity, activity or agent (merging attributes)."""
-        self._section(kind).setdefault(node_id, {}).update(attributes or {})
+        """Add an entity, activity or agent (merging attributes); returns ``node_id``."""
+        typed = dict(attributes or {})
+        if isinstance(typed.get("prov:type"), str):
+            typed["prov:type"] = qname_value(typed["prov:type"])
+        self._section(kind).setdefault(qualified(node_id), {}).update(typed)
         return node_id
 
     def relation(self, kind: str, **ends: str) -> None:
-        """Add one relation (``wasGeneratedBy``, ``used``, ...)."""
+        """Add one relation (``wasGeneratedBy``, ``used``, ...) between ``pl:`` names."""
         self._count += 1
-        self._section(kind)[f"_:r{self._count}"] = {f"prov:{k}": v for k, v in ends.items()}
+        self._section(kind)[f"_:r{self._count}"] = {
+            f"prov:{k}": qualified(v) for k, v in ends.items()
+        }
 
 
 def _time(body: dict[str, Any]) -> dict[str, Any]:
