@@ -32,7 +32,7 @@ _PROBLEMS: dict[int | str, dict[str, Any]] = {
 }
 
 
-class PrincipalIn(BaseModel):
+class RetrievalPrincipalIn(BaseModel):
     """On whose behalf the retrieval is made; the visibility filter decides on it."""
 
     model_config = ConfigDict(extra="forbid")
@@ -76,7 +76,7 @@ class RetrieveIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     query: str = Field(max_length=4000)
-    principal: PrincipalIn
+    principal: RetrievalPrincipalIn
     k: int = Field(default=10, strict=True, ge=1, le=MAX_K)
     as_of: Rfc3339 | None = Field(default=None, description="versions in force then; default now")
     filters: FiltersIn | None = None

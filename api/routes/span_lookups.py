@@ -48,7 +48,7 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
 }
 
 
-class SpanOut(BaseModel):
+class ListedSpan(BaseModel):
     """A span as the registry shows it (a table cell also has ``envelope``)."""
 
     model_config = ConfigDict(extra="allow")
@@ -60,7 +60,7 @@ class SpanOut(BaseModel):
     table_ref: dict[str, Any] | None
 
 
-class FoundSpan(SpanOut):
+class FoundSpan(ListedSpan):
     """A span a quote search found, with its source version."""
 
     source_id: str
@@ -100,7 +100,7 @@ def _served(rows: list[dict[str, Any]], limit: int, name: str) -> dict[str, Any]
 
 @router.get(
     "/v1/sources/{source_id}/versions/{version}/spans",
-    response_model=Page[SpanOut],
+    response_model=Page[ListedSpan],
     responses=PROBLEMS,
 )
 async def spans_in_range(
@@ -131,7 +131,7 @@ async def spans_in_range(
 
 @router.get(
     "/v1/sources/{source_id}/versions/{version}/cells",
-    response_model=Page[SpanOut],
+    response_model=Page[ListedSpan],
     responses=PROBLEMS,
 )
 async def table_cells(
