@@ -133,7 +133,9 @@ async def list_claims(
     status: str | None = None,
 ) -> list[dict[str, Any]]:
     """Up to ``limit + 1`` claims after the sort key ``after`` (log position, ordinal), in log
-    order; ``source_id`` keeps claims with a binding to that source."""
+    order; ``source_id`` keeps claims with a binding to that source. The claims of one receipt
+    (``receipt_id``) come in its commit order, by ordinal alone: a commit that quarantines a
+    claim records it in an event after the committed ones, whatever its place."""
     c = receipt_claims.c
     query = select(
         c.claim_id,
@@ -146,8 +148,9 @@ async def list_claims(
         c.recorded_at,
         c.position,
     )
+    order = [c.position, c.ordinal] if receipt_id is None else [c.ordinal]
     if after:
-        query = query.where(tuple_(c.position, c.ordinal) > tuple_(after[0], after[1]))
+        query = query.where(tuple_(*order) > tuple_(*after[-len(order) :]))
     if receipt_id is not None:
         query = query.where(c.receipt_id == receipt_id)
     if status is not None:
@@ -159,7 +162,7 @@ async def list_claims(
             )
         )
     rows = (
-        (await conn.execute(query.order_by(c.position, c.ordinal).limit(limit + 1)))
+        (await conn.execute(query.order_by(*order).limit(limit + 1)))
         .mappings()
         .all()
     )

@@ -467,8 +467,10 @@ class ReceiptDesk:
             "receipt_id": receipt.receipt_id,
             "mode": request.mode,
             "committed": accepted,
+            # independent: the claims the gate rejected are set aside for audit (quarantined)
+            # and named as rejected; atomic: every claim of a refused commit is rejected
             "quarantined": rejected if request.mode == Mode.INDEPENDENT.value else [],
-            "rejected": rejected if request.mode == Mode.ATOMIC.value else [],
+            "rejected": rejected,
             "render_check": render,
         }
         return CommitResult(bool(accepted), body), accepted, rejected, render

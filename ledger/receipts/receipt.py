@@ -8,6 +8,7 @@ rejected ones in ``ClaimsRejected``, so auditors can count both.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
@@ -23,6 +24,11 @@ from ledger.router import declared_decision
 _NAMESPACE = uuid5(NAMESPACE_URL, "https://provledger.dev/ns/receipt")
 RECEIPT_PREFIX = "rcpt_"
 CLAIM_PREFIX = "clm_"
+
+
+def _ordinal(claim: dict[str, Any]) -> int:
+    ordinal: int = claim["ordinal"]
+    return ordinal
 
 
 def receipt_id_for(opening: dict[str, Any]) -> str:
@@ -405,10 +411,13 @@ class Receipt(LedgerAggregate):
         raise KeyError(claim_id)
 
     def recommit(self, claim_id: str) -> None:
-        """Move a quarantined claim that a repair made acceptable into the committed claims."""
+        """Move a quarantined claim that a repair made acceptable into the committed claims,
+        at its place in commit order (its ordinal), not after the claims committed since."""
         for index, claim in enumerate(self.rejected):
             if claim["claim_id"] == claim_id and claim["status"] != "rejected":
-                self.claims.append(self.rejected.pop(index))
+                moved = self.rejected.pop(index)
+                place = bisect.bisect(self.claims, moved["ordinal"], key=_ordinal)
+                self.claims.insert(place, moved)
                 return
 
     def judge_entailment(

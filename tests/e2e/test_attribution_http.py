@@ -116,6 +116,51 @@ def test_a_repaired_claim_read_as_of_before_its_repair_shows_its_old_binding(
     assert now.json()["bindings"][0]["text"] == spans["revenue"]["text"]
 
 
+def test_a_receipts_claims_read_in_their_commit_order_after_several_commits_and_a_repair(
+    client: TestClient, headers: dict[str, str], spans: dict[str, Any]
+) -> None:
+    pool = [spans[k]["span_id"] for k in ("prior", "revenue", "costs", "board")]
+    receipt = _receipt(client, headers, pool)
+    first = client.post(
+        f"/v1/receipts/{receipt}/claims",
+        json={
+            "mode": "independent",
+            "claims": [
+                {"text": CLAIM, "bindings": [{"span_id": spans["prior"]["span_id"]}]},
+                {"text": spans["board"]["text"], "bindings": [{"span_id": spans["board"]["span_id"]}]},
+            ],
+        },
+        headers=headers,
+    ).json()
+    costs = {"text": spans["costs"]["text"], "bindings": [{"span_id": spans["costs"]["span_id"]}]}
+    second = client.post(
+        f"/v1/receipts/{receipt}/claims", json={"claims": [costs]}, headers=headers
+    ).json()
+    [refused] = first["rejected"]
+    assert first["quarantined"] == [refused]  # set aside for audit, and named as rejected
+
+    repaired = client.post(
+        f"/v1/receipts/{receipt}/claims/{refused['claim_id']}/repair", headers=headers
+    )
+
+    assert repaired.status_code == 200, repaired.text
+    order = [refused["claim_id"], first["committed"][0]["claim_id"]]
+    order.append(second["committed"][0]["claim_id"])
+    document = client.get(f"/v1/receipts/{receipt}", headers=headers).json()
+    assert [c["claim_id"] for c in document["claims"]] == order
+    assert [c["ordinal"] for c in document["claims"]] == [0, 1, 2]
+    listed = client.get("/v1/claims", params={"receipt_id": receipt}, headers=headers).json()
+    assert [c["claim_id"] for c in listed["items"]] == order
+    paged, after = [], None
+    while True:
+        params = {"receipt_id": receipt, "limit": 1, **({"after": after} if after else {})}
+        one = client.get("/v1/claims", params=params, headers=headers).json()
+        paged += [c["claim_id"] for c in one["items"]]
+        if (after := one["next"]) is None:
+            break
+    assert paged == order
+
+
 def test_repair_never_binds_a_span_outside_the_sealed_pool(
     client: TestClient, headers: dict[str, str], spans: dict[str, Any]
 ) -> None:
