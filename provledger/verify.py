@@ -65,18 +65,19 @@ def verify_envelope(
     envelope: Mapping[str, Any],
     keyring: KeyringSource | None = None,
     *,
-    hmac_key: HmacKey | str | Path | None = None,
+    hmac_key: HmacKey | bytes | str | Path | None = None,
 ) -> EnvelopeVerdict:
-    """Check a receipt envelope offline with the public keys, the shared HMAC key, or both."""
+    """Check a receipt envelope offline with the public keys, the shared HMAC key, or both.
+
+    ``hmac_key`` is the key itself (``bytes``, at least 32: the key file's hex digits read with
+    ``bytes.fromhex``), or the path of the key file (``str`` or ``Path``). No error says what
+    the key or the file holds."""
     from ledger.audit.envelope_verification import verify_receipt_envelope
-    from ledger.crypto.hmac_keys import HmacKey
 
     if keyring is None and hmac_key is None:
         raise ValueError("give a keyring, an HMAC key, or both")
     keys = None if keyring is None else load_keyring(keyring)
-    secret = hmac_key if isinstance(hmac_key, HmacKey) or hmac_key is None else None
-    if secret is None and hmac_key is not None:
-        secret = HmacKey.load(Path(str(hmac_key)))
+    secret = None if hmac_key is None else _hmac_key(hmac_key)
     result = verify_receipt_envelope(dict(envelope), secret, keys)
     return EnvelopeVerdict(
         valid=bool(result["valid"]),
@@ -85,6 +86,35 @@ def verify_envelope(
         receipt_id=result["receipt_id"],
         status=result["status"],
     )
+
+
+def _hmac_key(given: HmacKey | bytes | str | Path) -> HmacKey:
+    """The HMAC key from the key, its bytes or its file; errors name the rule, not the value."""
+    from ledger.crypto.hmac_keys import HmacKey
+    from ledger.errors import KeyringError
+
+    if isinstance(given, HmacKey):
+        return given
+    if isinstance(given, bytes | bytearray):
+        if len(given) < 32:
+            raise ValueError(f"hmac_key must hold at least 32 bytes (got {len(given)})")
+        return HmacKey(bytes(given))
+    if not isinstance(given, str | Path):
+        raise TypeError(
+            f"hmac_key must be bytes (the key) or a str or Path (its file), "
+            f"not {type(given).__name__}"
+        )
+    path = Path(given)
+    try:
+        found = path.is_file()
+    except (OSError, ValueError):  # a name too long for a path: its error would echo it
+        found = False
+    if not found:  # a str that is no file may be the key itself: never echo it
+        raise KeyringError(
+            "hmac_key: no such key file; a str or Path is read as the key file's path, "
+            "to pass the key itself as bytes use bytes.fromhex(...)"
+        )
+    return HmacKey.load(path)
 
 
 def verify_bundle(

@@ -31,18 +31,30 @@ class HmacKey:
 
     @classmethod
     def load(cls, path: Path) -> HmacKey:
-        """Read a key file: 64 hex digits (surrounding whitespace ignored)."""
+        """Read a key file: 64 hex digits (surrounding whitespace ignored). A refusal names
+        the file and the rule, never what the file holds (no error of the reading is chained:
+        a decoding error keeps its whole input)."""
         try:
-            text = path.read_text("ascii").strip()
-            secret = bytes.fromhex(text)
-        except (OSError, ValueError) as exc:
-            raise KeyringError(f"cannot read HMAC key {path}: {exc}") from exc
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise KeyringError(f"cannot read HMAC key {path}: {exc.strerror}") from None
+        secret = _from_hex(raw)
+        if secret is None:
+            raise KeyringError(f"HMAC key {path} is not hex digits (64 of them: 32 bytes)")
         if len(secret) < 32:
             raise KeyringError(f"HMAC key {path} must hold at least 32 bytes (64 hex digits)")
         return cls(secret)
 
     def __repr__(self) -> str:  # never show key material
         return f"HmacKey(kid={self.kid!r})"
+
+
+def _from_hex(raw: bytes) -> bytes | None:
+    """The bytes that ASCII hex digits write, or None (the error, which holds them, dropped)."""
+    try:
+        return bytes.fromhex(raw.decode("ascii").strip())
+    except ValueError:
+        return None
 
 
 def open_hmac_key(keys_dir: Path, supplied: Path | None = None) -> HmacKey:
