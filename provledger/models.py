@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class _Model(BaseModel):
@@ -57,9 +57,10 @@ class Source(_Model):
 
 
 class Claim(_Model):
-    """A claim as the gate judged it."""
+    """A claim as the gate judged it; ``ordinal`` is its place in its receipt's commit order."""
 
     claim_id: str
+    ordinal: int | None = None
     text: str | None = None
     status: str | None = None
     type: str | None = None
@@ -97,10 +98,26 @@ class Receipt(_Model):
     claims: list[Claim] = Field(default_factory=list)
     quarantined: list[Claim] = Field(default_factory=list)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _in_commit_order(cls, data: Any) -> Any:
+        """``claims`` and ``quarantined`` in commit order (by ordinal), whatever order a
+        service sent them in (one before this rule listed a repaired claim last)."""
+        if not isinstance(data, dict):
+            return data
+        ordered = dict(data)
+        for name in ("claims", "quarantined"):
+            claims = ordered.get(name)
+            if isinstance(claims, list) and all(_has_ordinal(claim) for claim in claims):
+                ordered[name] = sorted(claims, key=lambda claim: claim["ordinal"])
+        return ordered
+
 
 class CommitResult(_Model):
-    """What a claim commit committed; ``replayed`` when the service answered a repeated
-    ``Idempotency-Key`` with the first answer."""
+    """What a claim commit committed (``committed``) and what the gate rejected
+    (``rejected``; in ``independent`` mode also set aside for audit, ``quarantined``);
+    ``replayed`` when the service answered a repeated ``Idempotency-Key`` with the first
+    answer."""
 
     receipt_id: str
     mode: str
@@ -108,6 +125,30 @@ class CommitResult(_Model):
     quarantined: list[Claim] = Field(default_factory=list)
     rejected: list[Claim] = Field(default_factory=list)
     replayed: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _rejected_named(cls, data: Any) -> Any:
+        """The rejected claims of an independent commit answered before the service named
+        them in ``rejected`` (a replayed first answer) are taken from ``quarantined``."""
+        if not isinstance(data, dict) or data.get("rejected"):
+            return data
+        quarantined = data.get("quarantined")
+        if not isinstance(quarantined, list):
+            return data
+        refused = [c for c in quarantined if isinstance(c, dict) and c.get("status") == "rejected"]
+        return {**data, "rejected": refused}
+
+
+class Retrieval(_Model):
+    """A recorded retrieval: its id (for :meth:`provledger.Client.open_receipt`), the ranked
+    spans with their scores, and how many candidates were withheld, by code only."""
+
+    retrieval_id: str
+    as_of: str | None = None
+    results: list[dict[str, Any]] = Field(default_factory=list)
+    exclusions: list[dict[str, Any]] = Field(default_factory=list)
+    rankers: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class Event(_Model):
@@ -155,3 +196,7 @@ class VersionChange(_Model):
     position: int
     receipts_expired: int
     expired: dict[str, Any] = Field(default_factory=dict)
+
+
+def _has_ordinal(claim: Any) -> bool:
+    return isinstance(claim, dict) and isinstance(claim.get("ordinal"), int)

@@ -127,7 +127,10 @@ def test_a_receipts_claims_read_in_their_commit_order_after_several_commits_and_
             "mode": "independent",
             "claims": [
                 {"text": CLAIM, "bindings": [{"span_id": spans["prior"]["span_id"]}]},
-                {"text": spans["board"]["text"], "bindings": [{"span_id": spans["board"]["span_id"]}]},
+                {
+                    "text": spans["board"]["text"],
+                    "bindings": [{"span_id": spans["board"]["span_id"]}],
+                },
             ],
         },
         headers=headers,

@@ -213,3 +213,59 @@ def test_verify_envelope_gives_the_verdict_of_provledger_envelope_verify(
             assert line + signature["reason"] in printed
         assert all(f"[FAIL] {reason}" in printed for reason in verdict.reasons)
         assert bool(verdict.reasons) is not valid
+
+
+def test_the_answer_path_runs_through_the_client_without_raw_http(
+    ledger: Client, runtime: Any
+) -> None:
+    text = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice in 2023."
+    ledger.register_source("report-9", "Report", text, effective_from="2024-01-01T00:00:00Z")
+    principal = {
+        "roles": ["analyst"],
+        "units": [],
+        "groups": [],
+        "purpose": "answer",
+        "destination": "internal",
+    }
+    routing = {
+        "task": "question",
+        "corpus_tokens": 900000,
+        "operating_length_tokens": 128000,
+        "authoritative_source": True,
+        "entitlement": "allowed",
+    }
+    found = ledger.retrieve("How did revenue move in 2023?", principal=principal, k=5)
+    receipt = ledger.open_receipt(
+        request="How did revenue move in 2023?",
+        actor="user-9",
+        purpose="answer",
+        model={"name": "m", "version": "1"},
+        retrieval_id=found.retrieval_id,
+        principal=principal,
+        routing=routing,
+    )
+    pool = {entry["span_id"]: entry for entry in receipt.pool}
+    revenue = next(r for r in found.results if r["text"].startswith("Revenue"))
+    wrong = {
+        "text": "Revenue rose 9% to $4.5 million in 2023.",
+        "bindings": [{"span_id": revenue["span_id"]}],
+    }
+    right = {"text": revenue["text"], "bindings": [{"span_id": revenue["span_id"]}]}
+
+    result = ledger.commit_claims(receipt.receipt_id, [wrong, right], mode="independent")
+
+    assert revenue["span_id"] in pool
+    assert [claim.status for claim in result.rejected] == ["rejected"]
+    assert [claim.status for claim in result.committed] == ["verified"]
+    listed = list(ledger.claims(receipt_id=receipt.receipt_id, page_size=1))
+    assert [claim.ordinal for claim in listed] == [0, 1]
+    assert [r.receipt_id for r in ledger.receipts(actor="user-9")] == [receipt.receipt_id]
+    extra = ledger.get_receipt(receipt.receipt_id).model_extra or {}
+    assert extra["route_decision"]["outcome"] == extra["route"]
+    assert extra["principal"]["roles"] == ["analyst"]
+    ledger.add_version("report-9", text + " Costs fell.")
+    stood = ledger.affected("report-9", 1)
+    assert [item["receipt_id"] for item in stood["items"]] == [receipt.receipt_id]
+    envelope = ledger.envelope(receipt.receipt_id)
+    assert verify_envelope(envelope, hmac_key=runtime.hmac_key.secret).valid
+    assert ledger.check_envelope(envelope)["valid"] is True

@@ -258,19 +258,21 @@ def test_a_cursor_list_is_followed_to_its_last_page() -> None:
     assert {r.url.path for r in service.requests} == {"/v1/sources"}
 
 
-def test_the_event_log_is_read_page_by_page_until_it_is_empty() -> None:
+def test_the_event_log_is_read_page_by_page_until_its_cursor_ends() -> None:
     event = {"originator_id": "x", "originator_version": 1, "topic": "t", "stored": {}}
     service = Service(
-        httpx.Response(200, json={"events": [{**event, "notification_id": 1}], "next_after": 1}),
-        httpx.Response(200, json={"events": [{**event, "notification_id": 2}], "next_after": 2}),
-        httpx.Response(200, json={"events": [], "next_after": 2}),
+        httpx.Response(200, json={"items": [{**event, "notification_id": 8}], "next": "8"}),
+        httpx.Response(200, json={"items": [{**event, "notification_id": 9}], "next": None}),
     )
 
     with client(service, []) as ledger:
-        ids = [e.notification_id for e in ledger.events(page_size=1)]
+        ids = [e.notification_id for e in ledger.events(after=7, page_size=1)]
 
-    assert ids == [1, 2]
-    assert [r.url.params["after"] for r in service.requests] == ["0", "1", "2"]
+    assert ids == [8, 9]
+    assert [dict(r.url.params) for r in service.requests] == [
+        {"limit": "1", "after": "7"},
+        {"limit": "1", "after": "8"},
+    ]
 
 
 def test_span_lookups_send_the_documented_queries() -> None:
@@ -290,10 +292,10 @@ def test_span_lookups_send_the_documented_queries() -> None:
     search, ranged, cells = service.requests
     assert (search.method, search.url.path) == ("POST", "/v1/spans/search")
     assert json.loads(search.content) == {"quote": "rose 2.2%", "source_id": "memo-1"}
-    assert (
-        ranged.url.raw_path == b"/v1/sources/memo%201/versions/2/spans?start=0&end=40&include=text"
+    assert ranged.url.raw_path == (
+        b"/v1/sources/memo%201/versions/2/spans?start=0&end=40&include=text&limit=1000"
     )
-    assert dict(cells.url.params) == {"table": "t1", "row": "0"}
+    assert dict(cells.url.params) == {"table": "t1", "row": "0", "limit": "1000"}
 
 
 def test_the_async_client_retries_and_pages_the_same_way() -> None:
