@@ -35,14 +35,16 @@ def service_env(data_dir: Path) -> dict[str, str]:
 
 
 @contextmanager
-def running_service(data_dir: Path) -> Iterator[str]:
-    """Start the service, wait (bounded) until it is ready, yield its base URL, stop it."""
+def running_service(data_dir: Path, log: Path | None = None) -> Iterator[str]:
+    """Start the service, wait (bounded) until it is ready, yield its base URL, stop it;
+    ``log`` keeps what it wrote (its JSON log lines)."""
     port = free_port()
+    handle = None if log is None else log.open("wb")
     process = subprocess.Popen(
         [str(VENV_BIN / "provledger"), "serve", "--host", "127.0.0.1", "--port", str(port)],
         env=service_env(data_dir),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL if handle is None else handle,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -60,6 +62,8 @@ def running_service(data_dir: Path) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=30)
+        if handle is not None:
+            handle.close()
 
 
 def markdown_block(path: Path, after: str, language: str) -> str:
