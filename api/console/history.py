@@ -1,12 +1,12 @@
 """When each claim of a receipt was committed, refused and repaired, and why a refused claim
 was refused: read from the receipt's own verified events.
 
-The receipt document lists committed claims in the order they were committed and refused
+The receipt document lists committed claims in commit order (by ordinal) and refused
 (quarantined) claims apart, but says neither when nor, for a claim whose own checks held,
 why it was refused. An atomic request commits all its claims or none: a claim the gate
 verified is refused with the others when another claim of the same request was rejected,
 or when the request's rendered answer failed its check. A refused claim that a later repair
-made acceptable is committed then, after the claims committed before it.
+made acceptable is committed then, and keeps its place among the committed claims.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -9,9 +11,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from ledger.crypto.canonical import canonical_json
+from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 from ledger.eventlog.clock import format_time
 from ledger.receipts.receipt import Receipt
 from ledger.runtime import LedgerRuntime
+from provledger import verify_bundle
 
 TEXT = (
     "Revenue rose 2.2% to $4.5 million in 2023. The board met twice in 2023. Costs fell 3% in 2023."
@@ -162,6 +167,55 @@ def test_a_receipts_claims_read_in_their_commit_order_after_several_commits_and_
         if (after := one["next"]) is None:
             break
     assert paged == order
+
+
+@pytest.mark.parametrize(
+    ("sealed", "verdict"),
+    [("repaired-claim-last", None), ("claim-text-edited", "receipt-state-mismatch")],
+)
+def test_a_bundle_sealed_with_a_repaired_claim_listed_last_still_verifies(
+    client: TestClient,
+    headers: dict[str, str],
+    spans: dict[str, Any],
+    runtime: LedgerRuntime,
+    sealed: str,
+    verdict: str | None,
+) -> None:
+    """Envelopes sealed before claims were listed by ordinal put a claim a repair committed
+    after the claims committed before the repair: the order differs, every claim still must
+    match its record."""
+    pool = [spans[k]["span_id"] for k in ("prior", "board", "revenue")]
+    receipt = _receipt(client, headers, pool)
+    first = client.post(
+        f"/v1/receipts/{receipt}/claims",
+        json={
+            "mode": "independent",
+            "claims": [
+                {"text": CLAIM, "bindings": [{"span_id": spans["prior"]["span_id"]}]},
+                {"text": spans["board"]["text"], "bindings": [{"span_id": pool[1]}]},
+            ],
+        },
+        headers=headers,
+    ).json()
+    refused = first["rejected"][0]["claim_id"]
+    repaired = client.post(f"/v1/receipts/{receipt}/claims/{refused}/repair", headers=headers)
+    assert repaired.json()["repair"]["outcome"] == "repaired"
+    bundle = client.get(f"/v1/claims/{refused}/bundle", headers=headers).json()
+    document = json.loads(base64.b64decode(bundle["envelope"]["payload"]))
+    assert [c["ordinal"] for c in document["claims"]] == [0, 1]
+    document["claims"] = document["claims"][1:] + document["claims"][:1]  # as sealed before
+    if sealed == "claim-text-edited":
+        document["claims"][0]["text"] = "The board met once in 2023."
+    bundle["envelope"] = seal_envelope(
+        canonical_json(document),
+        RECEIPT_PAYLOAD_TYPE,
+        runtime.hmac_key,
+        runtime.ledger.signing_key,
+    )
+
+    checked = verify_bundle(bundle, client.get("/v1/keys").json())
+
+    assert checked.reason == verdict, checked.checks
 
 
 def test_repair_never_binds_a_span_outside_the_sealed_pool(

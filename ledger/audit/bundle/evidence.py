@@ -71,6 +71,22 @@ def _differing(stated: dict[str, Any], recorded: dict[str, Any], skip: str = "")
     return sorted(k for k in keys if not _same(stated.get(k, _ABSENT), recorded.get(k, _ABSENT)))
 
 
+def _in_commit_order(document: dict[str, Any]) -> dict[str, Any]:
+    """The envelope's receipt with its claims in commit order (by ordinal), as the replay
+    lists them. Envelopes sealed before that order listed a claim a repair committed after
+    the claims committed before the repair; every claim still has to match its record, and an
+    ordinal missing or repeated leaves the list as it is, to differ."""
+    ordered = dict(document)
+    for name in ("claims", "quarantined"):
+        claims = document.get(name)
+        if not isinstance(claims, list) or not all(isinstance(c, dict) for c in claims):
+            continue
+        ordinals = [c.get("ordinal") for c in claims]
+        if all(type(o) is int for o in ordinals) and len(set(ordinals)) == len(ordinals):
+            ordered[name] = sorted(claims, key=lambda claim: int(claim["ordinal"]))
+    return ordered
+
+
 def _binding_text(binding: dict[str, Any] | None) -> str:
     if binding is None:
         return "absent"
@@ -242,7 +258,7 @@ def check_envelope(bundle: Bundle, keyring: Keyring, receipt: Receipt) -> None:
     replayed = receipt_document(receipt)
     # ``status`` is computed at sealing time from the clock; only its recorded expiries are
     # the receipt's own state.
-    differing = _differing(document, replayed, skip="status")
+    differing = _differing(_in_commit_order(document), replayed, skip="status")
     status = document.get("status")
     expiries = status.get("expiries", _ABSENT) if isinstance(status, dict) else _ABSENT
     if not _same(expiries, replayed["status"]["expiries"]):

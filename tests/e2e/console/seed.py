@@ -242,8 +242,8 @@ SEGMENT_REPORT = (
 @dataclass(frozen=True)
 class Mixed:
     """A receipt of seven claims over three requests and a repair: claims 1-3 committed
-    together, 5 committed while 4 was refused (and committed later by a repair), 6 verified
-    but refused with 7, which the gate rejected (an atomic request)."""
+    together, 5 committed while 4 was refused (and committed later by a repair, keeping its
+    place), 6 verified but refused with 7, which the gate rejected (an atomic request)."""
 
     receipt_id: str
     claim_ids: tuple[str, ...]
@@ -344,4 +344,4 @@ def seed_mixed(client: Any, headers: dict[str, str]) -> Mixed:
         body["committed"][0]["claim_id"],
         *[c["claim_id"] for c in refused],
     )
-    return Mixed(receipt_id, ids, committed_order=(1, 2, 3, 5, 4), refused=(6, 7))
+    return Mixed(receipt_id, ids, committed_order=(1, 2, 3, 4, 5), refused=(6, 7))

@@ -88,7 +88,7 @@ def test_a_refused_claim_a_repair_made_acceptable_is_committed_by_the_repair() -
     assert found["a"].committed_by_repair
     assert found["a"].committed_at == found["a"].repaired_at[0]
     assert found["a"].committed_at > found["b"].committed_at  # type: ignore[operator]
-    assert [c["claim_id"] for c in receipt.claims] == ["b", "a"]  # commit order
+    assert [c["claim_id"] for c in receipt.claims] == ["a", "b"]  # commit order: by ordinal
 
 
 def test_a_repair_at_commit_time_is_dated_with_its_commit() -> None:
