@@ -68,6 +68,25 @@ def _commit(client: TestClient, headers: dict[str, str], receipt: str, span_id: 
     )
 
 
+def _misattributed_then_board(
+    client: TestClient, headers: dict[str, str], receipt: str, spans: dict[str, Any]
+) -> dict[str, Any]:
+    """An independent commit: claim 0 cites the year before (rejected, quarantined), claim 1
+    the board's sentence (committed); the commit's answer."""
+    claims = [
+        {"text": CLAIM, "bindings": [{"span_id": spans["prior"]["span_id"]}]},
+        {"text": spans["board"]["text"], "bindings": [{"span_id": spans["board"]["span_id"]}]},
+    ]
+    response = client.post(
+        f"/v1/receipts/{receipt}/claims",
+        json={"mode": "independent", "claims": claims},
+        headers=headers,
+    )
+    assert response.status_code == 201, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
 def test_repair_moves_a_misattributed_claim_onto_the_right_pool_span(
     client: TestClient, headers: dict[str, str], spans: dict[str, Any], runtime: LedgerRuntime
 ) -> None:
@@ -126,20 +145,7 @@ def test_a_receipts_claims_read_in_their_commit_order_after_several_commits_and_
 ) -> None:
     pool = [spans[k]["span_id"] for k in ("prior", "revenue", "costs", "board")]
     receipt = _receipt(client, headers, pool)
-    first = client.post(
-        f"/v1/receipts/{receipt}/claims",
-        json={
-            "mode": "independent",
-            "claims": [
-                {"text": CLAIM, "bindings": [{"span_id": spans["prior"]["span_id"]}]},
-                {
-                    "text": spans["board"]["text"],
-                    "bindings": [{"span_id": spans["board"]["span_id"]}],
-                },
-            ],
-        },
-        headers=headers,
-    ).json()
+    first = _misattributed_then_board(client, headers, receipt, spans)
     costs = {"text": spans["costs"]["text"], "bindings": [{"span_id": spans["costs"]["span_id"]}]}
     second = client.post(
         f"/v1/receipts/{receipt}/claims", json={"claims": [costs]}, headers=headers
@@ -186,17 +192,7 @@ def test_a_bundle_sealed_with_a_repaired_claim_listed_last_still_verifies(
     match its record."""
     pool = [spans[k]["span_id"] for k in ("prior", "board", "revenue")]
     receipt = _receipt(client, headers, pool)
-    first = client.post(
-        f"/v1/receipts/{receipt}/claims",
-        json={
-            "mode": "independent",
-            "claims": [
-                {"text": CLAIM, "bindings": [{"span_id": spans["prior"]["span_id"]}]},
-                {"text": spans["board"]["text"], "bindings": [{"span_id": pool[1]}]},
-            ],
-        },
-        headers=headers,
-    ).json()
+    first = _misattributed_then_board(client, headers, receipt, spans)
     refused = first["rejected"][0]["claim_id"]
     repaired = client.post(f"/v1/receipts/{receipt}/claims/{refused}/repair", headers=headers)
     assert repaired.json()["repair"]["outcome"] == "repaired"

@@ -186,16 +186,20 @@ def test_every_operation_of_the_document_is_mapped_to_a_method(
     assert stale == [], f"mapped operations the service no longer has: {stale}"
 
 
+def _recording(sent: list[httpx.Request]) -> httpx.MockTransport:
+    def service(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return _answer(request)
+
+    return httpx.MockTransport(service)
+
+
 @pytest.mark.parametrize("operation", sorted(CALLS))
 def test_the_blocking_client_sends_each_operation(operation: str) -> None:
     name, args, kwargs = CALLS[operation]
     sent: list[httpx.Request] = []
 
-    def service(request: httpx.Request) -> httpx.Response:
-        sent.append(request)
-        return _answer(request)
-
-    with Client("http://ledger.test", "k", transport=httpx.MockTransport(service)) as ledger:
+    with Client("http://ledger.test", "k", transport=_recording(sent)) as ledger:
         method = getattr(ledger, name)
         result = method(*args, **kwargs)
         if isinstance(result, Iterator):
@@ -213,14 +217,8 @@ def test_the_async_client_sends_each_operation_awaited(operation: str) -> None:
     name, args, kwargs = CALLS[operation]
     sent: list[httpx.Request] = []
 
-    def service(request: httpx.Request) -> httpx.Response:
-        sent.append(request)
-        return _answer(request)
-
     async def run() -> None:
-        async with AsyncClient(
-            "http://ledger.test", "k", transport=httpx.MockTransport(service)
-        ) as ledger:
+        async with AsyncClient("http://ledger.test", "k", transport=_recording(sent)) as ledger:
             result = getattr(ledger, name)(*args, **kwargs)
             if isinstance(result, AsyncIterator):
                 [item async for item in result]
