@@ -161,11 +161,7 @@ async def list_claims(
                 claim_bindings.c.claim_id == c.claim_id, claim_bindings.c.source_id == source_id
             )
         )
-    rows = (
-        (await conn.execute(query.order_by(*order).limit(limit + 1)))
-        .mappings()
-        .all()
-    )
+    rows = (await conn.execute(query.order_by(*order).limit(limit + 1))).mappings().all()
     return [
         {
             "claim_id": row["claim_id"],
