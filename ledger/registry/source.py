@@ -30,9 +30,6 @@ SPAN_COLUMNS = ("start", "end", "sent_index", "parent", "paragraph", "page", "pa
 in the same list (-1 for none), ``page`` is -1 when the text has no page breaks, ``path`` is an
 index into the version's ``heading_paths`` (-1 for none)."""
 
-CELL_COLUMNS = ("span", "table_id", "row", "col", "envelope")
-"""Order of the fields in each stored table-cell row; ``span`` indexes the span list."""
-
 
 class Authority(StrEnum):
     """How much a source can be relied on."""

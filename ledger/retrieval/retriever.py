@@ -14,7 +14,7 @@ what fails the lexical gate, until ``k`` spans are found.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,8 +178,3 @@ def check_query(query: RetrievalQuery) -> None:
         )
     if errors:
         raise InvalidInput.many(errors)
-
-
-def source_versions(hits: Sequence[Hit]) -> list[tuple[str, int]]:
-    """The distinct source versions of ``hits`` in first-seen order."""
-    return list(dict.fromkeys((hit.span.source_id, hit.span.version) for hit in hits))

@@ -240,8 +240,3 @@ def html_document(text: str, heading: str = "") -> tuple[list[MarkedLine], list[
     extractor.feed(text)
     extractor.close()
     return extractor.lines, extractor.tables
-
-
-def html_lines(text: str) -> list[MarkedLine]:
-    """Convert an HTML document or fragment into marked plain lines (tables left out)."""
-    return html_document(text)[0]

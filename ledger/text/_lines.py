@@ -25,16 +25,6 @@ ATX_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 """A Markdown ATX heading line (``#`` to ``######``)."""
 
 
-def is_blank(line: str) -> bool:
-    """Return whether ``line`` holds nothing but whitespace."""
-    return not line or line.isspace()
-
-
-def is_list_item(line: str) -> bool:
-    """Return whether ``line`` starts with a list marker (``- x``, ``1. x``, ``(a) x``)."""
-    return LIST_ITEM.match(line) is not None
-
-
 _PLAIN, _BLANK, _ITEM, _HEADING = range(4)
 _MARKED = re.compile(f"(?:(?P<item>{LIST_ITEM.pattern})|(?P<heading>{ATX_HEADING.pattern}))")
 

@@ -154,8 +154,3 @@ def _table(tokens: Sequence[Token], index: int, heading: str, tables: list[Table
     if built is not None:
         tables.append(built)
     return index
-
-
-def markdown_lines(text: str) -> list[MarkedLine]:
-    """Convert Markdown source into marked plain lines (tables left out)."""
-    return markdown_document(text)[0]

@@ -33,11 +33,6 @@ CHECK = "anchors"
 _MAX_LISTED = 12
 
 
-def extract_anchors(text: str) -> Anchors:
-    """Find the anchors of ``text``; identifiers, URLs and quotes mask the numbers inside them."""
-    return read_text(text).anchors
-
-
 def _amount_found(amount: Amount, found: list[tuple[Anchors, float | None]]) -> bool:
     """Whether a claim amount matches an amount of a span (``found``: each span's anchors and
     the scale it declares)."""

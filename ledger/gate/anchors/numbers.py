@@ -337,18 +337,6 @@ def context_scale(text: str) -> float | None:
     return 1e3 if "000" in abbr else 1e6
 
 
-def is_year(amount: Amount) -> bool:
-    """Whether an amount is really a bare year (never true for amounts with a unit or scale)."""
-    return (
-        amount.kind == "number"
-        and amount.scale is None
-        and amount.currency is None
-        and amount.decimals == 0
-        and 1500 <= amount.mantissa <= 2099
-        and "," not in amount.text
-    )
-
-
 def close(a: float, b: float, rel: float = 1e-9) -> bool:
     """Whether two values are equal up to floating-point noise."""
     return math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
