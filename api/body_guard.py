@@ -35,9 +35,15 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.deps import PRINCIPAL, authenticate, caller
 from api.errors import ledger_problem
-from api.json_body import MalformedBody, UnsupportedMediaType, parse_json_body
+from api.json_body import parse_json_body
 from api.services import Services
-from ledger.errors import InvalidInput, LedgerError, PayloadTooLarge
+from ledger.errors import (
+    InvalidInput,
+    LedgerError,
+    MalformedBody,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+)
 
 
 async def source_body() -> None:

@@ -20,7 +20,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.services import Services
-from ledger.errors import InvalidInput, LedgerError
+from ledger.errors import InvalidInput, PositionNotReached
 
 POSITION_HEADER = "Provledger-Position"
 """Sent on every successful write; sent back by a read that must see that write."""
@@ -29,10 +29,6 @@ RETRY_SECONDS = 0.05
 """Pause between catch-ups while another process holds the next batch."""
 
 _READS = frozenset({"GET", "HEAD", "OPTIONS"})
-
-
-class PositionNotReached(LedgerError):
-    """The read models did not reach the requested log position within the bound."""
 
 
 def requested_position(request: Request) -> int | None:

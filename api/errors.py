@@ -17,8 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from api.consistency import PositionNotReached
-from api.json_body import MalformedBody, UnsupportedMediaType
 from ledger.errors import (
     AuthenticationFailed,
     CanonicalisationError,
@@ -31,15 +29,18 @@ from ledger.errors import (
     LedgerError,
     LedgerIntegrityError,
     LossBoundaryBreached,
+    MalformedBody,
     NotFound,
     PayloadTooLarge,
     PermissionDenied,
     PolicyNotInForce,
+    PositionNotReached,
     PrincipalNotPinned,
+    ReadModelsAhead,
     ReceiptExpired,
+    TransparencyLogTampered,
+    UnsupportedMediaType,
 )
-from projections.log_anchor import ReadModelsAhead
-from projections.transparency import TransparencyLogTampered
 
 PROBLEM_JSON = "application/problem+json"
 _TYPE_BASE = "https://provledger.dev/problems/"

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ledger.errors import InvalidInput
+from ledger.errors import InvalidInput, MalformedBody
 
 MAX_DEPTH = 64
 """The deepest nesting of arrays and objects a body may have."""
@@ -29,14 +29,6 @@ _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 # The only way either can reach a string of valid UTF-8 JSON: an escape (raw control
 # characters are not JSON). A match may be a valid surrogate pair, or an escaped backslash.
 _UNSTORABLE_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
-
-
-class MalformedBody(InvalidInput):
-    """The body is not one strict UTF-8 JSON value (400 ``malformed-body``)."""
-
-
-class UnsupportedMediaType(InvalidInput):
-    """The body is declared as something other than JSON (415 ``unsupported-media-type``)."""
 
 
 class _DuplicateKeys(dict[str, Any]):

@@ -6,11 +6,19 @@ domain never needs to know about HTTP. Errors that carry a reason code take it a
 
     LedgerError
     ├── InvalidInput              a caller's value breaks a rule (field, rule, message)
+    │   ├── MalformedBody         the body is not one strict UTF-8 JSON value
+    │   └── UnsupportedMediaType  the body is declared as something other than JSON
     ├── LossBoundaryBreached      a transformation's output dropped must-keep items
     ├── CanonicalisationError     a value with no RFC 8785 form (also a ValueError)
+    ├── TimeOutOfRange            a time outside years 0001-9999 in UTC (also a ValueError)
     ├── PayloadTooLarge           a document over the configured size limit
     ├── NotFound                  no such thing in the ledger
     ├── Conflict                  contradicts what the ledger holds
+    │   ├── ConflictingRequest    an identifier reused for a different request
+    │   ├── PolicyNotInForce      names a policy version the ledger no longer decides by
+    │   ├── ReceiptExpired        the receipt expired; it takes no more claims
+    │   └── ConcurrentWrite       another writer changed the same record; retryable
+    │       └── ConcurrentProjection  another runner advanced the same read model first
     ├── AuthenticationFailed      no credential, or an unknown one
     ├── PermissionDenied          a known credential without the scope
     │   ├── PrincipalNotPinned    a principal claims more than its API key pins
@@ -18,11 +26,16 @@ domain never needs to know about HTTP. Errors that carry a reason code take it a
     ├── KeyringError              signing keys not loadable, creatable or rotatable
     ├── ConfigurationError        inconsistent settings, found at start-up
     ├── LedgerIntegrityError      something read back to decide or sign failed verification
+    ├── SpanIntegrityError        spans that break an invariant (also a ValueError)
     ├── MalformedEvent            a stored event is not a well-formed signed envelope
     ├── EventCheckFailed          one event failed a log check (reason: FailureReason)
     ├── ReceiptReplayError        event bodies do not replay to a receipt
+    ├── ReplayError               the log failed verification during a replay
     ├── MerkleVerificationError   a Merkle proof, root or size failed (RFC 9162)
     ├── CheckpointError           a checkpoint or signed note malformed or forged (C2SP)
+    ├── TransparencyLogTampered   the stored tree does not give the signed checkpoint's root
+    ├── ReadModelsAhead           read models hold events the event store no longer has
+    ├── PositionNotReached        the read models did not reach a requested log position
     ├── WitnessError              a witness refused, or a log contradicts its cosignature
     ├── BundleVerificationError   an audit bundle failed one check (reason: BundleReason)
     └── EntailmentError           the entailment verifier gave no answer
@@ -63,6 +76,14 @@ class InvalidInput(LedgerError):
         first = errors[0]
         summary = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
         return cls(first["field"], first["rule"], summary, errors)
+
+
+class MalformedBody(InvalidInput):
+    """The body is not one strict UTF-8 JSON value (400 ``malformed-body``)."""
+
+
+class UnsupportedMediaType(InvalidInput):
+    """The body is declared as something other than JSON (415 ``unsupported-media-type``)."""
 
 
 class LossBoundaryBreached(LedgerError):
@@ -119,6 +140,11 @@ class ConcurrentWrite(Conflict):
     the same request may succeed when sent again (409 with ``retryable: true``)."""
 
 
+class ConcurrentProjection(ConcurrentWrite):
+    """Another runner advanced the same projection first; the batch was rolled back (the
+    runner reads the position again and goes on: never seen by a caller)."""
+
+
 class AuthenticationFailed(LedgerError):
     """No credential, or one the ledger does not recognise."""
 
@@ -153,6 +179,10 @@ class CanonicalisationError(LedgerError, ValueError):
     """A value has no RFC 8785 canonical JSON form (e.g. a lone surrogate, NaN)."""
 
 
+class TimeOutOfRange(LedgerError, ValueError):
+    """A time whose UTC value falls outside years 0001-9999."""
+
+
 class PayloadTooLarge(LedgerError):
     """A submitted document is over the configured size limit."""
 
@@ -181,12 +211,20 @@ class LedgerIntegrityError(LedgerError):
         self.position = position
 
 
+class SpanIntegrityError(LedgerError, ValueError):
+    """Spans that break an invariant: text not at their offsets, or overlapping siblings."""
+
+
 class MalformedEvent(LedgerError):
     """A stored event's state is not a well-formed signed envelope."""
 
 
 class ReceiptReplayError(LedgerError):
     """The event bodies do not replay to a receipt; says which event and why."""
+
+
+class ReplayError(LedgerError):
+    """The log failed verification during replay (names the event and the reason)."""
 
 
 class BundleVerificationError(LedgerError):
@@ -218,6 +256,19 @@ class CheckpointError(LedgerError):
 
 class MerkleVerificationError(LedgerError):
     """A Merkle proof, root or tree size failed verification; says expected versus found."""
+
+
+class TransparencyLogTampered(LedgerError):
+    """The stored tree does not give the root of the newest signed checkpoint (or that
+    checkpoint is missing or not signed by a trusted key); nothing is signed over it."""
+
+
+class ReadModelsAhead(LedgerError):
+    """The read models hold events the event store no longer has; names the positions."""
+
+
+class PositionNotReached(LedgerError):
+    """The read models did not reach the requested log position within the bound."""
 
 
 class EntailmentError(LedgerError):

@@ -19,7 +19,7 @@ import hmac
 from sqlalchemy import Engine, and_, select
 
 from ledger.crypto.merkle import leaf_hash
-from ledger.errors import LedgerError
+from ledger.errors import ReadModelsAhead
 from ledger.eventlog.application import Ledger
 from projections.log_rows import read_rows
 from projections.schema import merkle_leaves, merkle_nodes
@@ -29,10 +29,6 @@ RESTORE_HINT = (
     "models from the same backup, or run `provledger projections rebuild` "
     "(docs/deployment.md, 'Restoring from a backup')"
 )
-
-
-class ReadModelsAhead(LedgerError):
-    """The read models hold events the event store no longer has; names the positions."""
 
 
 def check_end(name: str, position: int, end: int) -> None:

@@ -342,7 +342,7 @@ def check_read_models(
 
     A running service may move the read models on while they are compared: a difference
     found while the positions moved is checked again (up to three times).
-    Raises :class:`projections.replay.ReplayError` when an event fails verification on the way.
+    Raises :class:`ledger.errors.ReplayError` when an event fails verification on the way.
     """
     for _ in range(ATTEMPTS - 1):
         before = _positions(stored)

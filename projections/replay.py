@@ -29,7 +29,7 @@ from ledger.audit.log_verify import (
     iter_pages,
 )
 from ledger.crypto.signing import Keyring
-from ledger.errors import EventCheckFailed, InvalidInput, LedgerError
+from ledger.errors import EventCheckFailed, InvalidInput, ReplayError
 from ledger.eventlog import signature_pool
 from ledger.eventlog.signature_pool import SignatureChecks
 from ledger.eventlog.store import SignedMapper
@@ -41,10 +41,6 @@ from projections.runner import Projection
 from projections.schema import RECEIPT_TABLES, REGISTRY_TABLES, metadata, tracking
 
 BATCH = 1000
-
-
-class ReplayError(LedgerError):
-    """The log failed verification during replay (names the event and the reason)."""
 
 
 @dataclass

@@ -24,8 +24,9 @@ from sqlalchemy.exc import IntegrityError
 
 from ledger import tracing
 from ledger.audit.log_verify import StoredRow
+from ledger.errors import ConcurrentProjection, ReadModelsAhead
 from ledger.eventlog.application import Ledger
-from projections.log_anchor import RESTORE_HINT, ReadModelsAhead, check_end
+from projections.log_anchor import RESTORE_HINT, check_end
 from projections.schema import tracking
 
 BATCH_SIZE = 500
@@ -210,7 +211,3 @@ class ProjectionRunner:
             conn.execute(tracking.delete().where(tracking.c.projection == self.projection.name))
             self._discard()
         return self.catch_up()
-
-
-class ConcurrentProjection(RuntimeError):
-    """Another runner advanced the same projection first; the batch was rolled back."""

@@ -11,6 +11,7 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from ledger.crypto.signing import Keyring
+from ledger.errors import ReadModelsAhead, TransparencyLogTampered
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.database import DatabaseConfig
 from ledger.receipts.served_rows import ServedReceipts
@@ -18,7 +19,7 @@ from ledger.registry.served_rows import ServedRows
 from ledger.registry.verified_spans import VerifiedSpans
 from projections.database import ReadModelDatabase
 from projections.digest import tables_digest
-from projections.log_anchor import LogAnchor, ReadModelsAhead
+from projections.log_anchor import LogAnchor
 from projections.log_rows import aggregate_events, aggregate_heads, applied_version
 from projections.receipts import ReceiptsProjection
 from projections.registry import RegistryProjection
@@ -27,7 +28,7 @@ from projections.retrieval_index import RetrievalIndex
 from projections.runner import ProjectionRunner
 from projections.schema import RECEIPT_TABLES, REGISTRY_TABLES, tracking
 from projections.span_resolver import RegistrySpanResolver
-from projections.transparency import TransparencyLogTampered, TransparencyProjection
+from projections.transparency import TransparencyProjection
 
 DEFAULT_ORIGIN = "provledger.local/ledger"
 """The checkpoint origin line unless ``PROVLEDGER_LOG_ORIGIN`` names another."""

@@ -26,7 +26,7 @@ from ledger.crypto.checkpoint import Checkpoint, parse_note, sign_note, verify_n
 from ledger.crypto.merkle import leaf_hash
 from ledger.crypto.merkle_log import MerkleLog
 from ledger.crypto.signing import SigningKey
-from ledger.errors import CheckpointError, LedgerError
+from ledger.errors import CheckpointError, TransparencyLogTampered
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.clock import format_time
 from projections.database import bulk_insert
@@ -46,11 +46,6 @@ _SIZE_AND_NOTE = select(
     func.coalesce(select(func.max(merkle_leaves.c.leaf_index)).scalar_subquery() + 1, 0),
     NEWEST_CHECKPOINT.with_only_columns(checkpoints.c.note).scalar_subquery(),
 )
-
-
-class TransparencyLogTampered(LedgerError):
-    """The stored tree does not give the root of the newest signed checkpoint (or that
-    checkpoint is missing or not signed by a trusted key); nothing is signed over it."""
 
 
 def node_reader(engine: Engine) -> Callable[[int, int], bytes]:

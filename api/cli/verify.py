@@ -100,9 +100,9 @@ def verify(
 def check_read_models(services: Services, keyring: Keyring) -> bool:
     """``verify --read-models``: compare the stored read models with the verified events;
     print the outcome and return whether they match."""
+    from ledger.errors import ReplayError
     from projections.database import ReadModelDatabase
     from projections.read_model_check import check_read_models as run_check
-    from projections.replay import ReplayError
 
     database = ReadModelDatabase.open(services.runtime.database)
     try:

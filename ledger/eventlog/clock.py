@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from ledger.errors import InvalidInput
+from ledger.errors import InvalidInput, TimeOutOfRange
 
 EARLIEST = datetime.min.replace(tzinfo=UTC)
 """The earliest ledger time, 0001-01-01T00:00:00.000000Z."""
@@ -22,10 +22,6 @@ LATEST = datetime.max.replace(tzinfo=UTC)
 
 # Times written before years were padded to four digits ("999-01-01T...").
 _UNPADDED_YEAR = re.compile(r"^(\d{1,3})-")
-
-
-class TimeOutOfRange(ValueError):
-    """A time whose UTC value falls outside years 0001-9999."""
 
 
 def to_utc(moment: datetime) -> datetime:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ledger.text.spans import Span, SpanIntegrityError, TableRef, span_id_for
+from ledger.errors import SpanIntegrityError
+from ledger.text.spans import Span, TableRef, span_id_for
 
 
 def encode_spans(spans: Sequence[Span]) -> tuple[list[list[str]], list[list[int]], list[list[Any]]]:

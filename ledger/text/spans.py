@@ -21,7 +21,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ledger.errors import LedgerError
+from ledger.errors import SpanIntegrityError
 from ledger.text._lines import blocks, trim
 from ledger.text.normalize import Heading, Structure
 from ledger.text.segment import split_clauses, split_sentences
@@ -29,10 +29,6 @@ from ledger.text.tables import CellPlacement
 
 SPAN_ID_PREFIX = "sp_"
 """Every span id starts with this."""
-
-
-class SpanIntegrityError(LedgerError, ValueError):
-    """Spans that break an invariant: text not at their offsets, or overlapping siblings."""
 
 
 @dataclass(frozen=True, slots=True)

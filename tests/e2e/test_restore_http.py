@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 from api.cli import main
 from api.main import create_app
 from api.settings import Settings
+from ledger.errors import ReadModelsAhead
 from ledger.runtime import LedgerRuntime
-from projections.log_anchor import ReadModelsAhead
 from tests.e2e.flows import register
 from tests.tamper import Tamperer
 

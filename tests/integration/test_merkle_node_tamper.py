@@ -14,10 +14,10 @@ from ledger.crypto.checkpoint import Checkpoint, sign_note
 from ledger.crypto.merkle import leaf_hash, root_hash
 from ledger.crypto.merkle_log import root_node_ids
 from ledger.crypto.signing import SigningKey
+from ledger.errors import TransparencyLogTampered
 from ledger.runtime import LedgerRuntime
 from projections.schema import checkpoints, merkle_leaves, merkle_nodes
 from projections.service import ReadSide
-from projections.transparency import TransparencyLogTampered
 from projections.transparency_queries import NEWEST_CHECKPOINT
 
 

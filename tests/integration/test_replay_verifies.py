@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from ledger.errors import ReplayError
 from ledger.runtime import LedgerRuntime
-from projections.replay import ReplayError, replay
+from projections.replay import replay
 from tests.tamper import Tamperer, two_key_history
 
 

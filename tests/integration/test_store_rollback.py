@@ -7,10 +7,10 @@ import pytest
 from sqlalchemy import select
 
 from ledger.crypto.merkle import leaf_hash, root_hash
+from ledger.errors import ReadModelsAhead
 from ledger.registry.commands import SourceDraft
 from ledger.runtime import LedgerRuntime
 from projections import tracking
-from projections.log_anchor import ReadModelsAhead
 from projections.schema import checkpoints, sources
 from projections.service import ReadSide
 from projections.transparency_queries import NEWEST_CHECKPOINT

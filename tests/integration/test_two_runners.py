@@ -9,8 +9,8 @@ from sqlalchemy import func, insert, select
 
 from ledger.crypto.checkpoint import verify_note
 from ledger.crypto.merkle import leaf_hash, root_hash
+from ledger.errors import ReadModelsAhead
 from ledger.runtime import LedgerRuntime
-from projections.log_anchor import ReadModelsAhead
 from projections.schema import checkpoints, merkle_leaves, merkle_nodes
 from projections.service import ReadSide
 

@@ -8,15 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.errors import InvalidInput
-from ledger.eventlog.clock import (
-    EARLIEST,
-    LATEST,
-    TimeOutOfRange,
-    format_time,
-    ledger_time,
-    parse_time,
-)
+from ledger.errors import InvalidInput, TimeOutOfRange
+from ledger.eventlog.clock import EARLIEST, LATEST, format_time, ledger_time, parse_time
 
 LEDGER_TIME_WIDTH = len("2024-01-01T00:00:00.000000Z")
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from api.json_body import MAX_DEPTH, MalformedBody, parse_json_body
-from ledger.errors import InvalidInput
+from api.json_body import MAX_DEPTH, parse_json_body
+from ledger.errors import InvalidInput, MalformedBody
 
 # Text without surrogates (UTF-8 cannot carry them) or U+0000 (PostgreSQL text cannot).
 texts = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=20)
