@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from api.pages import decode_cursor, encode_cursor, page, visible_rows
 from api.pinned_view import PinnedView, pinned_view
-from ledger.keys.api_keys import Principal
+from ledger.keys.api_keys import Caller
 from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.outcomes import OutcomeDesk
 from ledger.receipts.sight import KeySight
@@ -107,7 +107,7 @@ async def expired_at(
 
 
 async def expired_for(
-    caller: Principal,
+    caller: Caller,
     position: int | None,
     sight: KeySight,
     receipts: ReceiptDesk,

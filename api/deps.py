@@ -19,7 +19,7 @@ from api.services import Services
 from ledger.errors import AuthenticationFailed, PermissionDenied
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.clock import ledger_time
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 from ledger.keys.desk import ApiKeyDesk
 from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.component_desk import ComponentDesk
@@ -173,7 +173,7 @@ OutcomeDeskDep = Annotated[OutcomeDesk, Depends(get_outcomes)]
 ComponentDeskDep = Annotated[ComponentDesk, Depends(get_components)]
 
 
-async def authenticate(request: Request, keys: ApiKeysDep) -> Principal:
+async def authenticate(request: Request, keys: ApiKeysDep) -> Caller:
     """Resolve ``Authorization: Bearer <secret>`` to a principal, or fail with 401."""
     header = request.headers.get("authorization")
     if not header:
@@ -187,7 +187,7 @@ async def authenticate(request: Request, keys: ApiKeysDep) -> Principal:
     return principal
 
 
-async def _principal(request: Request, keys: ApiKeyDesk, secret: str) -> Principal | None:
+async def _principal(request: Request, keys: ApiKeyDesk, secret: str) -> Caller | None:
     """A remembered key trusted within the key watch's lease admits at once; otherwise the
     key's rows are read on the event loop when the app has that reader (``api/key_rows.py``)
     and the cache decides from them; otherwise the blocking path in a worker thread."""
@@ -211,7 +211,7 @@ PRINCIPAL = "provledger.principal"
 """Where in ``scope["state"]`` the body guard leaves the caller it authenticated."""
 
 
-async def caller(request: Request) -> Principal:
+async def caller(request: Request) -> Caller:
     """The authenticated caller: the one :class:`api.body_guard.RequestBodyGuard` found before
     reading the body, or :func:`authenticate` now (routes without a body). A request carrying
     ``Provledger-Position`` then waits for the read models to reach it (api/consistency.py).
@@ -220,7 +220,7 @@ async def caller(request: Request) -> Principal:
     passes here, and each dependency FastAPI resolves costs more than the lookup."""
     services = await get_services(request)
     principal = request.scope.get("state", {}).get(PRINCIPAL)
-    if not isinstance(principal, Principal):
+    if not isinstance(principal, Caller):
         principal = await authenticate(request, services.api_keys)
     await wait_for_position(request, services)
     return principal
@@ -236,7 +236,7 @@ def require(scope: Scope) -> Callable[..., object]:
         if required is scope:
             return check
 
-    async def check_scope(principal: Annotated[Principal, Depends(caller)]) -> Principal:
+    async def check_scope(principal: Annotated[Caller, Depends(caller)]) -> Caller:
         if not principal.allows(scope.value):
             raise PermissionDenied(f"this API key lacks the {scope.value!r} scope")
         return principal
@@ -250,7 +250,7 @@ def required_scope(dependency: object) -> Scope | None:
     return next((s for check, s in _REQUIRED_SCOPES.items() if check is dependency), None)
 
 
-AuditReader = Annotated[Principal, Depends(require(Scope.AUDIT_READ))]
+AuditReader = Annotated[Caller, Depends(require(Scope.AUDIT_READ))]
 
 
 async def as_of(

@@ -20,7 +20,7 @@ from fastapi.concurrency import run_in_threadpool
 from ledger.access.attributes import Pins
 from ledger.access.policy import AccessPolicy
 from ledger.errors import NotFound
-from ledger.keys.api_keys import Principal
+from ledger.keys.api_keys import Caller
 from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.entitlement import pins_may_read_receipt
 from ledger.receipts.sight import KeySight, missing_source, pins_may_see
@@ -85,7 +85,7 @@ class PinnedView:
 
 
 async def pinned_view(
-    caller: Principal, sight: KeySight, receipts: ReceiptDesk | None = None
+    caller: Caller, sight: KeySight, receipts: ReceiptDesk | None = None
 ) -> PinnedView | None:
     """The caller's view when its key pins principal attributes (else ``None``)."""
     if caller.pins is None:

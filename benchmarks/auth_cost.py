@@ -47,7 +47,7 @@ from api.main import create_app
 from api.observability import configure_logging
 from benchmarks._setup import backend_settings, open_signed
 from ledger.eventlog.database import DatabaseConfig
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 from ledger.keys.cache import poll_seconds
 
 ROUNDS = 10
@@ -142,7 +142,7 @@ def bench(backend: str, requests: int) -> None:
 
             @app.get("/bench/whoami")
             async def whoami(
-                principal: Annotated[Principal, Depends(require(Scope.READ))],
+                principal: Annotated[Caller, Depends(require(Scope.READ))],
             ) -> dict[str, str]:  # async: no thread hop beyond authentication's
                 return {"name": principal.name}
 

@@ -20,7 +20,7 @@ from sqlalchemy import Column, Engine, MetaData, String, Table, delete, insert, 
 
 from ledger.eventlog.clock import format_time
 from ledger.eventlog.port import EventLog
-from ledger.keys.api_keys import ApiKey, Principal, Scope, granted_scopes, key_aggregate_id
+from ledger.keys.api_keys import ApiKey, Caller, Scope, granted_scopes, key_aggregate_id
 
 SESSION_SECONDS = 8 * 3600
 """How long a console session lasts after sign-in (the cookie's Max-Age and the row's
@@ -48,7 +48,7 @@ def _digest(value: str) -> str:
 class ConsoleSession:
     """A signed-in reader: the key's principal and the session's CSRF token."""
 
-    principal: Principal
+    principal: Caller
     csrf: str
     expires_at: str
 
@@ -61,7 +61,7 @@ class SessionStore:
         self.keys = keys
         session_metadata.create_all(engine)
 
-    def open(self, principal: Principal, now: datetime | None = None) -> tuple[str, int]:
+    def open(self, principal: Caller, now: datetime | None = None) -> tuple[str, int]:
         """Start a session for ``principal`` (just authenticated); return the cookie value and
         its lifetime in seconds. Expired sessions are swept on the way."""
         moment = now or datetime.now(UTC)
@@ -109,7 +109,7 @@ class SessionStore:
             or not hmac.compare_digest(_digest(key.key_hash), row["key_mark"])
         ):
             return None
-        principal = Principal(name=key.name, scopes=granted_scopes(key.scopes, key.pins))
+        principal = Caller(name=key.name, scopes=granted_scopes(key.scopes, key.pins))
         if not principal.allows(Scope.AUDIT_READ.value):
             return None
         return ConsoleSession(principal, row["csrf"], row["expires_at"])

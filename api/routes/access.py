@@ -21,17 +21,16 @@ from api.deps import (
     require,
 )
 from api.schemas import ExpiredList
-from ledger.access.attributes import Principal as AccessPrincipal
-from ledger.access.attributes import SourceAccess
+from ledger.access.attributes import Principal, SourceAccess
 from ledger.errors import NotFound
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 from ledger.receipts.policy_desk import policy_json
 
 router = APIRouter(tags=["access"])
 
-Ingester = Annotated[Principal, Depends(require(Scope.INGEST))]
-Reader = Annotated[Principal, Depends(require(Scope.READ))]
-Admin = Annotated[Principal, Depends(require(Scope.ADMIN))]
+Ingester = Annotated[Caller, Depends(require(Scope.INGEST))]
+Reader = Annotated[Caller, Depends(require(Scope.READ))]
+Admin = Annotated[Caller, Depends(require(Scope.ADMIN))]
 
 Values = list[Annotated[str, Field(max_length=64)]]
 
@@ -95,9 +94,9 @@ class PrincipalIn(BaseModel):
     purpose: str = Field(max_length=64)
     destination: str = Field(default="", max_length=64)
 
-    def to_principal(self) -> AccessPrincipal:
+    def to_principal(self) -> Principal:
         """The principal as the entitlement gate reads it."""
-        return AccessPrincipal.parse(self.model_dump())
+        return Principal.parse(self.model_dump())
 
 
 class AccessOut(BaseModel):

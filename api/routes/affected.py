@@ -15,7 +15,7 @@ from api.deps import OutcomeDeskDep, ReadSideDep, ReceiptDeskDep, SightDep, requ
 from api.pages import After, Limit, Page
 from api.pinned_view import PinnedView, pinned_view
 from api.schemas import AffectedReceipt, ExpiredList
-from ledger.keys.api_keys import Principal, Scope, check_name
+from ledger.keys.api_keys import Caller, Scope, check_name
 from ledger.receipts.policies import check_policy_version
 from projections.affected_queries import (
     receipts_opened_by,
@@ -24,7 +24,7 @@ from projections.affected_queries import (
 )
 
 router = APIRouter(tags=["expiry"])
-Reader = Annotated[Principal, Depends(require(Scope.READ))]
+Reader = Annotated[Caller, Depends(require(Scope.READ))]
 Name = Annotated[str, Query(min_length=1, max_length=200, description="as receipts record it")]
 Version = Annotated[str, Query(min_length=1, max_length=200, description="as receipts record it")]
 Cause = Annotated[

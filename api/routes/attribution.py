@@ -13,13 +13,13 @@ from api.schemas import LocateOut, RepairOut
 from ledger.attribution.locate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, Chunk, locate
 from ledger.attribution.ranker import Candidate
 from ledger.errors import InvalidInput
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 from ledger.receipts.sight import pins_may_see
 from projections.span_resolver import spans_in_range
 
 router = APIRouter(tags=["attribution"])
-Writer = Annotated[Principal, Depends(require(Scope.CLAIMS_WRITE))]
-Reader = Annotated[Principal, Depends(require(Scope.READ))]
+Writer = Annotated[Caller, Depends(require(Scope.CLAIMS_WRITE))]
+Reader = Annotated[Caller, Depends(require(Scope.READ))]
 MAX_CHUNKS = 100
 MAX_CHUNK_SPANS = 2000
 

@@ -16,13 +16,13 @@ from api.pinned_view import pinned_view
 from api.schemas import ClaimView
 from ledger.errors import NotFound
 from ledger.eventlog.clock import parse_time
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 from ledger.receipts.document import receipt_status
 from projections.claim_queries import Coordinates, binding_views, claim_lookup
 from projections.receipt_queries import list_claims
 
 router = APIRouter(tags=["claims"])
-Reader = Annotated[Principal, Depends(require(Scope.READ))]
+Reader = Annotated[Caller, Depends(require(Scope.READ))]
 
 
 class ClaimSummary(BaseModel):

@@ -10,10 +10,10 @@ from api.deps import RuntimeDep, require
 from api.openapi import answers
 from api.schemas import EnvelopeCheck
 from ledger.audit.envelope_verification import verify_receipt_envelope
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 
 router = APIRouter(tags=["envelopes"])
-Auditor = Annotated[Principal, Depends(require(Scope.AUDIT_READ))]
+Auditor = Annotated[Caller, Depends(require(Scope.AUDIT_READ))]
 
 
 @router.post("/v1/envelopes/verify", response_model=None, responses=answers(EnvelopeCheck))

@@ -25,13 +25,13 @@ from api.pages import After, Limit, decode_cursor, encode_cursor, page
 from api.pinned_view import pinned_view
 from api.schemas import PolicyRetired
 from ledger.errors import NotFound
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 from projections.affected_queries import count_expired_by
 from projections.claim_queries import affected_by_version
 
 router = APIRouter(tags=["expiry"])
-Reader = Annotated[Principal, Depends(require(Scope.READ))]
-Admin = Annotated[Principal, Depends(require(Scope.ADMIN))]
+Reader = Annotated[Caller, Depends(require(Scope.READ))]
+Admin = Annotated[Caller, Depends(require(Scope.ADMIN))]
 
 
 class RetireIn(BaseModel):

@@ -9,7 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from api.deps import require
 from api.metrics import CONTENT_TYPE_LATEST, exposition
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 
 router = APIRouter(tags=["health"])
 
@@ -20,7 +20,7 @@ router = APIRouter(tags=["health"])
     responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}},
 )
 async def metrics(
-    request: Request, _: Annotated[Principal, Depends(require(Scope.METRICS))]
+    request: Request, _: Annotated[Caller, Depends(require(Scope.METRICS))]
 ) -> Response:
     """Every metric of this service (of all its processes in multiprocess mode) and the
     ledger's own gauges; see docs/observability.md."""

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.deps import OutcomeDeskDep, require
 from api.openapi import answers
 from api.schemas import ActionOut, ReceiptStatus
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 from ledger.receipts.outcomes import (
     MAX_ACTIONS,
     MAX_DECISION,
@@ -23,7 +23,7 @@ from ledger.receipts.outcomes import (
 )
 
 router = APIRouter(tags=["receipts"])
-Writer = Annotated[Principal, Depends(require(Scope.CLAIMS_WRITE))]
+Writer = Annotated[Caller, Depends(require(Scope.CLAIMS_WRITE))]
 
 
 class ActionIn(BaseModel):

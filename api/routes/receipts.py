@@ -24,7 +24,7 @@ from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 from ledger.errors import InvalidInput
 from ledger.eventlog.clock import format_time, ledger_time, parse_time
 from ledger.gate import Binding, ClaimDraft, ClaimType, Role
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 from ledger.receipts.commands import (
     CommitRequest,
     ReceiptRequest,
@@ -38,8 +38,8 @@ from projections.receipt_queries import ReceiptFilter, list_receipts
 
 router = APIRouter(tags=["receipts"])
 
-Writer = Annotated[Principal, Depends(require(Scope.CLAIMS_WRITE))]
-Reader = Annotated[Principal, Depends(require(Scope.READ))]
+Writer = Annotated[Caller, Depends(require(Scope.CLAIMS_WRITE))]
+Reader = Annotated[Caller, Depends(require(Scope.READ))]
 _IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 

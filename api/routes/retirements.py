@@ -14,14 +14,14 @@ from api.affected import expired_at
 from api.deps import ComponentDeskDep, ExpiryProcessDep, OutcomeDeskDep, ReadSideDep, require
 from api.openapi import answers
 from api.schemas import ExpiredList
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 from ledger.receipts.outcomes import OutcomeDesk
 from processes.expiry import ExpiryProcess
 from projections.affected_queries import count_expired_by
 from projections.service import ReadSide
 
 router = APIRouter(tags=["expiry"])
-Admin = Annotated[Principal, Depends(require(Scope.ADMIN))]
+Admin = Annotated[Caller, Depends(require(Scope.ADMIN))]
 
 
 class VersionChangeIn(BaseModel):

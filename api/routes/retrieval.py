@@ -9,15 +9,14 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import ReadSideDep, RetrievalDeskDep, Rfc3339, SightDep, require
-from ledger.access.attributes import Principal as AccessPrincipal
+from ledger.access.attributes import Principal
 from ledger.eventlog.clock import format_time, ledger_time
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 from ledger.retrieval.retriever import MAX_K, RetrievalQuery
-from ledger.retrieval.visibility import RequestPrincipal
 
 router = APIRouter(tags=["retrieval"])
 
-Retriever = Annotated[Principal, Depends(require(Scope.RETRIEVE))]
+Retriever = Annotated[Caller, Depends(require(Scope.RETRIEVE))]
 _Name = Annotated[str, Field(min_length=1, max_length=200)]
 _PROBLEMS: dict[int | str, dict[str, Any]] = {
     401: {"description": "no or unknown API key (problem+json)"},
@@ -42,15 +41,15 @@ class RetrievalPrincipalIn(BaseModel):
     purpose: str = Field(max_length=200)
     destination: str = Field(max_length=200)
 
-    def to_principal(self) -> RequestPrincipal:
+    def to_principal(self) -> Principal:
         """The principal as the ledger takes it."""
-        return RequestPrincipal(
+        return Principal(
             tuple(self.roles), tuple(self.units), tuple(self.groups), self.purpose, self.destination
         )
 
-    def to_access_principal(self) -> AccessPrincipal:
+    def to_access_principal(self) -> Principal:
         """The principal as an access policy decides on it (lists sorted, no repeats)."""
-        return AccessPrincipal(
+        return Principal(
             tuple(sorted(set(self.roles))),
             tuple(sorted(set(self.units))),
             tuple(sorted(set(self.groups))),

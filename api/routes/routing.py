@@ -9,12 +9,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import require
 from api.routes.access import problems
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 from ledger.router import RouteRequest, route
 
 router = APIRouter(tags=["router"])
 
-Reader = Annotated[Principal, Depends(require(Scope.READ))]
+Reader = Annotated[Caller, Depends(require(Scope.READ))]
 
 
 class RouteIn(BaseModel):

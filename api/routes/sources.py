@@ -30,7 +30,7 @@ from api.pinned_view import pinned_view
 from api.routes.access import AccessIn
 from api.schemas import ExpiredList, SourceOut, SpanContext, SpanDetail, WithdrawnOut
 from ledger.errors import NotFound
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 from ledger.receipts.sight import KeySight, missing_source
 from ledger.registry.commands import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
@@ -39,8 +39,8 @@ from projections.registry import span_row
 
 router = APIRouter(tags=["sources"])
 
-Ingester = Annotated[Principal, Depends(require(Scope.INGEST))]
-Reader = Annotated[Principal, Depends(require(Scope.READ))]
+Ingester = Annotated[Caller, Depends(require(Scope.INGEST))]
+Reader = Annotated[Caller, Depends(require(Scope.READ))]
 
 
 class TextIn(BaseModel):
@@ -161,7 +161,7 @@ async def list_sources(
 
 
 async def pinned_read(
-    sight: KeySight, caller: Principal, source_id: str, missing: NotFound | None = None
+    sight: KeySight, caller: Caller, source_id: str, missing: NotFound | None = None
 ) -> None:
     """Refuse a pinned key's read of a source it may not see with ``missing``, the answer the
     read gives a source the ledger does not hold (default ``no source ...``): to such a key

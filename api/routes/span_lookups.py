@@ -20,12 +20,12 @@ from api.routes.sources import pinned_read
 from ledger.errors import InvalidInput, NotFound
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.gate.normalize import normalise_quote
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 from projections import span_queries
 from projections.service import ReadSide
 
 router = APIRouter(tags=["sources"])
-Reader = Annotated[Principal, Depends(require(Scope.READ))]
+Reader = Annotated[Caller, Depends(require(Scope.READ))]
 Version = Annotated[int, Path(ge=1, le=MAX_INT32)]
 Offset = Annotated[int | None, Query(ge=0, le=MAX_INT32)]
 

@@ -12,13 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.deps import TransformationDeskDep, require
 from api.errors import Problem
 from api.openapi import answers
-from ledger.keys.api_keys import Principal, Scope
+from ledger.keys.api_keys import Caller, Scope
 from ledger.lossboundary import MayRemove, MustKeep
 from ledger.receipts.transformations import MAX_INPUTS, Method, TransformationRequest
 
 router = APIRouter(tags=["receipts"])
 
-Writer = Annotated[Principal, Depends(require(Scope.CLAIMS_WRITE))]
+Writer = Annotated[Caller, Depends(require(Scope.CLAIMS_WRITE))]
 
 
 def _listed(values: type[Method] | type[MayRemove] | type[MustKeep]) -> str:

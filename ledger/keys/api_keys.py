@@ -121,7 +121,7 @@ def name_in_secret(secret: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class Principal:
+class Caller:
     """An authenticated caller, with the principal attributes its key pins (None: none)."""
 
     name: str

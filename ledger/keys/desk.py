@@ -15,7 +15,7 @@ from ledger.errors import InvalidInput, NotFound
 from ledger.eventlog.port import EventLog
 from ledger.keys.api_keys import (
     ApiKey,
-    Principal,
+    Caller,
     check_name,
     check_pinnable,
     granted_scopes,
@@ -73,7 +73,7 @@ class ApiKeyDesk:
         time.sleep(self.revocation_wait)
         return recordings[-1].notification.id
 
-    def authenticate(self, secret: str) -> Principal | None:
+    def authenticate(self, secret: str) -> Caller | None:
         """Return the principal a secret stands for, or None if unknown or revoked."""
         key_id = self.key_id_of(secret)
         if key_id is not None and self.cache is not None:
@@ -84,7 +84,7 @@ class ApiKeyDesk:
                 return principal
         return self.rebuild(secret)
 
-    def rebuild(self, secret: str) -> Principal | None:
+    def rebuild(self, secret: str) -> Caller | None:
         """Authenticate from the key's verified events (and remember them in the cache)."""
         name = name_in_secret(secret)
         if name is None:
@@ -107,14 +107,14 @@ class ApiKeyDesk:
             )
         if key.revoked or not key.matches(secret):
             return None
-        return Principal(name=key.name, scopes=granted_scopes(key.scopes, key.pins), pins=key.pins)
+        return Caller(name=key.name, scopes=granted_scopes(key.scopes, key.pins), pins=key.pins)
 
     def key_id_of(self, secret: str) -> UUID | None:
         """The aggregate id of the key a secret names (None: not a provledger key)."""
         name = name_in_secret(secret)
         return None if name is None else key_aggregate_id(name)
 
-    def authenticate_trusted(self, key_id: UUID, secret: str) -> Principal | None:
+    def authenticate_trusted(self, key_id: UUID, secret: str) -> Caller | None:
         """The principal of a remembered key that may be trusted without reading its rows
         (:meth:`ledger.keys.cache.KeyCache.trusted`) and admits ``secret``; None when a read
         of the key's rows must decide."""
@@ -125,7 +125,7 @@ class ApiKeyDesk:
 
     def authenticate_cached(
         self, key_id: UUID, secret: str, rows: Sequence[StoredEvent], looks: int | None = None
-    ) -> tuple[bool, Principal | None]:
+    ) -> tuple[bool, Caller | None]:
         """Decide from the key cache and the stored ``rows`` of the key ``key_id`` (which
         :meth:`key_id_of` found in ``secret``) alone, when they suffice:
         ``(True, principal or None)``; ``(False, None)`` when the key must be rebuilt from
@@ -167,6 +167,6 @@ class ApiKeyDesk:
         return key
 
 
-def _principal_of(known: CachedKey) -> Principal:
+def _principal_of(known: CachedKey) -> Caller:
     """The principal a remembered key stands for."""
-    return Principal(name=known.name, scopes=known.scopes, pins=known.pins)
+    return Caller(name=known.name, scopes=known.scopes, pins=known.pins)

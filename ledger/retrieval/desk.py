@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from eventsourcing.application import AggregateNotFoundError
 
+from ledger.access.attributes import Principal
 from ledger.access.source_filter import UNSEEN
 from ledger.errors import InvalidInput, NotFound, PermissionDenied
 from ledger.eventlog.port import EventLog
@@ -27,7 +28,6 @@ from ledger.retrieval.retriever import Hit, HybridRetriever, RetrievalQuery
 from ledger.retrieval.visibility import (
     FilterFactory,
     FirstRefusal,
-    RequestPrincipal,
     SourceFilter,
     allow_all,
 )
@@ -90,7 +90,7 @@ class RetrievalDesk:
     def retrieve(
         self,
         query: RetrievalQuery,
-        principal: RequestPrincipal,
+        principal: Principal,
         actor: str,
         filters: dict[str, Any] | None = None,
         entitlement: SourceFilter | None = None,

@@ -13,30 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
+
+from ledger.access.attributes import Principal
 
 _CODE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
-
-
-@dataclass(frozen=True)
-class RequestPrincipal:
-    """On whose behalf, for what and to where a retrieval is made (from the request body)."""
-
-    roles: tuple[str, ...] = ()
-    units: tuple[str, ...] = ()
-    groups: tuple[str, ...] = ()
-    purpose: str = ""
-    destination: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        """The principal as the retrieval event records it."""
-        return {
-            "roles": list(self.roles),
-            "units": list(self.units),
-            "groups": list(self.groups),
-            "purpose": self.purpose,
-            "destination": self.destination,
-        }
 
 
 class SourceFilter(Protocol):
@@ -71,11 +52,11 @@ class FirstRefusal:
         return None
 
 
-FilterFactory = Callable[[RequestPrincipal], SourceFilter]
+FilterFactory = Callable[[Principal], SourceFilter]
 """Builds the filter for one request's principal (the composition root supplies it)."""
 
 
-def allow_all(principal: RequestPrincipal) -> SourceFilter:
+def allow_all(principal: Principal) -> SourceFilter:
     """The default :data:`FilterFactory`."""
     return AllowAll()
 

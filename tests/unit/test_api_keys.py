@@ -6,7 +6,7 @@ import pytest
 
 from ledger.errors import InvalidInput
 from ledger.keys.api_keys import (
-    Principal,
+    Caller,
     check_name,
     hash_secret,
     name_in_secret,
@@ -32,8 +32,8 @@ def test_malformed_secrets_name_no_key(secret: str) -> None:
 
 
 def test_admin_implies_every_scope() -> None:
-    admin = Principal("root", frozenset({"admin"}))
-    reader = Principal("r", frozenset({"read"}))
+    admin = Caller("root", frozenset({"admin"}))
+    reader = Caller("r", frozenset({"read"}))
     assert admin.allows("audit:read")
     assert reader.allows("read")
     assert not reader.allows("ingest")
