@@ -16,6 +16,7 @@ from pydantic import BeforeValidator
 
 from api.consistency import wait_for_position
 from api.services import Services
+from ledger.access.policy_desk import PolicyDesk
 from ledger.errors import AuthenticationFailed, PermissionDenied
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.clock import ledger_time
@@ -25,7 +26,6 @@ from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.component_desk import ComponentDesk
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.outcomes import OutcomeDesk
-from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.receipts.sight import KeySight
 from ledger.receipts.transformation_desk import TransformationDesk

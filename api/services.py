@@ -14,6 +14,7 @@ from functools import cached_property
 from api import metrics
 from api.metrics import MeteredReceiptDesk
 from api.settings import Settings
+from ledger.access.policy_desk import PolicyDesk
 from ledger.audit.verified_reads import EventChecks
 from ledger.crypto.cosignature import parse_witness_vkey
 from ledger.crypto.hmac_keys import open_hmac_key
@@ -25,7 +26,6 @@ from ledger.keys.signing_keys import KeyStore
 from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.expiry import ExpiryDesk
 from ledger.receipts.outcomes import OutcomeDesk
-from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.receipts.sight import KeySight
 from ledger.receipts.transformation_desk import TransformationDesk

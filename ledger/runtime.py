@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ledger.access.policy_desk import PolicyDesk
 from ledger.crypto.hmac_keys import HmacKey
 from ledger.crypto.signing import Keyring
 from ledger.eventlog.application import Ledger
@@ -12,7 +13,6 @@ from ledger.keys.cache import LEASE_SECONDS, KeyCache
 from ledger.keys.desk import ApiKeyDesk
 from ledger.keys.signing_keys import KeyStore
 from ledger.receipts.component_desk import ComponentDesk
-from ledger.receipts.policy_desk import PolicyDesk
 from ledger.registry.commands import SourceRegistry
 from ledger.registry.ingestion import Limits
 

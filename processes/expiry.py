@@ -37,9 +37,9 @@ import structlog
 from eventsourcing.persistence import Notification
 from sqlalchemy import Connection, and_, bindparam, func, select
 
+from ledger.access.policy_version import Policy
 from ledger.eventlog.clock import format_time
 from ledger.receipts.expiry import ExpiryDesk
-from ledger.receipts.policies import Policy
 from ledger.receipts.receipt import Receipt
 from ledger.registry.source import Source
 from processes import expiry_recorded

@@ -22,9 +22,9 @@ from api.deps import (
 )
 from api.schemas import ExpiredList
 from ledger.access.attributes import Principal, SourceAccess
+from ledger.access.policy_desk import policy_json
 from ledger.errors import NotFound
 from ledger.keys.api_keys import Caller, Scope
-from ledger.receipts.policy_desk import policy_json
 
 router = APIRouter(tags=["access"])
 

@@ -15,8 +15,8 @@ from api.deps import OutcomeDeskDep, ReadSideDep, ReceiptDeskDep, SightDep, requ
 from api.pages import After, Limit, Page
 from api.pinned_view import PinnedView, pinned_view
 from api.schemas import AffectedReceipt, ExpiredList
+from ledger.access.policy_version import check_policy_version
 from ledger.keys.api_keys import Caller, Scope, check_name
-from ledger.receipts.policies import check_policy_version
 from projections.affected_queries import (
     receipts_opened_by,
     receipts_recording,

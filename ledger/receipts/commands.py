@@ -16,6 +16,7 @@ from eventsourcing.application import AggregateNotFoundError
 from ledger import tracing
 from ledger.access.attributes import Pins, Principal
 from ledger.access.policy import decide
+from ledger.access.policy_desk import PolicyDesk
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import find_repair
 from ledger.errors import (
@@ -56,7 +57,6 @@ from ledger.receipts.opening import (
     request_fingerprint,
 )
 from ledger.receipts.packet import render_packet
-from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.receipt import Receipt, receipt_aggregate_id, receipt_id_for_inference
 from ledger.receipts.render_check import check_render
 from ledger.receipts.repair_records import binding_to_repair, repair_record

@@ -2,7 +2,7 @@
 
 Runs before the pool is sealed. The principal is the request's (or, without one, a principal
 with only the receipt's purpose), bounded by its API key's pins. Every evidence span and every
-candidate span is decided by the governing policy (:mod:`ledger.receipts.policy_desk`) against
+candidate span is decided by the governing policy (:mod:`ledger.access.policy_desk`) against
 its source's access attributes as the *verified* source events hold them
 (:class:`~ledger.registry.evidence.ResolvedSpan` ``access``), never a read-model row.
 
@@ -22,8 +22,8 @@ from typing import Any
 
 from ledger.access.attributes import Pins, Principal
 from ledger.access.policy import decide, pins_may_see
+from ledger.access.policy_desk import GoverningPolicy
 from ledger.errors import EntitlementDenied, InvalidInput, PrincipalNotPinned
-from ledger.receipts.policy_desk import GoverningPolicy
 from ledger.receipts.validation import ReceiptRequest
 from ledger.registry.evidence import ResolvedSpan, SpanResolver, pick_version
 from ledger.router import route

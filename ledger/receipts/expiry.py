@@ -11,14 +11,14 @@ from typing import Any
 
 from eventsourcing.application import AggregateNotFoundError
 
-from ledger.errors import ConcurrentWrite, Conflict, InvalidInput, NotFound
-from ledger.eventlog.port import EventLog
-from ledger.receipts.policies import (
+from ledger.access.policy_version import (
     Policy,
     already_retired,
     check_policy_version,
     policy_aggregate_id,
 )
+from ledger.errors import ConcurrentWrite, Conflict, InvalidInput, NotFound
+from ledger.eventlog.port import EventLog
 from ledger.receipts.receipt import Receipt, receipt_aggregate_id
 
 PROCESS_ACTOR = "process:expiry"

@@ -3,7 +3,7 @@
 A key with pins acts for the principals its pins allow (:meth:`~ledger.access.Pins.principals`:
 one per pinned purpose and destination, with every pinned role, unit and group). It may see a
 source when one of them is entitled to it under the policy in force
-(:meth:`~ledger.receipts.policy_desk.PolicyDesk.in_force`), by the access attributes the
+(:meth:`~ledger.access.policy_desk.PolicyDesk.in_force`), by the access attributes the
 source's verified events hold. It may read a receipt (and its claims) opened for a principal it
 could have claimed (:func:`~ledger.receipts.entitlement.pins_may_read_receipt`).
 
@@ -29,11 +29,11 @@ from uuid import UUID
 
 from ledger.access.attributes import Pins, Principal, SourceAccess
 from ledger.access.policy import AccessPolicy, pins_may_see
+from ledger.access.policy_desk import PolicyDesk
 from ledger.access.source_filter import PinnedFilter, PolicyFilter
 from ledger.errors import NotFound
 from ledger.eventlog.port import EventLog
 from ledger.receipts.entitlement import bounded_principal
-from ledger.receipts.policy_desk import PolicyDesk
 from ledger.registry.source import Source, source_aggregate_id
 from ledger.retrieval.visibility import FirstRefusal, SourceFilter
 

@@ -55,7 +55,7 @@ class ReceiptRequest:
     purpose: str
     policy_version: str | None
     """The access policy version the caller expects to be decided under (None: whichever is in
-    force; a version that does not govern is refused, ``ledger/receipts/policy_desk.py``)."""
+    force; a version that does not govern is refused, ``ledger/access/policy_desk.py``)."""
     route: str
     model: dict[str, str]
     tools: list[str]

@@ -9,10 +9,10 @@ import pytest
 from sqlalchemy import insert
 
 from api.services import Services
+from ledger.access.policy_desk import POLICY_TOPICS
 from ledger.errors import ConflictingRequest
 from ledger.receipts.commands import ReceiptRequest
 from ledger.receipts.component_desk import COMPONENT_TOPICS
-from ledger.receipts.policy_desk import POLICY_TOPICS
 from projections.schema import receipt_parts
 
 

@@ -21,15 +21,15 @@ from typing import Any
 from eventsourcing.application import AggregateNotFoundError
 
 from ledger.access.policy import DEFAULT_ACCESS_POLICY, DEFAULT_POLICY_VERSION, AccessPolicy
-from ledger.errors import Conflict, InvalidInput, NotFound, PolicyNotInForce
-from ledger.eventlog.clock import format_time
-from ledger.eventlog.port import EventLog
-from ledger.receipts.policies import (
+from ledger.access.policy_version import (
     Policy,
     check_policy_version,
     check_publishable,
     policy_aggregate_id,
 )
+from ledger.errors import Conflict, InvalidInput, NotFound, PolicyNotInForce
+from ledger.eventlog.clock import format_time
+from ledger.eventlog.port import EventLog
 
 POLICY_TOPICS = (Policy.Published.TOPIC, Policy.Withdrawn.TOPIC, Policy.Retired.TOPIC)
 
