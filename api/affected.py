@@ -19,8 +19,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from api.pages import decode_cursor, encode_cursor, page, visible_rows
 from api.pinned_view import PinnedView, pinned_view
 from ledger.keys.api_keys import Caller
-from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.outcomes import OutcomeDesk
+from ledger.receipts.receipt_desk import ReceiptDesk
 from ledger.receipts.sight import KeySight
 from projections.affected_queries import receipts_expired_by
 from projections.service import ReadSide

@@ -20,17 +20,17 @@ from ledger.access.policy_desk import PolicyDesk
 from ledger.errors import AuthenticationFailed, PermissionDenied
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.clock import ledger_time
+from ledger.keys.api_key_desk import ApiKeyDesk
 from ledger.keys.api_keys import Caller, Scope
-from ledger.keys.desk import ApiKeyDesk
-from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.component_desk import ComponentDesk
-from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.expiry_desk import ExpiryDesk
 from ledger.receipts.outcomes import OutcomeDesk
+from ledger.receipts.receipt_desk import ReceiptDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.receipts.sight import KeySight
 from ledger.receipts.transformation_desk import TransformationDesk
-from ledger.registry.commands import SourceRegistry
-from ledger.retrieval.desk import RetrievalDesk
+from ledger.registry.source_desk import SourceDesk
+from ledger.retrieval.retrieval_desk import RetrievalDesk
 from ledger.runtime import LedgerRuntime
 from processes.expiry import ExpiryProcess
 from processes.witness_submitter import WitnessSubmitter
@@ -85,7 +85,7 @@ async def get_ledger(services: ServicesDep) -> Ledger:
     return services.ledger
 
 
-async def get_sources(services: ServicesDep) -> SourceRegistry:
+async def get_sources(services: ServicesDep) -> SourceDesk:
     """The source registry: register, add a version, withdraw."""
     return services.sources
 
@@ -157,7 +157,7 @@ async def get_witness(services: ServicesDep) -> WitnessSubmitter | None:
 
 RuntimeDep = Annotated[LedgerRuntime, Depends(get_runtime)]
 LedgerDep = Annotated[Ledger, Depends(get_ledger)]
-SourcesDep = Annotated[SourceRegistry, Depends(get_sources)]
+SourcesDep = Annotated[SourceDesk, Depends(get_sources)]
 ApiKeysDep = Annotated[ApiKeyDesk, Depends(get_api_keys)]
 ReadSideDep = Annotated[ReadSide, Depends(get_read_side)]
 ReceiptDeskDep = Annotated[ReceiptDesk, Depends(get_receipts)]

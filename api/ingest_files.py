@@ -12,7 +12,7 @@ from typing import Any, Protocol
 import httpx
 
 from ledger.errors import LedgerError
-from ledger.registry.commands import BatchItem, SourceDraft, SourceRegistry
+from ledger.registry.source_desk import BatchItem, SourceDesk, SourceDraft
 
 MEDIA_TYPES = {
     ".txt": "text/plain",
@@ -74,7 +74,7 @@ class Sink(Protocol):
 class LocalSink:
     """Writes straight into the ledger in the data dir, one transaction per batch."""
 
-    def __init__(self, sources: SourceRegistry, actor: str) -> None:
+    def __init__(self, sources: SourceDesk, actor: str) -> None:
         self.sources = sources
         self.actor = actor
 

@@ -36,7 +36,7 @@ from prometheus_client.registry import Collector
 
 from ledger.access.attributes import Pins
 from ledger.errors import ConfigurationError
-from ledger.receipts.commands import CommitRequest, CommitResult, ReceiptDesk
+from ledger.receipts.receipt_desk import CommitRequest, CommitResult, ReceiptDesk
 from projections.lag import projection_lag
 from projections.schema import checkpoints
 from projections.transparency_queries import NEWEST_CHECKPOINT

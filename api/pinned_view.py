@@ -21,8 +21,8 @@ from ledger.access.attributes import Pins
 from ledger.access.policy import AccessPolicy
 from ledger.errors import NotFound
 from ledger.keys.api_keys import Caller
-from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.entitlement import pins_may_read_receipt
+from ledger.receipts.receipt_desk import ReceiptDesk
 from ledger.receipts.sight import KeySight, missing_source, pins_may_see
 
 

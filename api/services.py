@@ -21,18 +21,18 @@ from ledger.crypto.hmac_keys import open_hmac_key
 from ledger.errors import ConfigurationError, LedgerError
 from ledger.eventlog.application import Ledger
 from ledger.gate import GateConfig
-from ledger.keys.desk import ApiKeyDesk
+from ledger.keys.api_key_desk import ApiKeyDesk
 from ledger.keys.signing_keys import KeyStore
-from ledger.receipts.commands import ReceiptDesk
-from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.expiry_desk import ExpiryDesk
 from ledger.receipts.outcomes import OutcomeDesk
+from ledger.receipts.receipt_desk import ReceiptDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.receipts.sight import KeySight
 from ledger.receipts.transformation_desk import TransformationDesk
-from ledger.registry.commands import SourceRegistry
 from ledger.registry.ingestion import Limits
+from ledger.registry.source_desk import SourceDesk
 from ledger.retrieval.dense import shared_embedder
-from ledger.retrieval.desk import RetrievalDesk
+from ledger.retrieval.retrieval_desk import RetrievalDesk
 from ledger.retrieval.retriever import HybridRetriever
 from ledger.retrieval.visibility import FilterFactory, allow_all
 from ledger.runtime import LedgerRuntime
@@ -105,7 +105,7 @@ class Services:
         return self.runtime.ledger
 
     @property
-    def sources(self) -> SourceRegistry:
+    def sources(self) -> SourceDesk:
         """Register sources, add versions, withdraw, ingest in batches."""
         return self.runtime.sources
 

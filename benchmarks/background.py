@@ -25,8 +25,8 @@ from sqlalchemy import insert
 
 from api.services import open_ledger
 from benchmarks._setup import SignedNote, backend_settings
-from ledger.receipts.expiry import ExpiryDesk
-from ledger.registry.commands import SourceDraft
+from ledger.receipts.expiry_desk import ExpiryDesk
+from ledger.registry.source_desk import SourceDraft
 from processes.expiry import ExpiryProcess
 from projections.schema import receipts
 from projections.service import ReadSide

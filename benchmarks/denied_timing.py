@@ -30,7 +30,7 @@ from api.main import create_app
 from api.observability import configure_logging
 from benchmarks._setup import backend_settings, open_signed
 from ledger.access.attributes import Pins, SourceAccess
-from ledger.registry.commands import SourceDraft
+from ledger.registry.source_desk import SourceDraft
 
 DENIED = "Project Falcon will acquire Acme Robotics for 41 million in March."
 MISSING = "Project Heron will acquire Zenith Optics for 41 million in March."

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from benchmarks._setup import backend_settings, open_signed
 from ledger.access import DEFAULT_ACCESS_POLICY, AccessPolicy, Principal, SourceAccess, decide
 from ledger.receipts.packet import render_packet
-from ledger.registry.commands import SourceDraft
+from ledger.registry.source_desk import SourceDraft
 from projections.service import ReadSide
 
 TEXT = " ".join(f"Clause {i} applies to charges posted in period {i}." for i in range(4))

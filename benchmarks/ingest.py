@@ -19,7 +19,7 @@ import time
 from sqlalchemy import text as sql_text
 
 from benchmarks._setup import backend_settings, open_signed
-from ledger.registry.commands import BatchItem, SourceDraft
+from ledger.registry.source_desk import BatchItem, SourceDraft
 from projections.database import readmodel_path
 from projections.service import ReadSide
 

@@ -21,7 +21,7 @@ from functools import partial
 
 from api.services import open_ledger
 from benchmarks._setup import backend_settings
-from ledger.registry.commands import SourceDraft
+from ledger.registry.source_desk import SourceDraft
 from projections.log_anchor import LogAnchor
 from projections.service import ReadSide
 from projections.transparency import TransparencyProjection

@@ -25,7 +25,7 @@ from pathlib import Path
 from benchmarks._setup import backend_settings, open_signed
 from ledger.errors import NotFound
 from ledger.eventlog.clock import format_time
-from ledger.registry.commands import BatchItem, SourceDraft
+from ledger.registry.source_desk import BatchItem, SourceDraft
 from projections.registry_queries import AsOf, get_source
 from projections.replay import replay
 from projections.service import ReadSide

@@ -26,7 +26,7 @@ from fastapi.testclient import TestClient
 from api.main import create_app
 from api.observability import configure_logging
 from benchmarks._setup import backend_settings, open_signed
-from ledger.registry.commands import SourceDraft
+from ledger.registry.source_desk import SourceDraft
 from projections import span_queries
 
 ROUNDS = 5

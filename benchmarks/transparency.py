@@ -30,9 +30,9 @@ from ledger.crypto.merkle_log import MerkleLog
 from ledger.crypto.signing import Keyring
 from ledger.eventlog.envelope import open_state
 from ledger.gate import Binding, ClaimDraft, GateConfig
-from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
-from ledger.receipts.expiry import ExpiryDesk
-from ledger.registry.commands import BatchItem, SourceDraft
+from ledger.receipts.expiry_desk import ExpiryDesk
+from ledger.receipts.receipt_desk import CommitRequest, ReceiptDesk, ReceiptRequest
+from ledger.registry.source_desk import BatchItem, SourceDraft
 from projections import transparency_queries as tq
 from projections.bundle import build_bundle
 from projections.database import bulk_insert

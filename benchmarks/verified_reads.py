@@ -20,7 +20,7 @@ from collections.abc import Callable
 from benchmarks._setup import backend_settings, open_signed
 from ledger.audit.verified_reads import EventChecks
 from ledger.keys.api_keys import key_aggregate_id
-from ledger.registry.commands import SourceDraft
+from ledger.registry.source_desk import SourceDraft
 from projections.service import ReadSide
 
 SENTENCES = " ".join(

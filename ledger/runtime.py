@@ -9,12 +9,12 @@ from ledger.crypto.hmac_keys import HmacKey
 from ledger.crypto.signing import Keyring
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.database import DatabaseConfig
+from ledger.keys.api_key_desk import ApiKeyDesk
 from ledger.keys.cache import LEASE_SECONDS, KeyCache
-from ledger.keys.desk import ApiKeyDesk
 from ledger.keys.signing_keys import KeyStore
 from ledger.receipts.component_desk import ComponentDesk
-from ledger.registry.commands import SourceRegistry
 from ledger.registry.ingestion import Limits
+from ledger.registry.source_desk import SourceDesk
 
 
 @dataclass
@@ -36,7 +36,7 @@ class LedgerRuntime:
     """Publishes access policies and knows the one in force."""
     components: ComponentDesk = field(init=False)
     """Retires model and tool versions, declares context-assembly versions in force."""
-    sources: SourceRegistry = field(init=False)
+    sources: SourceDesk = field(init=False)
     """Register sources, add versions, withdraw, ingest in batches."""
 
     def __post_init__(self) -> None:
@@ -49,7 +49,7 @@ class LedgerRuntime:
         self.api_keys = ApiKeyDesk(ledger, cache)
         self.policies = PolicyDesk(ledger)
         self.components = ComponentDesk(ledger)
-        self.sources = SourceRegistry(ledger, self.limits, lambda: self.policies.in_force().policy)
+        self.sources = SourceDesk(ledger, self.limits, lambda: self.policies.in_force().policy)
 
     def close(self) -> None:
         """Release database connections."""

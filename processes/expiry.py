@@ -39,7 +39,7 @@ from sqlalchemy import Connection, and_, bindparam, func, select
 
 from ledger.access.policy_version import Policy
 from ledger.eventlog.clock import format_time
-from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.expiry_desk import ExpiryDesk
 from ledger.receipts.receipt import Receipt
 from ledger.registry.source import Source
 from processes import expiry_recorded

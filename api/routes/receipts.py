@@ -25,14 +25,14 @@ from ledger.errors import InvalidInput
 from ledger.eventlog.clock import format_time, ledger_time, parse_time
 from ledger.gate import Binding, ClaimDraft, ClaimType, Role
 from ledger.keys.api_keys import Caller, Scope
-from ledger.receipts.commands import (
+from ledger.receipts.document import receipt_document, receipt_payload
+from ledger.receipts.packet import PACKET_FORMAT
+from ledger.receipts.packet_reads import served_packet
+from ledger.receipts.receipt_desk import (
     CommitRequest,
     ReceiptRequest,
     request_fingerprint,
 )
-from ledger.receipts.document import receipt_document, receipt_payload
-from ledger.receipts.packet import PACKET_FORMAT
-from ledger.receipts.packet_reads import served_packet
 from ledger.receipts.transformations import TRANSFORMATION_PREFIX
 from projections.receipt_queries import ReceiptFilter, list_receipts
 

@@ -32,7 +32,7 @@ from api.schemas import ExpiredList, SourceOut, SpanContext, SpanDetail, Withdra
 from ledger.errors import NotFound
 from ledger.keys.api_keys import Caller, Scope
 from ledger.receipts.sight import KeySight, missing_source
-from ledger.registry.commands import SourceDraft, VersionReceipt
+from ledger.registry.source_desk import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
 from projections import registry_queries as queries
 from projections.registry import span_row

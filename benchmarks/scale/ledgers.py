@@ -4,7 +4,7 @@ A ledger is named by its backend and its size (``sqlite-10k``, ``postgres-1m``).
 folder (keys, SQLite files, the retrieval index, ``build.json``) sits under the scale root,
 outside the checkout, so a later run finds it built; on PostgreSQL its tables sit in schema
 ``scale_<size>`` of database :data:`PG_DATABASE`. A build ingests documents of the corpus in
-order through the bulk path (``provledger ingest``'s: :meth:`SourceRegistry.ingest_batch`,
+order through the bulk path (``provledger ingest``'s: :meth:`SourceDesk.ingest_batch`,
 50 documents a transaction) and records after each batch how far it got, so a stopped build
 goes on from there.
 """
@@ -24,7 +24,7 @@ import psycopg.sql
 from api.services import Services, build_services
 from api.settings import Settings
 from benchmarks.scale.corpus import Corpus
-from ledger.registry.commands import BatchItem, SourceDraft
+from ledger.registry.source_desk import BatchItem, SourceDraft
 
 SIZES = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000}
 BACKENDS = ("sqlite", "postgres")

@@ -63,7 +63,7 @@ class Ledger(Application[UUID]):
 
     Every aggregate is rebuilt from events that ``checks`` verified first (the composition
     root passes :class:`ledger.audit.verified_reads.EventChecks`, against the keyring). The
-    commands live in the rooms above (``SourceRegistry``, the receipt desks), each given this
+    commands live in the rooms above (``SourceDesk``, the receipt desks), each given this
     application as its :class:`~ledger.eventlog.port.EventLog`.
     """
 

@@ -1,7 +1,7 @@
 """The event log's ports: what the rooms above see of it, and what it needs from them.
 
 :class:`EventLog` is the log as the rooms above see it: commit aggregates, get one, read the
-position. Command objects (:class:`ledger.registry.commands.SourceRegistry` and the receipt
+position. Command objects (:class:`ledger.registry.source_desk.SourceDesk` and the receipt
 desks) depend on it rather than on :class:`ledger.eventlog.application.Ledger`, so the
 application can hand itself to them without an import cycle.
 

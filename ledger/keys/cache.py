@@ -29,7 +29,7 @@ committed since its last look may admit a remembered key without reading its row
   key change (:meth:`KeyCache.watched`).
 
 A revocation answers only after waiting the lease and :data:`FENCE_MARGIN` once committed
-(:meth:`ledger.keys.desk.ApiKeyDesk.revoke`). A process that has not looked since the commit
+(:meth:`ledger.keys.api_key_desk.ApiKeyDesk.revoke`). A process that has not looked since the commit
 has a lease that began before it, so it has lapsed by then and the process reads the key's rows
 again; one that has looked saw the key change. So a revocation still holds on the very next
 request in every process. Only admissions are taken on trust: a remembered key that would not

@@ -29,9 +29,9 @@ from ledger.errors import (
     InvalidInput,
     LedgerIntegrityError,
 )
-from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.document import receipt_status
 from ledger.receipts.receipt import Receipt
+from ledger.receipts.receipt_desk import ReceiptDesk
 
 MAX_DECISION = 2000
 MAX_REVIEWER = 200

@@ -12,7 +12,7 @@ from ledger.receipts.receipt import Receipt
 from ledger.registry.evidence import ResolvedSpan
 
 if TYPE_CHECKING:
-    from ledger.receipts.commands import ReceiptDesk
+    from ledger.receipts.receipt_desk import ReceiptDesk
 
 
 def served_packet(

@@ -9,9 +9,9 @@ from ledger.errors import Conflict, InvalidInput
 from ledger.eventlog.store import event_from_body
 from ledger.gate import Binding, ClaimDraft
 from ledger.receipts.claims import ClaimRecord
-from ledger.receipts.commands import CommitRequest, ReceiptRequest
 from ledger.receipts.receipt import Receipt
-from ledger.registry.commands import SourceDraft
+from ledger.receipts.receipt_desk import CommitRequest, ReceiptRequest
+from ledger.registry.source_desk import SourceDraft
 from ledger.text.spans import Span
 
 TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice. Costs fell 3%."

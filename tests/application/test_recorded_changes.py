@@ -11,8 +11,8 @@ from sqlalchemy import insert
 from api.services import Services
 from ledger.access.policy_desk import POLICY_TOPICS
 from ledger.errors import ConflictingRequest
-from ledger.receipts.commands import ReceiptRequest
 from ledger.receipts.component_desk import COMPONENT_TOPICS
+from ledger.receipts.receipt_desk import ReceiptRequest
 from projections.schema import receipt_parts
 
 

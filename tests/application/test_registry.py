@@ -6,8 +6,8 @@ import pytest
 
 from api.services import Services
 from ledger.errors import Conflict, NotFound, PayloadTooLarge
-from ledger.registry.commands import SourceDraft
 from ledger.registry.ingestion import Limits
+from ledger.registry.source_desk import SourceDraft
 
 
 def test_a_registered_source_gets_version_one_with_its_spans(services: Services) -> None:

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from api.main import create_app
 from api.settings import Settings
-from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.expiry_desk import ExpiryDesk
 from ledger.runtime import LedgerRuntime
 from processes.expiry import ExpiryProcess
 from projections.service import ReadSide

@@ -94,7 +94,7 @@ def test_project_runs_as_its_own_process_and_stops_on_sigterm(
     settings_env: Settings, tmp_path: Path
 ) -> None:
     runtime = open_ledger(settings_env)
-    from ledger.registry.commands import SourceDraft
+    from ledger.registry.source_desk import SourceDraft
 
     runtime.sources.register(
         "a", SourceDraft("One sentence. Two sentences.", "text/plain", "A"), "derived", "t"

@@ -22,9 +22,9 @@ from api.key_rows import AsyncKeyRows
 from api.main import create_app
 from api.services import open_ledger
 from api.settings import Settings
+from ledger.keys.api_key_desk import ApiKeyDesk
 from ledger.keys.api_keys import new_secret
 from ledger.keys.cache import KeyCache
-from ledger.keys.desk import ApiKeyDesk
 from ledger.runtime import LedgerRuntime
 from tests.conftest import PG_URL
 

@@ -15,10 +15,10 @@ import pytest
 from api.services import open_ledger
 from api.settings import Settings
 from ledger.gate import Binding, ClaimDraft, GateConfig
-from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
-from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.expiry_desk import ExpiryDesk
 from ledger.receipts.receipt import Receipt
-from ledger.registry.commands import SourceDraft
+from ledger.receipts.receipt_desk import CommitRequest, ReceiptDesk, ReceiptRequest
+from ledger.registry.source_desk import SourceDraft
 from ledger.runtime import LedgerRuntime
 from processes.expiry import ExpiryProcess
 from projections.service import ReadSide

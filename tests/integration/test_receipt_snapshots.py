@@ -8,10 +8,10 @@ from api.services import open_ledger
 from api.settings import Settings
 from ledger.errors import Conflict, ReceiptExpired
 from ledger.gate import Binding, ClaimDraft, GateConfig
-from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
-from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.expiry_desk import ExpiryDesk
 from ledger.receipts.receipt import receipt_aggregate_id
-from ledger.registry.commands import SourceDraft
+from ledger.receipts.receipt_desk import CommitRequest, ReceiptDesk, ReceiptRequest
+from ledger.registry.source_desk import SourceDraft
 from ledger.runtime import LedgerRuntime
 from ledger.text.spans import Span
 from projections.service import ReadSide

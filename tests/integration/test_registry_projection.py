@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import Table, func, select
 
 from ledger.errors import InvalidInput
-from ledger.registry.commands import SourceDraft
+from ledger.registry.source_desk import SourceDraft
 from ledger.runtime import LedgerRuntime
 from projections.schema import spans, versions
 from projections.service import ReadSide

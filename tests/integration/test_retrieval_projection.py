@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import func, select, update
 
 from ledger.errors import ConfigurationError
-from ledger.registry.commands import SourceDraft
+from ledger.registry.source_desk import SourceDraft
 from ledger.retrieval.dense import in_context, shared_embedder
 from ledger.retrieval.retriever import HybridRetriever, RetrievalQuery
 from ledger.retrieval.terms import terms as span_terms_of

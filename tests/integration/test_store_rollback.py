@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from ledger.crypto.merkle import leaf_hash, root_hash
 from ledger.errors import ReadModelsAhead
-from ledger.registry.commands import SourceDraft
+from ledger.registry.source_desk import SourceDraft
 from ledger.runtime import LedgerRuntime
 from projections import tracking
 from projections.schema import checkpoints, sources

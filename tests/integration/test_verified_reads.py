@@ -11,10 +11,10 @@ from ledger.eventlog.envelope import open_state
 from ledger.gate import Binding, ClaimDraft, GateConfig
 from ledger.keys.api_keys import key_aggregate_id
 from ledger.keys.signing_keys import KeyStore
-from ledger.receipts.commands import CommitRequest, ReceiptDesk, ReceiptRequest
-from ledger.receipts.expiry import ExpiryDesk
-from ledger.registry.commands import SourceDraft
+from ledger.receipts.expiry_desk import ExpiryDesk
+from ledger.receipts.receipt_desk import CommitRequest, ReceiptDesk, ReceiptRequest
 from ledger.registry.source import Source, source_aggregate_id
+from ledger.registry.source_desk import SourceDraft
 from ledger.runtime import LedgerRuntime
 from processes.expiry import ExpiryProcess
 from projections.service import ReadSide

@@ -26,7 +26,7 @@ ATTEMPTS = 10
 
 
 class ExpiryDesk:
-    """Expires receipts and retires policies (``ledger.receipts.expiry``)."""
+    """Expires receipts and retires policies (``ledger.receipts.expiry_desk``)."""
 
     def __init__(self, ledger: EventLog) -> None:
         self.ledger = ledger

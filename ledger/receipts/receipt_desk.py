@@ -48,7 +48,7 @@ from ledger.receipts.entitlement import (
     pins_may_read_receipt,
     receipt_principal,
 )
-from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.expiry_desk import ExpiryDesk
 from ledger.receipts.open_keys import OpenKey, open_key_aggregate_id
 from ledger.receipts.opening import (
     PoolSealer,
@@ -69,7 +69,7 @@ from ledger.receipts.validation import (
     check_receipt_request,
 )
 from ledger.registry.evidence import ResolvedSpan, SpanResolver, pick_version
-from ledger.retrieval.desk import retrieval_for_receipt
+from ledger.retrieval.retrieval_desk import retrieval_for_receipt
 
 if TYPE_CHECKING:
     from ledger.eventlog.application import Ledger

@@ -98,7 +98,7 @@ def _authority(value: str) -> str:
         ) from None
 
 
-class SourceRegistry:
+class SourceDesk:
     """The registry's commands (over :mod:`ledger.registry.source`), bound to one event log.
 
     ``policy`` gives the access rules in force (the composition root passes the policy
