@@ -14,7 +14,7 @@ from api.allocator import configure as configure_allocator
 from api.allocator import trim_periodically
 from api.body_guard import RequestBodyGuard
 from api.consistency import PositionHeader
-from api.console import console_app
+from api.console.app import console_app
 from api.docs_ui import install_docs_ui
 from api.errors import install_error_handlers
 from api.key_rows import AsyncKeyRows, KeyWatch, SqliteKeyRows
