@@ -10,10 +10,10 @@ from typing import Any, Self, TypeVar
 
 import httpx
 
-from provledger import _audit_calls as audit_
-from provledger import _change_calls as changes_
-from provledger import _receipt_calls as receipts_
-from provledger import _source_calls as sources_
+import provledger._audit_calls as audit_
+import provledger._change_calls as changes_
+import provledger._receipt_calls as receipts_
+import provledger._source_calls as sources_
 from provledger._methods import acall, agathered, alisting
 from provledger._operations import Listing, auth_headers
 from provledger._transport import Request, RetryPolicy, answer, retry_after, transport_retry
