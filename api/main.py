@@ -43,6 +43,7 @@ from api.routes import (
     routing,
     sources,
     span_lookups,
+    spans,
     transformations,
 )
 from api.services import Services, build_services
@@ -70,6 +71,7 @@ ROUTES = (
     keys,
     events,
     sources,
+    spans,
     span_lookups,
     receipts,
     transformations,

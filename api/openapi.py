@@ -69,6 +69,24 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {status: problem_response(status) for status in statuses}
 
 
+ACCESS_PROBLEM_TEXT: dict[int, str] = {
+    401: "no API key, or an unknown or revoked one",
+    403: "the key lacks the scope, its principal claims more than it pins "
+    "(principal-not-pinned), or the principal may not see the evidence (entitlement-denied)",
+    404: "no such resource",
+    409: "contradicts what the ledger holds",
+    422: "invalid input: errors names each field and rule",
+    500: "data read back failed verification (ledger-integrity)",
+}
+"""The problems of the routes that decide on a principal, in their words."""
+
+
+def access_problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` for a route that decides on a principal (its pins, its entitlement):
+    each status as a problem+json response described by :data:`ACCESS_PROBLEM_TEXT`."""
+    return {status: problem_response(status, ACCESS_PROBLEM_TEXT[status]) for status in statuses}
+
+
 def answers(
     model: type[BaseModel], *problems: int, statuses: tuple[int, ...] = (200,)
 ) -> dict[int | str, dict[str, Any]]:

@@ -98,3 +98,14 @@ async def pinned_view(
 
     policy, hidden = await run_in_threadpool(decide)
     return PinnedView(pins, sight, policy, receipts, hidden)
+
+
+async def pinned_read(
+    sight: KeySight, caller: Caller, source_id: str, missing: NotFound | None = None
+) -> None:
+    """Refuse a pinned key's read of a source it may not see with ``missing``, the answer the
+    read gives a source the ledger does not hold (default ``no source ...``): to such a key
+    the source does not exist (docs/access.md)."""
+    view = await pinned_view(caller, sight)
+    if view is not None and not await view.sees_source(source_id):
+        raise missing or missing_source(source_id)

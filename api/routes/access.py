@@ -9,6 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.affected import expired_for
+from api.bodies import AccessIn
 from api.deps import (
     AuditReader,
     ExpiryProcessDep,
@@ -20,8 +21,8 @@ from api.deps import (
     SourcesDep,
     require,
 )
+from api.openapi import access_problems
 from api.schemas import ExpiredList
-from ledger.access.attributes import Principal, SourceAccess
 from ledger.access.policy_desk import policy_json
 from ledger.errors import NotFound
 from ledger.keys.api_keys import Caller, Scope
@@ -31,72 +32,6 @@ router = APIRouter(tags=["access"])
 Ingester = Annotated[Caller, Depends(require(Scope.INGEST))]
 Reader = Annotated[Caller, Depends(require(Scope.READ))]
 Admin = Annotated[Caller, Depends(require(Scope.ADMIN))]
-
-Values = list[Annotated[str, Field(max_length=64)]]
-
-
-class ProblemOut(BaseModel):
-    """An RFC 9457 problem (``application/problem+json``)."""
-
-    type: str
-    title: str
-    status: int
-    detail: str
-    errors: list[dict[str, str]] | None = Field(
-        default=None, description="{field, rule, message} per violation"
-    )
-
-
-_PROBLEM_TEXT = {
-    401: "no API key, or an unknown or revoked one",
-    403: "the key lacks the scope, its principal claims more than it pins "
-    "(principal-not-pinned), or the principal may not see the evidence (entitlement-denied)",
-    404: "no such resource",
-    409: "contradicts what the ledger holds",
-    422: "invalid input: errors names each field and rule",
-    500: "data read back failed verification (ledger-integrity)",
-}
-
-
-def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """``responses=`` for the problem statuses a route can give."""
-    return {
-        status: {
-            "description": _PROBLEM_TEXT[status],
-            "content": {"application/problem+json": {"schema": ProblemOut.model_json_schema()}},
-        }
-        for status in statuses
-    }
-
-
-class AccessIn(BaseModel):
-    """A source's access attributes; every one optional (none: open to every principal)."""
-
-    model_config = ConfigDict(extra="forbid")
-    classification: str = Field(default="", max_length=64)
-    units: Values = Field(default_factory=list, max_length=64)
-    groups: Values = Field(default_factory=list, max_length=64)
-    purposes: Values = Field(default_factory=list, max_length=64)
-    jurisdictions: Values = Field(default_factory=list, max_length=64)
-
-    def to_access(self) -> SourceAccess:
-        """The attributes as the ledger keeps them (values checked, sorted, unique)."""
-        return SourceAccess.parse(self.model_dump())
-
-
-class PrincipalIn(BaseModel):
-    """On whose behalf evidence is asked for (bounded by the API key's pins)."""
-
-    model_config = ConfigDict(extra="forbid")
-    roles: Values = Field(default_factory=list, max_length=64)
-    units: Values = Field(default_factory=list, max_length=64)
-    groups: Values = Field(default_factory=list, max_length=64)
-    purpose: str = Field(max_length=64)
-    destination: str = Field(default="", max_length=64)
-
-    def to_principal(self) -> Principal:
-        """The principal as the entitlement gate reads it."""
-        return Principal.parse(self.model_dump())
 
 
 class AccessOut(BaseModel):
@@ -169,7 +104,7 @@ class AccessRecordOut(BaseModel):
 @router.post(
     "/v1/sources/{source_id}/access",
     response_model=AccessChangeOut,
-    responses=problems(401, 403, 404, 422),
+    responses=access_problems(401, 403, 404, 422),
 )
 async def change_access(
     source_id: str,
@@ -205,7 +140,7 @@ async def change_access(
     "/v1/policies",
     status_code=201,
     response_model=PolicyOut,
-    responses=problems(401, 403, 409, 422),
+    responses=access_problems(401, 403, 409, 422),
 )
 def publish_policy(body: PolicyIn, desk: PolicyDeskDep, principal: Admin) -> dict[str, Any]:
     """Publish an access policy version; the newest published version not retired is the
@@ -218,7 +153,7 @@ def publish_policy(body: PolicyIn, desk: PolicyDeskDep, principal: Admin) -> dic
 @router.get(
     "/v1/policies/{policy_version}",
     response_model=PolicyOut,
-    responses=problems(401, 403, 404, 422),
+    responses=access_problems(401, 403, 404, 422),
 )
 def get_policy(policy_version: str, desk: PolicyDeskDep, _: Reader) -> dict[str, Any]:
     """A published or retired policy version (``default`` is built in: see docs/access.md)."""
@@ -228,7 +163,7 @@ def get_policy(policy_version: str, desk: PolicyDeskDep, _: Reader) -> dict[str,
 @router.get(
     "/v1/receipts/{receipt_id}/access",
     response_model=AccessRecordOut,
-    responses=problems(401, 403, 404, 500),
+    responses=access_problems(401, 403, 404, 500),
 )
 def receipt_access(receipt_id: str, desk: ReceiptDeskDep, _: AuditReader) -> dict[str, Any]:
     """The protected entitlement decisions of a receipt: for each evidence and candidate span,

@@ -11,14 +11,13 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from api.bodies import PrincipalIn, RouteIn
 from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, Rfc3339, RuntimeDep, SightDep, require
 from api.errors import PROBLEM_JSON
-from api.openapi import answers, problem_responses
+from api.openapi import access_problems, answers, problem_responses
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
 from api.pinned_view import pinned_view
 from api.rejections import ClaimsRejectedProblem, rejection_problem
-from api.routes.access import PrincipalIn, problems
-from api.routes.routing import RouteIn
 from api.schemas import CommitOut, Envelope, ReceiptOut
 from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 from ledger.errors import InvalidInput
@@ -443,7 +442,7 @@ class ContextPacketOut(BaseModel):
 @router.get(
     "/v1/receipts/{receipt_id}/context",
     response_model=ContextPacketOut,
-    responses=problems(401, 403, 404, 500),
+    responses=access_problems(401, 403, 404, 500),
 )
 def get_context_packet(receipt_id: str, desk: ReceiptDeskDep, principal: Reader) -> dict[str, Any]:
     """The sealed pool as a context packet in a stable order (instructions and citation policy,

@@ -9,6 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.affected import expired_for
+from api.bodies import AccessIn
 from api.body_guard import source_body
 from api.deps import (
     MAX_INT,
@@ -26,12 +27,9 @@ from api.deps import (
 from api.errors import Problem
 from api.openapi import answers
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
-from api.pinned_view import pinned_view
-from api.routes.access import AccessIn
-from api.schemas import ExpiredList, SourceOut, SpanContext, SpanDetail, WithdrawnOut
-from ledger.errors import NotFound
+from api.pinned_view import pinned_read, pinned_view
+from api.schemas import ExpiredList, SourceOut, WithdrawnOut
 from ledger.keys.api_keys import Caller, Scope
-from ledger.receipts.sight import KeySight, missing_source
 from ledger.registry.source_desk import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
 from projections import registry_queries as queries
@@ -158,17 +156,6 @@ async def list_sources(
     # Refused (500 ``ledger-integrity``) unless the verified events hold every row served.
     await run_in_threadpool(read_side.served.check_sources, items)
     return {"items": items, "next": None if last is None else encode_cursor("sources", [last])}
-
-
-async def pinned_read(
-    sight: KeySight, caller: Caller, source_id: str, missing: NotFound | None = None
-) -> None:
-    """Refuse a pinned key's read of a source it may not see with ``missing``, the answer the
-    read gives a source the ledger does not hold (default ``no source ...``): to such a key
-    the source does not exist (docs/access.md)."""
-    view = await pinned_view(caller, sight)
-    if view is not None and not await view.sees_source(source_id):
-        raise missing or missing_source(source_id)
 
 
 def span_out(span: Span) -> dict[str, Any]:
@@ -418,42 +405,4 @@ async def get_version(
         body["frozen_text"],
     )
     await run_in_threadpool(read_side.served.check_version, body, as_of.known_at)
-    return body
-
-
-@router.get("/v1/spans/{span_id}", response_model=None, responses=answers(SpanDetail, 404))
-async def get_span(
-    span_id: str, read_side: ReadSideDep, sight: SightDep, caller: Reader, as_of: AsOfDep
-) -> dict[str, Any]:
-    """A span with its source, version, hash, breadcrumb, page and status (as of)."""
-    async with read_side.async_engine.connect() as conn:
-        body = await queries.get_span(conn, span_id, as_of)
-    await pinned_read(sight, caller, body["source_id"], queries.missing_span(span_id, as_of))
-    await run_in_threadpool(
-        read_side.span_resolver.check_served,
-        body["source_id"],
-        body["version"],
-        [body],
-        body["version_hash"],
-    )
-    await run_in_threadpool(read_side.served.check_span, body, as_of.known_at)
-    return body
-
-
-@router.get("/v1/spans/{span_id}/context", response_model=None, responses=answers(SpanContext, 404))
-async def get_span_context(
-    span_id: str,
-    read_side: ReadSideDep,
-    sight: SightDep,
-    caller: Reader,
-    window: Annotated[int, Query(ge=0, le=50)] = 2,
-) -> dict[str, Any]:
-    """The span and its neighbouring sentences."""
-    async with read_side.async_engine.connect() as conn:
-        body = await queries.get_span_context(conn, span_id, window)
-    await pinned_read(sight, caller, body["source_id"], queries.missing_span(span_id))
-    served = [body["span"], *body["before"], *body["after"]]
-    await run_in_threadpool(
-        read_side.span_resolver.check_served, body["source_id"], body["version"], served
-    )
     return body

@@ -15,8 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.deps import MAX_INT32, ReadSideDep, Rfc3339, SightDep, require
 from api.errors import Problem
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
-from api.pinned_view import pinned_view
-from api.routes.sources import pinned_read
+from api.pinned_view import pinned_read, pinned_view
 from ledger.errors import InvalidInput, NotFound
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.gate.normalize import normalise_quote

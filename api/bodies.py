@@ -1,0 +1,67 @@
+"""Request bodies that more than one resource takes: a source's access attributes, the
+principal evidence is asked for, and what the context router decides on."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ledger.access.attributes import Principal, SourceAccess
+from ledger.router import RouteRequest
+
+Values = list[Annotated[str, Field(max_length=64)]]
+
+
+class AccessIn(BaseModel):
+    """A source's access attributes; every one optional (none: open to every principal)."""
+
+    model_config = ConfigDict(extra="forbid")
+    classification: str = Field(default="", max_length=64)
+    units: Values = Field(default_factory=list, max_length=64)
+    groups: Values = Field(default_factory=list, max_length=64)
+    purposes: Values = Field(default_factory=list, max_length=64)
+    jurisdictions: Values = Field(default_factory=list, max_length=64)
+
+    def to_access(self) -> SourceAccess:
+        """The attributes as the ledger keeps them (values checked, sorted, unique)."""
+        return SourceAccess.parse(self.model_dump())
+
+
+class PrincipalIn(BaseModel):
+    """On whose behalf evidence is asked for (bounded by the API key's pins)."""
+
+    model_config = ConfigDict(extra="forbid")
+    roles: Values = Field(default_factory=list, max_length=64)
+    units: Values = Field(default_factory=list, max_length=64)
+    groups: Values = Field(default_factory=list, max_length=64)
+    purpose: str = Field(max_length=64)
+    destination: str = Field(default="", max_length=64)
+
+    def to_principal(self) -> Principal:
+        """The principal as the entitlement gate reads it."""
+        return Principal.parse(self.model_dump())
+
+
+class RouteIn(BaseModel):
+    """What the router decides on (docs/router.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+    task: Literal["lookup", "comparison", "question"]
+    corpus_tokens: int = Field(
+        strict=True, ge=0, le=10**12, description="tokens of the eligible corpus"
+    )
+    operating_length_tokens: int = Field(
+        strict=True, ge=1, le=10**12, description="the length the task was tested to work at"
+    )
+    authoritative_source: bool = Field(
+        strict=True, description="a source of record holds the facts"
+    )
+    entitlement: Literal["allowed", "partial", "denied"]
+    temporal_conflict: bool = Field(default=False, strict=True)
+    untrusted_instructions: bool = Field(default=False, strict=True)
+    compression_drops_exception: bool = Field(default=False, strict=True)
+
+    def to_request(self) -> RouteRequest:
+        """The router's input."""
+        return RouteRequest(**self.model_dump())
