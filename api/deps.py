@@ -189,8 +189,9 @@ async def authenticate(request: Request, keys: ApiKeysDep) -> Caller:
 
 async def _principal(request: Request, keys: ApiKeyDesk, secret: str) -> Caller | None:
     """A remembered key trusted within the key watch's lease admits at once; otherwise the
-    key's rows are read on the event loop when the app has that reader (``api/key_rows.py``)
-    and the cache decides from them; otherwise the blocking path in a worker thread."""
+    key's rows are read on the event loop when the app has that reader
+    (``projections/key_rows.py``) and the cache decides from them; otherwise the blocking path
+    in a worker thread."""
     reader = getattr(request.app.state, "key_rows", None)
     key_id = keys.key_id_of(secret)
     if reader is not None and key_id is not None and keys.cache is not None:

@@ -17,7 +17,7 @@ from api.consistency import PositionHeader
 from api.console.app import console_app
 from api.docs_ui import install_docs_ui
 from api.errors import install_error_handlers
-from api.key_rows import AsyncKeyRows, KeyWatch, SqliteKeyRows
+from api.key_watch import KeyWatch
 from api.metrics import MetricsServer, observe_store, registry_for, serve_metrics
 from api.observability import RequestContextMiddleware, configure_logging
 from api.openapi import install_openapi
@@ -54,6 +54,7 @@ from ledger.gate import Status
 from ledger.gate.warm import warm_up
 from ledger.retrieval.dense import shared_embedder
 from ledger.runtime import LedgerRuntime
+from projections.key_rows import open_key_rows
 
 log = structlog.get_logger("provledger.app")
 
@@ -113,7 +114,11 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
         services.follow()
         if settings.background:
             services.read_side.start_polling()
-        app.state.key_rows = await open_key_rows(services)
+        app.state.key_rows = (
+            None
+            if services.api_keys.cache is None
+            else await open_key_rows(services.runtime.database, services.ledger)
+        )
         key_watch = await start_key_watch(app, services)
         trimmer = asyncio.create_task(trim_periodically())
         services.receipts  # noqa: B018 - built now, not on the first request
@@ -165,21 +170,8 @@ def create_app(settings: Settings | None = None, runtime: LedgerRuntime | None =
     return app
 
 
-async def open_key_rows(services: Services) -> AsyncKeyRows | SqliteKeyRows | None:
-    """The event-loop reader of API-key rows, with the key cache on: asyncpg on PostgreSQL,
-    a read-only connection on a SQLite file."""
-    database = services.runtime.database
-    if services.api_keys.cache is None:
-        return None
-    if database.kind == "postgresql":
-        return await AsyncKeyRows.open(database, services.ledger)
-    if database.sqlite_path is not None and database.sqlite_path.exists():
-        return SqliteKeyRows.open(database, services.ledger)
-    return None
-
-
 async def start_key_watch(app: FastAPI, services: Services) -> asyncio.Task[None] | None:
-    """Look once for key events, then keep looking in a task (``api/key_rows.py``), when the
+    """Look once for key events, then keep looking in a task (``api/key_watch.py``), when the
     app reads key rows on its event loop; a broken reader fails at start."""
     app.state.key_watch = None
     cache = services.api_keys.cache

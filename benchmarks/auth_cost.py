@@ -10,7 +10,8 @@ loop, no network, no thread hop per request):
 2. a trivial authenticated read with the key cache off (every request rebuilds the key from its
    verified events: what authentication cost before the cache);
 3. the same read with the key cache on and the key's rows read through the
-   event store's recorder in a worker thread (what the cache cost before ``api/key_rows.py``;
+   event store's recorder in a worker thread (what the cache cost before
+   ``projections/key_rows.py``;
    on SQLite, before its reader read the rows on the event loop too);
 4. on PostgreSQL, the same read with the rows read on the event loop through an asyncpg pool
    (``pool.fetch``: acquire, query, reset on release; what it cost before the reader kept its
@@ -42,20 +43,20 @@ from fastapi import Depends
 from fastapi.testclient import TestClient
 
 from api.deps import require
-from api.key_rows import AsyncKeyRows, stored_rows
 from api.main import create_app
 from api.observability import configure_logging
 from benchmarks._setup import backend_settings, open_signed
 from ledger.eventlog.database import DatabaseConfig
 from ledger.keys.api_keys import Caller, Scope
 from ledger.keys.cache import poll_seconds
+from projections.key_rows import AsyncKeyRows, stored_rows
 
 ROUNDS = 10
 
 
 class PooledKeyRows:
-    """The key-row read through an asyncpg pool, as ``api/key_rows.py`` made it before it kept
-    its own connections (the pool resets a connection on release: a second round trip)."""
+    """The key-row read through an asyncpg pool, as ``projections/key_rows.py`` made it before it
+    kept its own connections (the pool resets a connection on release: a second round trip)."""
 
     def __init__(self, pool: Any, statement: str) -> None:
         self.pool = pool

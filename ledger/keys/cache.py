@@ -20,7 +20,7 @@ remembered as verified.
 
 **Trusting a remembered key without the read.** That read is one database round trip per
 request, on PostgreSQL more than the rest of a trivial authenticated read. A process whose *key
-watch* (``api/key_rows.py``) looks at the store five times per lease for key events
+watch* (``api/key_watch.py``) looks at the store five times per lease for key events
 committed since its last look may admit a remembered key without reading its rows, while:
 
 - the watch's last look began less than the *lease* ago (:data:`LEASE_SECONDS` unless

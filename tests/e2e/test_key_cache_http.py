@@ -18,7 +18,6 @@ import pytest
 from fastapi.testclient import TestClient
 from structlog.testing import capture_logs
 
-from api.key_rows import AsyncKeyRows
 from api.main import create_app
 from api.services import open_ledger
 from api.settings import Settings
@@ -26,6 +25,7 @@ from ledger.keys.api_key_desk import ApiKeyDesk
 from ledger.keys.api_keys import new_secret
 from ledger.keys.cache import KeyCache
 from ledger.runtime import LedgerRuntime
+from projections.key_rows import AsyncKeyRows
 from tests.conftest import PG_URL
 
 PATH = "/v1/sources/none"  # any authenticated read: 404 once authenticated

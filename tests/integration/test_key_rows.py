@@ -10,9 +10,9 @@ import asyncpg
 import psycopg
 import pytest
 
-from api.key_rows import AsyncKeyRows
 from ledger.keys.api_keys import ApiKey, key_aggregate_id
 from ledger.runtime import LedgerRuntime
+from projections.key_rows import AsyncKeyRows
 from tests.conftest import PG_URL
 
 pytestmark = pytest.mark.parametrize("backend", ["postgres"], indirect=True)

@@ -8,9 +8,9 @@ import sqlite3
 
 import pytest
 
-from api.key_rows import SqliteKeyRows
 from ledger.keys.api_keys import ApiKey, key_aggregate_id
 from ledger.runtime import LedgerRuntime
+from projections.key_rows import SqliteKeyRows
 
 pytestmark = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 

@@ -20,35 +20,23 @@ connection of its own: a primary-key lookup in a local file takes tens of micros
 than the hop to a worker thread and back, so it is made in place rather than awaited. Each read
 is its own transaction, so it sees every write committed before it (WAL readers never wait for
 the writer).
-
-:class:`KeyWatch` spares most requests even that read: five times per lease it reads the
-events committed since its last look (by notification id, which both backends give out in
-commit order) and tells the key cache which keys changed, so that a remembered key may be
-trusted for a short lease without reading its rows (``ledger/keys/cache.py`` has the argument
-that a revocation still holds on the very next request in every process).
 """
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 import asyncpg
-import structlog
 from eventsourcing.persistence import StoredEvent
-
-from ledger.keys import cache as key_cache
-from ledger.keys.api_keys import ApiKey
 
 if TYPE_CHECKING:
     from ledger.eventlog.application import Ledger
     from ledger.eventlog.database import DatabaseConfig
-    from ledger.keys.cache import KeyCache
 
 POOL_SIZE = 4
 """Connections per API process for these reads (each serves one read at a time)."""
@@ -56,12 +44,8 @@ POOL_SIZE = 4
 LOOK_LIMIT = 2_000
 """Events one look of the key watch reads at most; with more committed, it looks again."""
 
-KEY_TOPICS = frozenset({ApiKey.Issued.TOPIC, ApiKey.Reissued.TOPIC, ApiKey.Revoked.TOPIC})
-
 Change = tuple[int, UUID, str]
 """(notification id, originator id, topic) of one stored event."""
-
-log = structlog.get_logger("provledger.api.keys")
 
 
 def _quoted(identifier: str) -> str:
@@ -249,54 +233,13 @@ class SqliteKeyRows:
             self._connection = None
 
 
-class KeyWatch:
-    """Looks for key events five times per lease and tells the key cache
-    (:meth:`ledger.keys.cache.KeyCache.watched`); a look that fails lapses the cache's lease
-    until one succeeds."""
-
-    def __init__(self, reader: AsyncKeyRows | SqliteKeyRows, cache: KeyCache) -> None:
-        self._reader = reader
-        self._cache = cache
-        self._after: int | None = None
-        self.failures = 0
-        """Looks failed in a row (0 once one succeeds)."""
-
-    async def look(self) -> bool:
-        """Look once; True when more events are waiting than one look reads."""
-        began = time.monotonic()
-        if self._after is None:
-            # Remembered keys were confirmed before this watch saw anything: from the current
-            # position on it sees every change, so only reads made after it are trusted.
-            self._after = await self._reader.position()
-            self._cache.forget_confirmations()
-            self._cache.watched((), began)
-            return False
-        changes = await self._reader.changes(self._after, LOOK_LIMIT)
-        more = len(changes) >= LOOK_LIMIT
-        if changes:
-            self._after = changes[-1][0]
-        changed = [originator for _, originator, topic in changes if topic in KEY_TOPICS]
-        self._cache.watched(changed, None if more else began)
-        return more
-
-    async def run(self) -> None:
-        """Look until cancelled. A failure is logged when looking starts to fail and again
-        when it recovers, not at every look in between (five a lease)."""
-        try:
-            while True:
-                try:
-                    more = await self.look()
-                except Exception as error:
-                    self._cache.lapse()
-                    if not self.failures:
-                        log.warning("key_watch_failed", error=type(error).__name__)
-                    self.failures += 1
-                    more = False
-                else:
-                    if self.failures:
-                        log.info("key_watch_recovered", failed_looks=self.failures)
-                    self.failures = 0
-                if not more:
-                    await asyncio.sleep(key_cache.poll_seconds(self._cache.lease))
-        finally:
-            self._cache.lapse()
+async def open_key_rows(
+    database: DatabaseConfig, ledger: Ledger
+) -> AsyncKeyRows | SqliteKeyRows | None:
+    """The event-loop reader of API-key rows: asyncpg on PostgreSQL, a read-only connection on
+    a SQLite file (None for a SQLite database not yet on disk)."""
+    if database.kind == "postgresql":
+        return await AsyncKeyRows.open(database, ledger)
+    if database.sqlite_path is not None and database.sqlite_path.exists():
+        return SqliteKeyRows.open(database, ledger)
+    return None
