@@ -38,8 +38,7 @@ from ledger.access.attributes import Pins
 from ledger.errors import ConfigurationError
 from ledger.receipts.receipt_desk import CommitRequest, CommitResult, ReceiptDesk
 from projections.lag import projection_lag
-from projections.schema import checkpoints
-from projections.transparency_queries import NEWEST_CHECKPOINT
+from projections.transparency_queries import newest_checkpoint_time
 
 if TYPE_CHECKING:
     from ledger.eventlog.application import Ledger
@@ -222,15 +221,15 @@ class LedgerCollector(Collector):
                 )
 
     def _checkpoint(self) -> Iterator[Metric]:
-        query = NEWEST_CHECKPOINT.with_only_columns(checkpoints.c.size, checkpoints.c.created_at)
         with self.services.read_side.db.sync.connect() as conn:
-            row = conn.execute(query).first()
+            row = newest_checkpoint_time(conn)
         if row is None:
             return
+        size, created_at = row
         yield GaugeMetricFamily(
-            "provledger_checkpoint_tree_size", "Tree size of the newest checkpoint", value=row.size
+            "provledger_checkpoint_tree_size", "Tree size of the newest checkpoint", value=size
         )
-        created = datetime.fromisoformat(row.created_at)
+        created = datetime.fromisoformat(created_at)
         if created.tzinfo is None:
             created = created.replace(tzinfo=UTC)
         yield GaugeMetricFamily(

@@ -27,6 +27,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
+from projections.schema import claim_bindings
+
 engagement_metadata = MetaData()
 
 
@@ -104,3 +106,13 @@ def source_counts(conn: Connection, source_id: str) -> dict[str, int]:
         .group_by(citation_engagement.c.kind)
     ).all()
     return {str(kind): int(total) for kind, total in rows}
+
+
+def cites(conn: Connection, claim_id: str, source_id: str) -> bool:
+    """Whether claim ``claim_id`` binds a span of source ``source_id``."""
+    row = conn.execute(
+        select(claim_bindings.c.claim_id).where(
+            claim_bindings.c.claim_id == claim_id, claim_bindings.c.source_id == source_id
+        )
+    ).first()
+    return row is not None

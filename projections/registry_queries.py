@@ -68,7 +68,7 @@ def source_as_of(source: RowMapping, rows: Sequence[RowMapping], as_of: AsOf) ->
     return state
 
 
-def _version_as_of(row: RowMapping, as_of: AsOf) -> dict[str, Any]:
+def version_as_of(row: RowMapping, as_of: AsOf) -> dict[str, Any]:
     state = dict(row)
     if not as_of.knows(row["superseded_at"]):
         state["effective_to"] = None
@@ -109,7 +109,7 @@ def span_json(row: RowMapping | dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-async def _source(conn: AsyncConnection, source_id: str, as_of: AsOf = NOW) -> RowMapping:
+async def source_record(conn: AsyncConnection, source_id: str, as_of: AsOf = NOW) -> RowMapping:
     row = (
         (await conn.execute(select(sources).where(sources.c.source_id == source_id)))
         .mappings()
@@ -197,10 +197,10 @@ async def access_as_of(conn: AsyncConnection, source_id: str, as_of: AsOf = NOW)
 async def get_source(conn: AsyncConnection, source_id: str, as_of: AsOf = NOW) -> dict[str, Any]:
     """A source with every version's status and interval and its access attributes (as
     known at ``as_of``)."""
-    source = await _source(conn, source_id, as_of)
+    source = await source_record(conn, source_id, as_of)
     rows = await known_versions(conn, source_id, as_of)
     state = source_as_of(source, rows, as_of)
-    known = [_version_as_of(row, as_of) for row in rows]
+    known = [version_as_of(row, as_of) for row in rows]
     body = {
         **_source_json(state),
         "access": await access_as_of(conn, source_id, as_of),
@@ -225,13 +225,13 @@ async def get_version(
     """One version: frozen text, hash, tables and a page of spans (as known at ``as_of``),
     after span ordinal ``after_ord`` or from ``offset``; ``spans_next_ord`` is the ordinal of
     the page's last span when more follow (else None)."""
-    source_row = await _source(conn, source_id, as_of)
+    source_row = await source_record(conn, source_id, as_of)
     known = await known_versions(conn, source_id, as_of)
     source = source_as_of(source_row, known, as_of)
     found = next((r for r in known if r["version"] == version), None)
     if found is None:
-        raise NotFound(f"source {source_id!r} has no version {version}" + _when(as_of))
-    row = _version_as_of(found, as_of)
+        raise NotFound(f"source {source_id!r} has no version {version}" + when_known(as_of))
+    row = version_as_of(found, as_of)
     query = select(*SPAN_FIELDS, spans.c.ord).where(
         spans.c.source_id == source_id, spans.c.version == version
     )
@@ -255,116 +255,9 @@ async def get_version(
     }
 
 
-async def _span_row(conn: AsyncConnection, span_id: str, as_of: AsOf = NOW) -> RowMapping:
-    # The same id can name identical text in two versions; the newest known is shown.
-    rows = (
-        (
-            await conn.execute(
-                select(*SPAN_FIELDS, spans.c.ord, versions.c.recorded_at)
-                .join(
-                    versions,
-                    and_(
-                        versions.c.source_id == spans.c.source_id,
-                        versions.c.version == spans.c.version,
-                    ),
-                )
-                .where(spans.c.span_id == span_id)
-                .order_by(spans.c.version.desc())
-            )
-        )
-        .mappings()
-        .all()
-    )
-    for row in rows:
-        if as_of.knows(row["recorded_at"]):
-            return row
-    raise missing_span(span_id, as_of)
-
-
-def missing_span(span_id: str, as_of: AsOf = NOW) -> NotFound:
-    """The answer to a span the registry does not hold (as known at ``as_of``)."""
-    return NotFound(f"no span {span_id!r}" + _when(as_of))
-
-
-def _when(as_of: AsOf) -> str:
+def when_known(as_of: AsOf) -> str:
+    """`` as known at ...`` for a moment in the past, nothing for now."""
     return "" if as_of.known_at is None else f" as known at {as_of.known_at}"
-
-
-async def get_span(conn: AsyncConnection, span_id: str, as_of: AsOf = NOW) -> dict[str, Any]:
-    """A span with its source, version, hash, breadcrumb, page and status (as of)."""
-    row = await _span_row(conn, span_id, as_of)
-    source_row = await _source(conn, row["source_id"], as_of)
-    known = await known_versions(conn, row["source_id"], as_of)
-    source = source_as_of(source_row, known, as_of)
-    version = (
-        (
-            await conn.execute(
-                select(
-                    versions.c.version_hash, versions.c.effective_from, versions.c.effective_to
-                ).where(
-                    versions.c.source_id == row["source_id"], versions.c.version == row["version"]
-                )
-            )
-        )
-        .mappings()
-        .one()
-    )
-    effective_to = next(
-        (
-            v["effective_to"]
-            for v in (_version_as_of(r, as_of) for r in known)
-            if v["version"] == row["version"]
-        ),
-        None,
-    )
-    body = {
-        **span_json(row),
-        "source_id": row["source_id"],
-        "source_title": source["title"],
-        "authority": source["authority"],
-        "version": row["version"],
-        "version_hash": version["version_hash"],
-        "effective_from": version["effective_from"],
-        "effective_to": effective_to,
-        "status": version_status(source, row["version"]),
-    }
-    if as_of.valid_at is not None:
-        body["in_force_at_valid_at"] = version["effective_from"] <= as_of.valid_at and (
-            effective_to is None or as_of.valid_at < effective_to
-        )
-    return body
-
-
-async def get_span_context(conn: AsyncConnection, span_id: str, window: int) -> dict[str, Any]:
-    """The span and up to ``window`` top-level sentences either side of it."""
-    row = await _span_row(conn, span_id)
-    low, high = row["sent_index"] - window, row["sent_index"] + window
-    neighbours = (
-        (
-            await conn.execute(
-                select(*SPAN_FIELDS)
-                .where(
-                    and_(
-                        spans.c.source_id == row["source_id"],
-                        spans.c.version == row["version"],
-                        spans.c.parent_span_id.is_(None),
-                        spans.c.sent_index.between(low, high),
-                    )
-                )
-                .order_by(spans.c.ord)
-            )
-        )
-        .mappings()
-        .all()
-    )
-    return {
-        "span": span_json(row),
-        "source_id": row["source_id"],
-        "version": row["version"],
-        "window": window,
-        "before": [span_json(n) for n in neighbours if n["sent_index"] < row["sent_index"]],
-        "after": [span_json(n) for n in neighbours if n["sent_index"] > row["sent_index"]],
-    }
 
 
 async def list_sources(

@@ -1,5 +1,5 @@
-"""Read-only span lookups in the registry read model: by character range, by table cell, and
-by quote.
+"""Read-only span lookups in the registry read model: by id (with its context), by character
+range, by table cell, and by quote.
 
 Rows come from the read model; the routes check every span they serve against the verified
 version (``VerifiedSpans.check_served``) before serving it.
@@ -12,12 +12,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Select, and_, or_, select, tuple_
+from sqlalchemy import RowMapping, Select, and_, or_, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ledger.errors import NotFound
 from ledger.gate.normalize import normalise_quote
-from projections.registry_queries import SPAN_FIELDS, span_json
+from projections.registry_queries import (
+    NOW,
+    SPAN_FIELDS,
+    AsOf,
+    known_versions,
+    source_as_of,
+    source_record,
+    span_json,
+    version_as_of,
+    version_status,
+    when_known,
+)
 from projections.schema import sources, spans, versions
 
 SCAN_BATCH = 2000
@@ -191,3 +202,111 @@ async def search_quote(
         last = rows[-1]
         key = (last["source_id"], last["version"], last["ord"])
     return found
+
+
+async def _span_row(conn: AsyncConnection, span_id: str, as_of: AsOf = NOW) -> RowMapping:
+    # The same id can name identical text in two versions; the newest known is shown.
+    rows = (
+        (
+            await conn.execute(
+                select(*SPAN_FIELDS, spans.c.ord, versions.c.recorded_at)
+                .join(
+                    versions,
+                    and_(
+                        versions.c.source_id == spans.c.source_id,
+                        versions.c.version == spans.c.version,
+                    ),
+                )
+                .where(spans.c.span_id == span_id)
+                .order_by(spans.c.version.desc())
+            )
+        )
+        .mappings()
+        .all()
+    )
+    for row in rows:
+        if as_of.knows(row["recorded_at"]):
+            return row
+    raise missing_span(span_id, as_of)
+
+
+def missing_span(span_id: str, as_of: AsOf = NOW) -> NotFound:
+    """The answer to a span the registry does not hold (as known at ``as_of``)."""
+    return NotFound(f"no span {span_id!r}" + when_known(as_of))
+
+
+async def get_span(conn: AsyncConnection, span_id: str, as_of: AsOf = NOW) -> dict[str, Any]:
+    """A span with its source, version, hash, breadcrumb, page and status (as of)."""
+    row = await _span_row(conn, span_id, as_of)
+    source_row = await source_record(conn, row["source_id"], as_of)
+    known = await known_versions(conn, row["source_id"], as_of)
+    source = source_as_of(source_row, known, as_of)
+    version = (
+        (
+            await conn.execute(
+                select(
+                    versions.c.version_hash, versions.c.effective_from, versions.c.effective_to
+                ).where(
+                    versions.c.source_id == row["source_id"], versions.c.version == row["version"]
+                )
+            )
+        )
+        .mappings()
+        .one()
+    )
+    effective_to = next(
+        (
+            v["effective_to"]
+            for v in (version_as_of(r, as_of) for r in known)
+            if v["version"] == row["version"]
+        ),
+        None,
+    )
+    body = {
+        **span_json(row),
+        "source_id": row["source_id"],
+        "source_title": source["title"],
+        "authority": source["authority"],
+        "version": row["version"],
+        "version_hash": version["version_hash"],
+        "effective_from": version["effective_from"],
+        "effective_to": effective_to,
+        "status": version_status(source, row["version"]),
+    }
+    if as_of.valid_at is not None:
+        body["in_force_at_valid_at"] = version["effective_from"] <= as_of.valid_at and (
+            effective_to is None or as_of.valid_at < effective_to
+        )
+    return body
+
+
+async def get_span_context(conn: AsyncConnection, span_id: str, window: int) -> dict[str, Any]:
+    """The span and up to ``window`` top-level sentences either side of it."""
+    row = await _span_row(conn, span_id)
+    low, high = row["sent_index"] - window, row["sent_index"] + window
+    neighbours = (
+        (
+            await conn.execute(
+                select(*SPAN_FIELDS)
+                .where(
+                    and_(
+                        spans.c.source_id == row["source_id"],
+                        spans.c.version == row["version"],
+                        spans.c.parent_span_id.is_(None),
+                        spans.c.sent_index.between(low, high),
+                    )
+                )
+                .order_by(spans.c.ord)
+            )
+        )
+        .mappings()
+        .all()
+    )
+    return {
+        "span": span_json(row),
+        "source_id": row["source_id"],
+        "version": row["version"],
+        "window": window,
+        "before": [span_json(n) for n in neighbours if n["sent_index"] < row["sent_index"]],
+        "after": [span_json(n) for n in neighbours if n["sent_index"] > row["sent_index"]],
+    }

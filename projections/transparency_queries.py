@@ -50,6 +50,19 @@ NEWEST_CHECKPOINT = select(checkpoints).order_by(checkpoints.c.size.desc()).limi
 sorts every checkpoint and sends them all."""
 
 
+def newest_checkpoint(conn: Connection) -> dict[str, Any] | None:
+    """The newest checkpoint's row (size, root, note, created_at), or None before the first."""
+    row = conn.execute(NEWEST_CHECKPOINT).mappings().first()
+    return None if row is None else dict(row)
+
+
+def newest_checkpoint_time(conn: Connection) -> tuple[int, str] | None:
+    """The newest checkpoint's size and when it was signed (two columns of one row), or None."""
+    query = NEWEST_CHECKPOINT.with_only_columns(checkpoints.c.size, checkpoints.c.created_at)
+    row = conn.execute(query).first()
+    return None if row is None else (int(row.size), str(row.created_at))
+
+
 async def latest_checkpoint(conn: AsyncConnection, at: str | None = None) -> dict[str, Any]:
     """The newest checkpoint (or the newest created at or before ``at``)."""
     query = NEWEST_CHECKPOINT

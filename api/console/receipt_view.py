@@ -22,19 +22,14 @@ from fastapi.concurrency import run_in_threadpool
 from markupsafe import Markup
 
 from api.console import words
-from api.console.citations import (
-    CitedVersion,
-    Pair,
-    breadcrumb,
-    cell_position,
-    cited_versions,
-)
+from api.console.citations import breadcrumb, cell_position
 from api.console.excerpt import pieces
 from api.console.history import ClaimHistory, claim_histories, needs_history
 from api.console.standing import Standing, claim_standing
 from api.services import Services
 from ledger.receipts.document import receipt_document
 from ledger.receipts.receipt import receipt_aggregate_id
+from projections.citation_queries import CitedVersion, Pair, cited_versions
 from projections.claim_queries import Coordinates, binding_views
 from projections.engagement import claim_counts
 

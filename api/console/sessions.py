@@ -16,28 +16,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from eventsourcing.application import AggregateNotFoundError
-from sqlalchemy import Column, Engine, MetaData, String, Table, delete, insert, select
 
 from ledger.eventlog.clock import format_time
 from ledger.eventlog.port import EventLog
 from ledger.keys.api_keys import ApiKey, Caller, Scope, granted_scopes, key_aggregate_id
+from projections.session_rows import SessionRows
 
 SESSION_SECONDS = 8 * 3600
 """How long a console session lasts after sign-in (the cookie's Max-Age and the row's
 expiry); signing in again starts a new one."""
-
-session_metadata = MetaData()
-
-console_sessions = Table(
-    "console_sessions",
-    session_metadata,
-    Column("session_hash", String(64), primary_key=True),
-    Column("key_name", String(128), nullable=False),
-    Column("key_mark", String(64), nullable=False),
-    Column("csrf", String(64), nullable=False),
-    Column("created_at", String(32), nullable=False),
-    Column("expires_at", String(32), nullable=False),
-)
 
 
 def _digest(value: str) -> str:
@@ -54,12 +41,11 @@ class ConsoleSession:
 
 
 class SessionStore:
-    """Sessions kept in the read-model database."""
+    """Sessions kept in the read-model database (``projections/session_rows.py``)."""
 
-    def __init__(self, engine: Engine, keys: EventLog) -> None:
-        self.engine = engine
+    def __init__(self, rows: SessionRows, keys: EventLog) -> None:
+        self.rows = rows
         self.keys = keys
-        session_metadata.create_all(engine)
 
     def open(self, principal: Caller, now: datetime | None = None) -> tuple[str, int]:
         """Start a session for ``principal`` (just authenticated); return the cookie value and
@@ -68,21 +54,17 @@ class SessionStore:
         session_id = secrets.token_urlsafe(32)
         key = self._key(principal.name)
         assert key is not None  # the caller authenticated it a moment ago
-        with self.engine.begin() as conn:
-            conn.execute(
-                delete(console_sessions).where(console_sessions.c.expires_at < format_time(moment))
-            )
-            conn.execute(
-                insert(console_sessions),
-                {
-                    "session_hash": _digest(session_id),
-                    "key_name": principal.name,
-                    "key_mark": _digest(key.key_hash),
-                    "csrf": secrets.token_urlsafe(32),
-                    "created_at": format_time(moment),
-                    "expires_at": format_time(moment + timedelta(seconds=SESSION_SECONDS)),
-                },
-            )
+        self.rows.add(
+            {
+                "session_hash": _digest(session_id),
+                "key_name": principal.name,
+                "key_mark": _digest(key.key_hash),
+                "csrf": secrets.token_urlsafe(32),
+                "created_at": format_time(moment),
+                "expires_at": format_time(moment + timedelta(seconds=SESSION_SECONDS)),
+            },
+            swept_before=format_time(moment),
+        )
         return session_id, SESSION_SECONDS
 
     def find(self, session_id: str | None, now: datetime | None = None) -> ConsoleSession | None:
@@ -90,16 +72,7 @@ class SessionStore:
         revoked, issued again, or without ``audit:read`` now)."""
         if not session_id or len(session_id) > 128:
             return None
-        with self.engine.connect() as conn:
-            row = (
-                conn.execute(
-                    select(console_sessions).where(
-                        console_sessions.c.session_hash == _digest(session_id)
-                    )
-                )
-                .mappings()
-                .first()
-            )
+        row = self.rows.find(_digest(session_id))
         if row is None or row["expires_at"] <= format_time(now or datetime.now(UTC)):
             return None
         key = self._key(row["key_name"])
@@ -118,12 +91,7 @@ class SessionStore:
         """Forget a session (sign out)."""
         if not session_id:
             return
-        with self.engine.begin() as conn:
-            conn.execute(
-                delete(console_sessions).where(
-                    console_sessions.c.session_hash == _digest(session_id)
-                )
-            )
+        self.rows.remove(_digest(session_id))
 
     def _key(self, name: str) -> ApiKey | None:
         try:

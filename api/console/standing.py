@@ -17,8 +17,8 @@ from typing import Any
 from markupsafe import Markup
 
 from api.console import words
-from api.console.citations import CitedVersion, Pair
 from api.console.dates import when
+from projections.citation_queries import CitedVersion, Pair
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from api.console.guard import SESSION_COOKIE, console_root
 from api.console.sessions import ConsoleSession, SessionStore
 from api.services import Services
 from projections import engagement
+from projections.session_rows import SessionRows
 
 PACKAGE = Path(__file__).parent
 
@@ -58,7 +59,7 @@ class Console:
             services = self.services
             engine = services.read_side.db.sync
             engagement.create_tables(engine)
-            self._sessions = SessionStore(engine, services.ledger)
+            self._sessions = SessionStore(SessionRows(engine), services.ledger)
 
     @property
     def sessions(self) -> SessionStore:

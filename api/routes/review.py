@@ -7,12 +7,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 
 from api.deps import AuditReader, ReadSideDep
 from api.errors import Problem
 from api.pages import After, Page, page, position_cursor
-from projections.schema import review_queue
+from projections.review_queries import review_items
 
 router = APIRouter(tags=["review"])
 
@@ -55,19 +54,8 @@ async def review(
     cursor is a position in decimal)."""
     start = position_cursor(after)
     async with read_side.async_engine.connect() as conn:
-        rows = (
-            (
-                await conn.execute(
-                    select(review_queue)
-                    .where(review_queue.c.position > start)
-                    .order_by(review_queue.c.position)
-                    .limit(limit + 1)
-                )
-            )
-            .mappings()
-            .all()
-        )
-    items, last = page([dict(row) for row in rows], limit, lambda row: row["position"])
+        rows = await review_items(conn, start, limit + 1)
+    items, last = page(rows, limit, lambda row: row["position"])
     # Refused (500 ``ledger-integrity``) unless the verified events hold every entry served.
     await run_in_threadpool(read_side.served_receipts.check_review, items)
     return {

@@ -13,7 +13,7 @@ from api.openapi import answers
 from api.pinned_view import pinned_read
 from api.schemas import SpanContext, SpanDetail
 from ledger.keys.api_keys import Caller, Scope
-from projections import registry_queries as queries
+from projections import span_queries as queries
 
 router = APIRouter(tags=["sources"])
 

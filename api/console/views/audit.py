@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from sqlalchemy import func, select
 from starlette.responses import Response
 
 from api.console.consistency import check_older_checkpoint
@@ -22,8 +21,7 @@ from ledger.eventlog.clock import format_time, parse_time
 from projections import registry_queries as rq
 from projections import transparency_queries as tq
 from projections.receipt_queries import ReceiptFilter, receipts_as_at
-from projections.schema import receipts as receipt_rows
-from projections.schema import sources, versions
+from projections.replay_queries import replay_summary
 
 router = APIRouter()
 COSIGNATURE_SIZE = 8 + 64
@@ -56,7 +54,7 @@ def _latest(services: Services) -> dict[str, Any]:
     """The newest checkpoint with the witness's cosignature line, when it has one."""
     services.read_side.transparency.catch_up()
     with services.read_side.db.reads.connect() as conn:
-        row = conn.execute(tq.NEWEST_CHECKPOINT).mappings().first()
+        row = tq.newest_checkpoint(conn)
     if row is None:
         raise NotFound("the transparency log has no checkpoint yet")
     note = str(row["note"])
@@ -124,42 +122,10 @@ async def check_consistency(request: Request, console: ConsoleDep, session: Sess
 
 
 def _replay(services: Services, at: str) -> dict[str, Any]:
-    """The ids of the sources registered by ``at``; when the ledger first recorded a source;
-    how many sources recorded after ``at`` have a version valid at ``at``, and how many
-    receipts opened after ``at`` were decided as of a time before it (the reader who replays
-    a date before the ledger learned of them should know they exist)."""
+    """What the replay page lists and counts at ``at`` (``projections/replay_queries.py``)."""
     services.read_side.catch_up()
     with services.read_side.db.reads.connect() as conn:
-        ids = [
-            str(source_id)
-            for (source_id,) in conn.execute(
-                select(sources.c.source_id)
-                .where(sources.c.registered_at <= at)
-                .order_by(sources.c.source_id)
-                .limit(REPLAY_SOURCES + 1)
-            )
-        ]
-        first = conn.execute(select(func.min(sources.c.registered_at))).scalar()
-        later_count, later_first = conn.execute(
-            select(
-                func.count(func.distinct(sources.c.source_id)), func.min(sources.c.registered_at)
-            )
-            .select_from(sources.join(versions, versions.c.source_id == sources.c.source_id))
-            .where(sources.c.registered_at > at, versions.c.effective_from <= at)
-        ).one()
-        decided_count, decided_first = conn.execute(
-            select(func.count(), func.min(receipt_rows.c.opened_at)).where(
-                receipt_rows.c.opened_at >= at, receipt_rows.c.as_of < at
-            )
-        ).one()
-    return {
-        "source_ids": ids,
-        "first_record": first,
-        "recorded_later": int(later_count or 0),
-        "first_recorded_later": later_first,
-        "decided_later": int(decided_count or 0),
-        "first_decided_later": decided_first,
-    }
+        return replay_summary(conn, at, REPLAY_SOURCES)
 
 
 @router.get("/replay")

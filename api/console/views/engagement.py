@@ -8,14 +8,12 @@ import json
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from prometheus_client import Counter
-from sqlalchemy import select
 from starlette.responses import Response
 
 from api.console.guard import check_csrf, check_origin
 from api.console.state import ConsoleDep, SessionDep
 from ledger.errors import InvalidInput, NotFound, PayloadTooLarge
-from projections.engagement import Engagement, record
-from projections.schema import claim_bindings
+from projections.engagement import Engagement, cites, record
 
 router = APIRouter()
 BEACON_LIMIT = 1024
@@ -62,13 +60,8 @@ async def engagement_beacon(request: Request, console: ConsoleDep, session: Sess
 
     def count() -> None:
         with console.services.read_side.db.reads.connect() as conn:
-            cited = conn.execute(
-                select(claim_bindings.c.claim_id).where(
-                    claim_bindings.c.claim_id == fields["claim_id"],
-                    claim_bindings.c.source_id == fields["source_id"],
-                )
-            ).first()
-        if cited is None:
+            cited = cites(conn, fields["claim_id"], fields["source_id"])
+        if not cited:
             raise NotFound(f"claim {fields['claim_id']!r} cites no source {fields['source_id']!r}")
         record(engine, fields["claim_id"], fields["source_id"], kind)
 

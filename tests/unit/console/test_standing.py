@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.console.citations import CitedVersion
 from api.console.standing import claim_standing
+from projections.citation_queries import CitedVersion
 
 OPEN = {"status": {"status": "open", "reason": None, "at": None}, "expires_at": None}
 CLAIM = {"bindings": [{"span_id": "sp_1", "source_id": "policy", "version": 1}]}
