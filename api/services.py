@@ -22,7 +22,8 @@ from ledger.errors import ConfigurationError, LedgerError
 from ledger.eventlog.application import Ledger
 from ledger.gate import GateConfig
 from ledger.keys.api_key_desk import ApiKeyDesk
-from ledger.keys.signing_keys import KeyStore
+from ledger.keys.cache import KeyCache
+from ledger.receipts.component_desk import ComponentDesk
 from ledger.receipts.expiry_desk import ExpiryDesk
 from ledger.receipts.outcomes import OutcomeDesk
 from ledger.receipts.receipt_desk import ReceiptDesk
@@ -48,7 +49,7 @@ from projections.service import ReadSide
 
 def open_ledger(settings: Settings) -> LedgerRuntime:
     """Load or create the signing key, prepare the database and open the application."""
-    keystore = KeyStore(settings.keys_dir, settings.signing_key_file)
+    keystore = settings.keystore()
     signing_key, keyring = keystore.open()
     hmac_key = open_hmac_key(settings.keys_dir, settings.hmac_key_file)
     database = settings.database()
@@ -62,18 +63,29 @@ def open_ledger(settings: Settings) -> LedgerRuntime:
     with setup_lock(database):
         ensure_postgres_schema(database)
         ledger = Ledger(signing_key, database.eventsourcing_env(), checks)
-    runtime = LedgerRuntime(
+    key_lease = settings.key_lease_ms / 1000
+    cache = KeyCache(
+        ledger.recorder.select_events,
+        lambda key_id, rows: ledger.checks.check(ledger.recorder, key_id, rows, 1),
+        lease=key_lease,
+    )
+    api_keys = ApiKeyDesk(ledger, cache)
+    if api_keys.cache is not None:
+        api_keys.cache.on_lookup = _count_key_lookup
+    policies = PolicyDesk(ledger)
+    return LedgerRuntime(
         ledger=ledger,
         keyring=keyring,
         keystore=keystore,
         database=database,
         hmac_key=hmac_key,
         limits=limits,
-        key_lease=settings.key_lease_ms / 1000,
+        key_lease=key_lease,
+        api_keys=api_keys,
+        policies=policies,
+        components=ComponentDesk(ledger),
+        sources=SourceDesk(ledger, limits, lambda: policies.in_force().policy),
     )
-    if runtime.api_keys.cache is not None:
-        runtime.api_keys.cache.on_lookup = _count_key_lookup
-    return runtime
 
 
 def _count_key_lookup(hit: bool) -> None:

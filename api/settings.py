@@ -15,6 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ledger.errors import ConfigurationError
 from ledger.eventlog.database import DatabaseConfig, parse_database_url
+from ledger.keys.signing_keys import KeyStore
 
 
 class Settings(BaseSettings):
@@ -90,6 +91,11 @@ class Settings(BaseSettings):
             )
             database = replace(database, password=password)
         return database
+
+    def keystore(self) -> KeyStore:
+        """The signing keys' store (:attr:`keys_dir`, or :attr:`signing_key_file` alone): the
+        one place the service and every command find it."""
+        return KeyStore(self.keys_dir, self.signing_key_file)
 
     def entailment_key(self) -> str | None:
         """The entailment service's API key, from its file when one is given."""

@@ -135,7 +135,12 @@ def _bundle(runtime, read_side: ReadSide, backend: str) -> None:  # type: ignore
     read_side.catch_up()
     span = version.spans[0]
     desk = ReceiptDesk(
-        runtime.ledger, read_side.span_resolver, GateConfig(), ExpiryDesk(runtime.ledger)
+        runtime.ledger,
+        read_side.span_resolver,
+        GateConfig(),
+        ExpiryDesk(runtime.ledger),
+        runtime.policies,
+        runtime.components,
     )
     receipt, _ = desk.open(
         ReceiptRequest(

@@ -1,8 +1,12 @@
-"""An open ledger together with the keys that sign and verify it and where it is stored."""
+"""An open ledger together with the keys that sign and verify it, where it is stored, and the
+desks that need nothing but the ledger (API keys, policies, components, sources).
+
+A record: the composition root (``api/services.py`` :func:`~api.services.open_ledger`) builds
+every part of it; nothing here constructs a service."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ledger.access.policy_desk import PolicyDesk
 from ledger.crypto.hmac_keys import HmacKey
@@ -10,7 +14,6 @@ from ledger.crypto.signing import Keyring
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.database import DatabaseConfig
 from ledger.keys.api_key_desk import ApiKeyDesk
-from ledger.keys.cache import LEASE_SECONDS, KeyCache
 from ledger.keys.signing_keys import KeyStore
 from ledger.receipts.component_desk import ComponentDesk
 from ledger.registry.ingestion import Limits
@@ -26,30 +29,18 @@ class LedgerRuntime:
     keystore: KeyStore
     database: DatabaseConfig
     hmac_key: HmacKey
-    limits: Limits = field(default_factory=Limits)
-    key_lease: float = LEASE_SECONDS
+    limits: Limits
+    key_lease: float
     """Seconds a process may admit a remembered API key without reading its rows; every
     process of one ledger uses the same (``ledger/keys/cache.py``)."""
-    api_keys: ApiKeyDesk = field(init=False)
+    api_keys: ApiKeyDesk
     """Issue, revoke, authenticate and list API keys."""
-    policies: PolicyDesk = field(init=False)
+    policies: PolicyDesk
     """Publishes access policies and knows the one in force."""
-    components: ComponentDesk = field(init=False)
+    components: ComponentDesk
     """Retires model and tool versions, declares context-assembly versions in force."""
-    sources: SourceDesk = field(init=False)
+    sources: SourceDesk
     """Register sources, add versions, withdraw, ingest in batches."""
-
-    def __post_init__(self) -> None:
-        ledger = self.ledger
-        cache = KeyCache(
-            ledger.recorder.select_events,
-            lambda key_id, rows: ledger.checks.check(ledger.recorder, key_id, rows, 1),
-            lease=self.key_lease,
-        )
-        self.api_keys = ApiKeyDesk(ledger, cache)
-        self.policies = PolicyDesk(ledger)
-        self.components = ComponentDesk(ledger)
-        self.sources = SourceDesk(ledger, self.limits, lambda: self.policies.in_force().policy)
 
     def close(self) -> None:
         """Release database connections."""

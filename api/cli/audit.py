@@ -16,7 +16,6 @@ from api.cli.witness import (
 )
 from ledger.crypto.signing import load_public_keys
 from ledger.errors import LedgerError
-from ledger.keys.signing_keys import KeyStore
 
 
 @click.group()
@@ -106,9 +105,7 @@ def audit_log_command(
     settings = cli_settings()
     try:
         keyring = (
-            load_public_keys(keyring_file)
-            if keyring_file
-            else KeyStore(settings.keys_dir, settings.signing_key_file).load_keyring()
+            load_public_keys(keyring_file) if keyring_file else settings.keystore().load_keyring()
         )
     except LedgerError as exc:
         raise click.ClickException(str(exc)) from exc

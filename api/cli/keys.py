@@ -11,7 +11,6 @@ from api.cli._support import actor, cli_settings, open_services
 from ledger.access.attributes import Pins
 from ledger.errors import LedgerError
 from ledger.eventlog.clock import format_time
-from ledger.keys.signing_keys import KeyStore
 
 
 @click.group()
@@ -114,7 +113,7 @@ def signing_keys() -> None:
 def signing_keys_list() -> None:
     """List the keyring: key ids, status and dates."""
     settings = cli_settings()
-    keyring = KeyStore(settings.keys_dir, settings.signing_key_file).load_keyring()
+    keyring = settings.keystore().load_keyring()
     for entry in keyring.to_json()["keys"]:
         click.echo(f"{entry['kid']}\t{entry['status']}\t{entry['created_at']}")
 
@@ -127,7 +126,7 @@ def signing_keys_rotate() -> None:
     """
     settings = cli_settings()
     try:
-        signing_key, _ = KeyStore(settings.keys_dir, settings.signing_key_file).rotate()
+        signing_key, _ = settings.keystore().rotate()
     except LedgerError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"new signing key {signing_key.kid}; restart the service to use it")

@@ -9,7 +9,6 @@ import click
 
 from api.cli._support import cli_settings, open_services, progress_bar
 from ledger.errors import LedgerError
-from ledger.keys.signing_keys import KeyStore
 
 
 @click.command()
@@ -28,7 +27,7 @@ def replay(until: str, out_dir: Path, progress: bool | None) -> None:
     settings = cli_settings()
     try:
         position, moment = parse_until(until)
-        keyring = KeyStore(settings.keys_dir, settings.signing_key_file).load_keyring()
+        keyring = settings.keystore().load_keyring()
     except LedgerError as exc:
         raise click.ClickException(str(exc)) from exc
     show_progress = sys.stderr.isatty() if progress is None else progress

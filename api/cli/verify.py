@@ -23,7 +23,6 @@ from api.cli.witness import (
 from ledger.audit.log_verify import VerificationReport, verify_log
 from ledger.crypto.signing import Keyring, load_public_keys
 from ledger.errors import LedgerError
-from ledger.keys.signing_keys import KeyStore
 
 if TYPE_CHECKING:
     from api.services import Services
@@ -75,9 +74,7 @@ def verify(
     witnessed = fetch_witnessed(witness_url, witness_vkey, settings.log_origin)
     try:
         keyring = (
-            load_public_keys(keyring_file)
-            if keyring_file
-            else KeyStore(settings.keys_dir, settings.signing_key_file).load_keyring()
+            load_public_keys(keyring_file) if keyring_file else settings.keystore().load_keyring()
         )
     except LedgerError as exc:
         raise click.ClickException(str(exc)) from exc

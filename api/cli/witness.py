@@ -14,7 +14,6 @@ from ledger.audit.witness_store import DEFAULT_NAME, WitnessDataDir
 from ledger.crypto.cosignature import WitnessKey, parse_witness_vkey
 from ledger.crypto.signing import Keyring
 from ledger.errors import LedgerError, WitnessError
-from ledger.keys.signing_keys import KeyStore
 
 if TYPE_CHECKING:
     from api.services import Services
@@ -81,7 +80,7 @@ def witness_log_vkey() -> None:
 
     settings = cli_settings()
     try:
-        _, keyring = KeyStore(settings.keys_dir, settings.signing_key_file).open()
+        _, keyring = settings.keystore().open()
     except LedgerError as exc:
         raise click.ClickException(str(exc)) from exc
     records = sorted(keyring.records.values(), key=lambda r: (r.status == "active", r.created_at))

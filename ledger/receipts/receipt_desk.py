@@ -109,8 +109,8 @@ class ReceiptDesk:
         resolver: SpanResolver,
         config: GateConfig,
         expiry: ExpiryDesk,
-        policies: PolicyDesk | None = None,
-        components: ComponentDesk | None = None,
+        policies: PolicyDesk,
+        components: ComponentDesk,
     ) -> None:
         self.ledger = ledger
         self.expiry = expiry
@@ -119,8 +119,8 @@ class ReceiptDesk:
         self.config = config
         self.ranker = Bm25Ranker()
         self.snapshots: Snapshots[Receipt] = Snapshots(ledger, RECEIPT_SNAPSHOTS)
-        self.policies = policies if policies is not None else PolicyDesk(ledger)
-        self.components = components if components is not None else ComponentDesk(ledger)
+        self.policies = policies
+        self.components = components
 
     # Opening --------------------------------------------------------------------------------
 

@@ -35,7 +35,12 @@ def _setup(runtime: LedgerRuntime, receipts: int) -> tuple[ReadSide, list[str]]:
     read_side.catch_up()
     span = version.spans[0]
     desk = ReceiptDesk(
-        runtime.ledger, read_side.span_resolver, GateConfig(), ExpiryDesk(runtime.ledger)
+        runtime.ledger,
+        read_side.span_resolver,
+        GateConfig(),
+        ExpiryDesk(runtime.ledger),
+        runtime.policies,
+        runtime.components,
     )
     ids = []
     for n in range(receipts):
@@ -145,7 +150,12 @@ def test_claims_committed_on_an_already_superseded_version_expire_at_once(
 ) -> None:
     read_side, first = _setup(runtime, 2)
     desk = ReceiptDesk(
-        runtime.ledger, read_side.span_resolver, GateConfig(), ExpiryDesk(runtime.ledger)
+        runtime.ledger,
+        read_side.span_resolver,
+        GateConfig(),
+        ExpiryDesk(runtime.ledger),
+        runtime.policies,
+        runtime.components,
     )
     span_id = next(iter(desk.get(first[0]).pool_index))  # the first sentence of version 1
     late, _ = desk.open(
@@ -190,7 +200,12 @@ def test_a_pass_ends_at_the_log_end_it_found_and_leaves_later_commits_to_the_nex
     time (a catch-up and a tracking write per commit); what arrives during it waits."""
     read_side, ids = _setup(runtime, 2)
     desk = ReceiptDesk(
-        runtime.ledger, read_side.span_resolver, GateConfig(), ExpiryDesk(runtime.ledger)
+        runtime.ledger,
+        read_side.span_resolver,
+        GateConfig(),
+        ExpiryDesk(runtime.ledger),
+        runtime.policies,
+        runtime.components,
     )
     span_id = next(iter(desk.get(ids[0]).pool_index))
     claim = ClaimDraft(TEXT.split(". ", maxsplit=1)[0] + ".", bindings=(Binding(span_id),))

@@ -22,7 +22,12 @@ TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice. Costs fe
 def _desk(runtime: LedgerRuntime) -> tuple[ReadSide, ReceiptDesk]:
     read_side = ReadSide(runtime.ledger, runtime.database)
     return read_side, ReceiptDesk(
-        runtime.ledger, read_side.span_resolver, GateConfig(), ExpiryDesk(runtime.ledger)
+        runtime.ledger,
+        read_side.span_resolver,
+        GateConfig(),
+        ExpiryDesk(runtime.ledger),
+        runtime.policies,
+        runtime.components,
     )
 
 

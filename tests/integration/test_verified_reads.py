@@ -152,7 +152,12 @@ def test_a_withdrawal_inserted_with_a_bad_signature_expires_no_receipt(
         read_side.catch_up()
         span = registered.spans[0]
         desk = ReceiptDesk(
-            runtime.ledger, read_side.span_resolver, GateConfig(), ExpiryDesk(runtime.ledger)
+            runtime.ledger,
+            read_side.span_resolver,
+            GateConfig(),
+            ExpiryDesk(runtime.ledger),
+            runtime.policies,
+            runtime.components,
         )
         receipt, _ = desk.open(
             ReceiptRequest(
