@@ -43,13 +43,12 @@ from ledger.crypto.merkle_log import root_from_nodes, root_node_ids
 from ledger.crypto.signing import Keyring
 from ledger.errors import CheckpointError
 from ledger.eventlog.store import SignedMapper
+from projections.catalog import REPLAYED
 from projections.digest import tables_digest
 from projections.log_rows import read_rows
 from projections.replay import replay
 from projections.retrieval_check import CHECKED_TABLES, MODEL_COLUMNS, derive_retrieval
 from projections.schema import (
-    RECEIPT_TABLES,
-    REGISTRY_TABLES,
     RETRIEVAL_TABLES,
     checkpoints,
     merkle_leaves,
@@ -352,6 +351,19 @@ def check_read_models(
     return _check_once(recorder, mapper, keyring, stored, _positions(stored))
 
 
+def _replayed_groups(positions: dict[str, int]) -> list[tuple[int, list[Table]]]:
+    """The replayed read models' tables (``projections/catalog.py``), those of neighbours at
+    the same position together: one replay compares them all."""
+    groups: list[tuple[int, list[Table]]] = []
+    for model in REPLAYED:
+        position = positions.get(model.name, 0)
+        if groups and groups[-1][0] == position:
+            groups[-1][1].extend(model.tables)
+        else:
+            groups.append((position, list(model.tables)))
+    return groups
+
+
 def _check_once(
     recorder: ApplicationRecorder,
     mapper: SignedMapper,
@@ -362,11 +374,7 @@ def _check_once(
     registry = positions.get("registry", 0)
     receipts = positions.get("receipts", 0)
     digest, difference = "", None
-    for position, tables in (
-        [(registry, REGISTRY_TABLES + RECEIPT_TABLES)]
-        if registry == receipts
-        else [(registry, REGISTRY_TABLES), (receipts, RECEIPT_TABLES)]
-    ):
+    for position, tables in _replayed_groups(positions):
         part, difference = _compare_replayed(recorder, mapper, keyring, stored, position, tables)
         digest = part if not digest else digest + " " + part
         if difference is not None:

@@ -33,12 +33,11 @@ from ledger.errors import EventCheckFailed, InvalidInput, ReplayError
 from ledger.eventlog import signature_pool
 from ledger.eventlog.signature_pool import SignatureChecks
 from ledger.eventlog.store import SignedMapper
+from projections.catalog import REPLAYED, REPLAYED_TABLES, ProjectionParts
 from projections.digest import tables_digest
 from projections.log_rows import LogRow, read_rows
-from projections.receipts import ReceiptsProjection
-from projections.registry import RegistryProjection
 from projections.runner import Projection
-from projections.schema import RECEIPT_TABLES, REGISTRY_TABLES, metadata, tracking
+from projections.schema import metadata, tracking
 
 BATCH = 1000
 
@@ -106,7 +105,8 @@ class _Rebuild:
         self.engine = create_engine(f"sqlite+pysqlite:///{path}")
         event.listen(self.engine, "connect", _scratch_pragmas)
         metadata.create_all(self.engine)
-        self.projections: list[Projection] = [RegistryProjection(), ReceiptsProjection()]
+        parts = ProjectionParts(self.engine)
+        self.projections: list[Projection] = [model.build(parts) for model in REPLAYED]
         self.topics = {topic: p for p in self.projections for topic in p.topics}
         self.mapper = mapper
         self.signatures = signatures
@@ -140,7 +140,7 @@ class _Rebuild:
         with self.engine.begin() as conn:
             for projection in self.projections:
                 conn.execute(tracking.insert().values(projection=projection.name, position=last))
-        digest = tables_digest(self.engine, REGISTRY_TABLES + RECEIPT_TABLES)
+        digest = tables_digest(self.engine, REPLAYED_TABLES)
         self.engine.dispose()
         return digest
 

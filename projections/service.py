@@ -17,18 +17,15 @@ from ledger.eventlog.database import DatabaseConfig
 from ledger.receipts.served_rows import ServedReceipts
 from ledger.registry.served_rows import ServedRows
 from ledger.registry.verified_spans import VerifiedSpans
+from projections.catalog import READ_MODELS, REPLAYED_TABLES, ProjectionParts
 from projections.database import ReadModelDatabase
 from projections.digest import tables_digest
 from projections.log_anchor import LogAnchor
 from projections.log_rows import aggregate_events, aggregate_heads, applied_version
-from projections.receipts import ReceiptsProjection
-from projections.registry import RegistryProjection
-from projections.retrieval import RetrievalProjection
 from projections.retrieval_index import RetrievalIndex
 from projections.runner import ProjectionRunner
-from projections.schema import RECEIPT_TABLES, REGISTRY_TABLES, tracking
+from projections.schema import tracking
 from projections.span_resolver import RegistrySpanResolver
-from projections.transparency import TransparencyProjection
 
 DEFAULT_ORIGIN = "provledger.local/ledger"
 """The checkpoint origin line unless ``PROVLEDGER_LOG_ORIGIN`` names another."""
@@ -60,19 +57,19 @@ class ReadSide:
         self.ledger = ledger
         self.db = ReadModelDatabase.open(database)
         self.anchor = LogAnchor(ledger, self.db.sync)
-        anchor = self.anchor.check
-        self.registry = ProjectionRunner(ledger, self.db.sync, RegistryProjection(), anchor)
-        self.receipts = ProjectionRunner(ledger, self.db.sync, ReceiptsProjection(), anchor)
         trusted = [record.public_key for record in keyring.records.values()] if keyring else []
-        self.transparency = ProjectionRunner(
-            ledger,
-            self.db.sync,
-            TransparencyProjection(self.db.sync, ledger.signing_key, origin, trusted),
-            anchor,
-        )
-        self.retrieval = ProjectionRunner(ledger, self.db.sync, RetrievalProjection(), anchor)
+        parts = ProjectionParts(self.db.sync, ledger.signing_key, origin, trusted)
+        self.runners = [
+            ProjectionRunner(ledger, self.db.sync, model.build(parts), self.anchor.check)
+            for model in READ_MODELS
+        ]
+        """One runner per read model (``projections/catalog.py``), in catch-up order."""
+        named = {runner.projection.name: runner for runner in self.runners}
+        self.registry = named["registry"]
+        self.receipts = named["receipts"]
+        self.transparency = named["transparency"]
+        self.retrieval = named["retrieval"]
         self.origin = origin
-        self.runners = [self.registry, self.receipts, self.transparency, self.retrieval]
         self.retrieval_index = RetrievalIndex(
             self.db.sync, self.retrieval.catch_up, index_dir or default_index_dir(database)
         )
@@ -130,8 +127,9 @@ class ReadSide:
             self.transparency.rebuild()
             self.transparency_rebuilt = True
         self._restart_followers(everyone=self.transparency_rebuilt)
-        for runner in (self.registry, self.receipts, self.retrieval):
-            runner.rebuild()
+        for runner in self.runners:
+            if runner is not self.transparency:
+                runner.rebuild()
         return self.digest()
 
     def _restart_followers(self, everyone: bool) -> None:
@@ -148,7 +146,7 @@ class ReadSide:
 
     def digest(self) -> str:
         """Digest of every read-model table."""
-        return tables_digest(self.db.sync, REGISTRY_TABLES + RECEIPT_TABLES)
+        return tables_digest(self.db.sync, REPLAYED_TABLES)
 
     def start_polling(self, interval: float = 0.5) -> None:
         """Catch up in a background thread, for events written by other processes."""
