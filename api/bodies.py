@@ -29,7 +29,9 @@ class AccessIn(BaseModel):
 
 
 class PrincipalIn(BaseModel):
-    """On whose behalf evidence is asked for (bounded by the API key's pins)."""
+    """On whose behalf evidence is asked for (bounded by the API key's pins): at receipt
+    opening and at retrieval. Values are tokens of at most 64 characters, at most 64 a list
+    (docs/access.md)."""
 
     model_config = ConfigDict(extra="forbid")
     roles: Values = Field(default_factory=list, max_length=64)
@@ -39,8 +41,15 @@ class PrincipalIn(BaseModel):
     destination: str = Field(default="", max_length=64)
 
     def to_principal(self) -> Principal:
-        """The principal as the entitlement gate reads it."""
+        """The principal as the entitlement gate reads it (values checked, sorted, unique)."""
         return Principal.parse(self.model_dump())
+
+    def as_stated(self) -> Principal:
+        """The principal as the request states it (a retrieval records it so; its desk checks
+        it as :meth:`to_principal` does before deciding on it)."""
+        return Principal(
+            tuple(self.roles), tuple(self.units), tuple(self.groups), self.purpose, self.destination
+        )
 
 
 class RouteIn(BaseModel):

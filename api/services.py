@@ -9,11 +9,13 @@ are built on first use, so ``provledger keys list`` opens no read-model database
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
 
 from api import metrics
 from api.metrics import MeteredReceiptDesk
 from api.settings import Settings
+from ledger.access.attributes import Pins, Principal
 from ledger.access.policy_desk import PolicyDesk
 from ledger.audit.verified_reads import EventChecks
 from ledger.crypto.cosignature import parse_witness_vkey
@@ -35,7 +37,7 @@ from ledger.registry.source_desk import SourceDesk
 from ledger.retrieval.dense import shared_embedder
 from ledger.retrieval.retrieval_desk import RetrievalDesk
 from ledger.retrieval.retriever import HybridRetriever
-from ledger.retrieval.visibility import FilterFactory, allow_all
+from ledger.retrieval.visibility import FilterFactory, RetrievalEntitlement, allow_all
 from ledger.runtime import LedgerRuntime
 from processes.entailment_http import HttpEntailmentVerifier
 from processes.entailment_sampler import EntailmentSampler
@@ -162,11 +164,24 @@ class Services:
     @cached_property
     def retrieval(self) -> RetrievalDesk:
         """Hybrid retrieval over the registry, each retrieval recorded in the ledger."""
+        read_side = self.read_side
+
+        def entitlements(
+            pins: Pins | None,
+            principal: Principal,
+            policy_version: str | None,
+            source_ids: Sequence[str] | None,
+        ) -> RetrievalEntitlement:
+            return self.sight.for_retrieval(
+                pins, principal, policy_version, source_ids, read_side.span_resolver.source_access
+            )
+
         return RetrievalDesk(
             self.ledger,
-            self.read_side.retrieval_index,
+            read_side.retrieval_index,
             HybridRetriever(shared_embedder()),
-            self.read_side.span_resolver,
+            read_side.span_resolver,
+            entitlements,
             self.source_filters,
         )
 

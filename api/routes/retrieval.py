@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import ReadSideDep, RetrievalDeskDep, Rfc3339, SightDep, require
-from ledger.access.attributes import Principal
-from ledger.eventlog.clock import format_time, ledger_time
+from api.bodies import PrincipalIn
+from api.deps import RetrievalDeskDep, Rfc3339, require
 from ledger.keys.api_keys import Caller, Scope
-from ledger.retrieval.retriever import MAX_K, RetrievalQuery
+from ledger.retrieval.retrieval_desk import RetrievalRequest
+from ledger.retrieval.retriever import MAX_K
 
 router = APIRouter(tags=["retrieval"])
 
 Retriever = Annotated[Caller, Depends(require(Scope.RETRIEVE))]
-_Name = Annotated[str, Field(min_length=1, max_length=200)]
 _PROBLEMS: dict[int | str, dict[str, Any]] = {
     401: {"description": "no or unknown API key (problem+json)"},
     403: {
@@ -29,33 +27,6 @@ _PROBLEMS: dict[int | str, dict[str, Any]] = {
     422: {"description": "invalid input, naming the field and the rule (problem+json)"},
     500: {"description": "a served span failed verification: nothing was served"},
 }
-
-
-class RetrievalPrincipalIn(BaseModel):
-    """On whose behalf the retrieval is made; the visibility filter decides on it."""
-
-    model_config = ConfigDict(extra="forbid")
-    roles: list[_Name] = Field(default_factory=list, max_length=100)
-    units: list[_Name] = Field(default_factory=list, max_length=100)
-    groups: list[_Name] = Field(default_factory=list, max_length=100)
-    purpose: str = Field(max_length=200)
-    destination: str = Field(max_length=200)
-
-    def to_principal(self) -> Principal:
-        """The principal as the ledger takes it."""
-        return Principal(
-            tuple(self.roles), tuple(self.units), tuple(self.groups), self.purpose, self.destination
-        )
-
-    def to_access_principal(self) -> Principal:
-        """The principal as an access policy decides on it (lists sorted, no repeats)."""
-        return Principal(
-            tuple(sorted(set(self.roles))),
-            tuple(sorted(set(self.units))),
-            tuple(sorted(set(self.groups))),
-            self.purpose,
-            self.destination,
-        )
 
 
 class FiltersIn(BaseModel):
@@ -75,7 +46,7 @@ class RetrieveIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     query: str = Field(max_length=4000)
-    principal: RetrievalPrincipalIn
+    principal: PrincipalIn
     k: int = Field(default=10, strict=True, ge=1, le=MAX_K)
     as_of: Rfc3339 | None = Field(default=None, description="versions in force then; default now")
     filters: FiltersIn | None = None
@@ -143,47 +114,27 @@ class RetrievalOut(BaseModel):
 
 
 @router.post("/v1/retrieve", response_model=RetrievalOut, responses=_PROBLEMS)
-def retrieve(
-    body: RetrieveIn,
-    desk: RetrievalDeskDep,
-    sight: SightDep,
-    read_side: ReadSideDep,
-    principal: Retriever,
-) -> dict[str, Any]:
+def retrieve(body: RetrieveIn, desk: RetrievalDeskDep, caller: Retriever) -> dict[str, Any]:
     """Rank the spans in force at ``as_of`` by BM25 and dense similarity, fuse by RRF
     (k = 60), withhold what the principal may not see and what fails the lexical gate, and
     record the retrieval as a signed event."""
     filters = body.filters
+    request = RetrievalRequest(
+        body.query,
+        body.principal.as_stated(),
+        body.k,
+        body.as_of,
+        None if filters is None or filters.source_ids is None else tuple(filters.source_ids),
+        None if filters is None or filters.authorities is None else tuple(filters.authorities),
+        None if filters is None else filters.model_dump(exclude_none=True),
+        body.policy_version,
+    )
     # The principal, bounded by the key's pins (403 before anything is read), is decided by
     # the policy in force against each source's verified access attributes (docs/access.md).
-    entitlement = sight.for_retrieval(
-        principal.pins,
-        body.principal.to_access_principal(),
-        body.policy_version,
-        None if filters is None else filters.source_ids,
-        read_side.span_resolver.source_access,
-    )
-    as_of = (
-        format_time(datetime.now(UTC)) if body.as_of is None else ledger_time("as_of", body.as_of)
-    )
-    query = RetrievalQuery(
-        body.query,
-        body.k,
-        as_of,
-        entitlement.source_ids,
-        None if filters is None or filters.authorities is None else tuple(filters.authorities),
-    )
-    answer = desk.retrieve(
-        query,
-        body.principal.to_principal(),
-        principal.actor,
-        None if filters is None else filters.model_dump(exclude_none=True),
-        entitlement.filter,
-        entitlement.policy_version,
-    )
+    answer = desk.answer(request, caller.pins, caller.actor)
     return {
         "retrieval_id": answer.retrieval_id,
-        "as_of": as_of,
+        "as_of": answer.as_of,
         "results": [
             {
                 "span_id": span.span_id,

@@ -24,7 +24,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from uuid import UUID
 
 from ledger.access.attributes import Pins, Principal, SourceAccess
@@ -35,7 +34,7 @@ from ledger.errors import NotFound
 from ledger.eventlog.port import EventLog
 from ledger.receipts.entitlement import bounded_principal
 from ledger.registry.source import Source, source_aggregate_id
-from ledger.retrieval.visibility import FirstRefusal, SourceFilter
+from ledger.retrieval.visibility import FirstRefusal, RetrievalEntitlement, SourceFilter
 
 __all__ = ["KeySight", "RetrievalEntitlement", "missing_source", "pins_may_see"]
 
@@ -45,17 +44,6 @@ ACCESS_TOPICS = (Source.AccessChanged.TOPIC,)
 HIDDEN_IN_QUERY = 500
 """Sources a key may not see that a search leaves out in its query at most (past that, its
 rows are left out as they are read)."""
-
-
-@dataclass(frozen=True)
-class RetrievalEntitlement:
-    """How a retrieval is decided: its source filter (the pins' sight first, then the policy
-    in force for the request's principal), the policy's version and the source filter the
-    request gave, less the sources the key may not see."""
-
-    filter: SourceFilter
-    policy_version: str
-    source_ids: tuple[str, ...] | None
 
 
 def missing_source(source_id: str) -> NotFound:

@@ -13,19 +13,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from eventsourcing.application import AggregateNotFoundError
 
-from ledger.access.attributes import Principal
+from ledger.access.attributes import Pins, Principal
 from ledger.access.source_filter import UNSEEN
 from ledger.errors import InvalidInput, NotFound, PermissionDenied
+from ledger.eventlog.clock import format_time, ledger_time
 from ledger.eventlog.port import EventLog
 from ledger.registry.evidence import ResolvedSpan
 from ledger.retrieval.port import SearchIndex
 from ledger.retrieval.record import Retrieval, retrieval_aggregate_id
 from ledger.retrieval.retriever import Hit, HybridRetriever, RetrievalQuery
 from ledger.retrieval.visibility import (
+    Entitlements,
     FilterFactory,
     FirstRefusal,
     SourceFilter,
@@ -60,10 +63,29 @@ class ServedSpans(Protocol):
 
 
 @dataclass(frozen=True)
+class RetrievalRequest:
+    """A retrieval as a caller asks for it. ``principal`` is recorded as the request states
+    it; ``filters`` is the request's filter object as recorded; ``source_ids`` and
+    ``authorities`` narrow the candidates."""
+
+    query: str
+    principal: Principal
+    k: int = 10
+    as_of: datetime | None = None
+    """Versions in force then; ``None``: now."""
+    source_ids: tuple[str, ...] | None = None
+    authorities: tuple[str, ...] | None = None
+    filters: dict[str, Any] | None = None
+    policy_version: str | None = None
+    """The access policy version to decide by; ``None``: the one in force."""
+
+
+@dataclass(frozen=True)
 class RetrievalAnswer:
     """A recorded retrieval: its id, the hits with their verified versions, exclusions."""
 
     retrieval_id: str
+    as_of: str
     hits: list[tuple[Hit, ResolvedSpan]]
     exclusions: list[dict[str, Any]]
     rankers: list[dict[str, str]]
@@ -79,13 +101,39 @@ class RetrievalDesk:
         indexes: IndexSource,
         retriever: HybridRetriever,
         served: ServedSpans,
+        entitlements: Entitlements,
         visibility: FilterFactory = allow_all,
     ) -> None:
         self.log = log
         self.indexes = indexes
         self.retriever = retriever
         self.served = served
+        self.entitlements = entitlements
         self.visibility = visibility
+
+    def answer(self, request: RetrievalRequest, pins: Pins | None, actor: str) -> RetrievalAnswer:
+        """Retrieve for a caller whose API key pins ``pins``: the request's principal, checked
+        as every principal is (``Principal.parse``) and bounded by the pins, decides the
+        entitlements under the policy in force (or the one named) before anything is read;
+        then retrieve at ``as_of`` (now by default), verify and record (:meth:`retrieve`)."""
+        decided = Principal.parse(request.principal.to_json())
+        entitlement = self.entitlements(pins, decided, request.policy_version, request.source_ids)
+        as_of = (
+            format_time(datetime.now(UTC))
+            if request.as_of is None
+            else ledger_time("as_of", request.as_of)
+        )
+        query = RetrievalQuery(
+            request.query, request.k, as_of, entitlement.source_ids, request.authorities
+        )
+        return self.retrieve(
+            query,
+            request.principal,
+            actor,
+            request.filters,
+            entitlement.filter,
+            entitlement.policy_version,
+        )
 
     def retrieve(
         self,
@@ -125,7 +173,12 @@ class RetrievalDesk:
         )
         recordings = self.log.commit(record)
         return RetrievalAnswer(
-            record.retrieval_id, hits, listed, outcome.rankers, recordings[-1].notification.id
+            record.retrieval_id,
+            query.as_of,
+            hits,
+            listed,
+            outcome.rankers,
+            recordings[-1].notification.id,
         )
 
     def _verified(self, hits: list[Hit], as_of: str) -> tuple[list[tuple[Hit, ResolvedSpan]], int]:

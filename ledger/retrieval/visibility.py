@@ -11,11 +11,11 @@ the response's ``exclusions``. ``POST /v1/retrieve`` passes the access policy's 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ledger.access.attributes import Principal
+from ledger.access.attributes import Pins, Principal
 
 _CODE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 
@@ -50,6 +50,33 @@ class FirstRefusal:
             if code is not None:
                 return code
         return None
+
+
+@dataclass(frozen=True)
+class RetrievalEntitlement:
+    """How a retrieval is decided: its source filter (the pins' sight first, then the policy
+    in force for the request's principal), the policy's version and the source filter the
+    request gave, less the sources the key may not see."""
+
+    filter: SourceFilter
+    policy_version: str
+    source_ids: tuple[str, ...] | None
+
+
+class Entitlements(Protocol):
+    """Decides a retrieval's entitlements for an API key's pins: the principal bounded by the
+    pins (403 ``principal-not-pinned`` before anything is read), the policy in force or the
+    one the request names, the sources the key may see (``ledger/receipts/sight.py``
+    ``KeySight.for_retrieval``, plugged in by the composition root)."""
+
+    def __call__(
+        self,
+        pins: Pins | None,
+        principal: Principal,
+        policy_version: str | None,
+        source_ids: Sequence[str] | None,
+    ) -> RetrievalEntitlement:
+        """The retrieval's source filter, policy version and source ids."""
 
 
 FilterFactory = Callable[[Principal], SourceFilter]

@@ -237,7 +237,12 @@ def test_a_bad_retrieval_id_is_a_clear_422(
         ({"query": "the total of it"}, "query", "content-terms"),
         ({"query": "revenue", "k": 0}, "k", "greater_than_equal"),
         ({"query": "revenue", "as_of": "2026-01-01T00:00:00"}, "as_of", "timezone"),
-        ({"query": "revenue", "principal": {"purpose": "p"}}, "principal.destination", "missing"),
+        ({"query": "revenue", "principal": {"destination": "d"}}, "principal.purpose", "missing"),
+        (
+            {"query": "revenue", "principal": {"purpose": "p", "roles": ["a b"]}},
+            "principal.roles[0]",
+            "attribute-value",
+        ),
     ],
 )
 def test_bad_retrieval_input_names_the_field_and_rule(
