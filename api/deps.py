@@ -1,6 +1,9 @@
 """Every route dependency: the services built by the lifespan, the caller, read coordinates.
 
-Routes take what they need from here; nothing else reads ``app.state``.
+Routes take what they need from here; no route reads ``app.state`` itself. Outside the
+routes, the two ASGI middlewares (``api/body_guard.py``, ``api/consistency.py``) read
+``app.state.services`` from the scope, and the console, an app of its own, keeps its state in
+``api/console/state.py``.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from typing import Annotated
 
 from fastapi import Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
+from prometheus_client import CollectorRegistry
 from pydantic import BeforeValidator
 
 from api.consistency import wait_for_position
@@ -155,6 +159,12 @@ async def get_witness(services: ServicesDep) -> WitnessSubmitter | None:
     return services.witness
 
 
+async def get_metrics_registry(request: Request) -> CollectorRegistry:
+    """The process's metrics registry (built by the lifespan, served by ``/metrics``)."""
+    registry: CollectorRegistry = request.app.state.metrics
+    return registry
+
+
 RuntimeDep = Annotated[LedgerRuntime, Depends(get_runtime)]
 LedgerDep = Annotated[Ledger, Depends(get_ledger)]
 SourcesDep = Annotated[SourceDesk, Depends(get_sources)]
@@ -171,6 +181,7 @@ PolicyDeskDep = Annotated[PolicyDesk, Depends(get_policies)]
 SightDep = Annotated[KeySight, Depends(get_sight)]
 OutcomeDeskDep = Annotated[OutcomeDesk, Depends(get_outcomes)]
 ComponentDeskDep = Annotated[ComponentDesk, Depends(get_components)]
+MetricsRegistryDep = Annotated[CollectorRegistry, Depends(get_metrics_registry)]
 
 
 async def authenticate(request: Request, keys: ApiKeysDep) -> Caller:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Depends, Response
 from fastapi.concurrency import run_in_threadpool
 
-from api.deps import require
+from api.deps import MetricsRegistryDep, require
 from api.metrics import CONTENT_TYPE_LATEST, exposition
 from ledger.keys.api_keys import Caller, Scope
 
@@ -20,9 +20,9 @@ router = APIRouter(tags=["health"])
     responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}},
 )
 async def metrics(
-    request: Request, _: Annotated[Caller, Depends(require(Scope.METRICS))]
+    registry: MetricsRegistryDep, _: Annotated[Caller, Depends(require(Scope.METRICS))]
 ) -> Response:
     """Every metric of this service (of all its processes in multiprocess mode) and the
     ledger's own gauges; see docs/observability.md."""
-    body = await run_in_threadpool(exposition, request.app.state.metrics)
+    body = await run_in_threadpool(exposition, registry)
     return Response(body, media_type=CONTENT_TYPE_LATEST)
