@@ -17,7 +17,8 @@ from eventsourcing.application import AggregateNotFoundError
 
 from ledger.errors import Conflict, EntailmentError
 from ledger.receipts.entailment import EntailmentVerifier, sampled
-from ledger.receipts.receipt import Receipt, receipt_aggregate_id
+from ledger.receipts.receipt import Receipt
+from ledger.receipts.receipt_ids import receipt_aggregate_id
 from projections.service import ReadSide
 from projections.tracking import advance
 from projections.tracking import position as tracking_position

@@ -32,7 +32,7 @@ from ledger.crypto.merkle_log import (
 )
 from ledger.errors import InvalidInput, LedgerIntegrityError, NotFound
 from ledger.receipts.document import receipt_payload
-from ledger.receipts.receipt import receipt_aggregate_id
+from ledger.receipts.receipt_ids import receipt_aggregate_id
 from ledger.registry.source import source_aggregate_id
 from ledger.registry.verified_spans import FrozenVersion
 from ledger.runtime import LedgerRuntime

@@ -20,7 +20,8 @@ from sqlalchemy import Engine, select
 
 from ledger.errors import NotFound
 from ledger.eventlog.application import Ledger
-from ledger.receipts.receipt import Receipt, receipt_aggregate_id
+from ledger.receipts.receipt import Receipt
+from ledger.receipts.receipt_ids import receipt_aggregate_id
 from ledger.registry.source import Source, source_aggregate_id
 from projections.schema import claim_bindings, receipt_claims
 

@@ -28,7 +28,7 @@ from api.console.history import ClaimHistory, claim_histories, needs_history
 from api.console.standing import Standing, claim_standing
 from api.services import Services
 from ledger.receipts.document import receipt_document
-from ledger.receipts.receipt import receipt_aggregate_id
+from ledger.receipts.receipt_ids import receipt_aggregate_id
 from projections.citation_queries import CitedVersion, Pair, cited_versions
 from projections.claim_queries import Coordinates, binding_views
 from projections.engagement import claim_counts

@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ledger.gate import Binding, ClaimDraft, ClaimType, Role, Verdict
-from ledger.receipts.receipt import Receipt, claim_id_for
+from ledger.receipts.receipt import Receipt
+from ledger.receipts.receipt_ids import claim_id_for
 from ledger.registry.evidence import ResolvedSpan
 
 

@@ -15,12 +15,8 @@ from typing import Any
 
 from ledger.crypto.canonical import canonical_json
 from ledger.eventlog.clock import format_time
-from ledger.receipts.receipt import (
-    Receipt,
-    opening_content,
-    receipt_id_for,
-    receipt_id_for_inference,
-)
+from ledger.receipts.receipt import Receipt
+from ledger.receipts.receipt_ids import opening_content, receipt_id_for, receipt_id_for_inference
 
 FORMAT = "provledger.receipt/v1"
 OPTIONAL_CONTEXT = ("principal", "route_decision", "packet", "retrieval", "context_assembly")

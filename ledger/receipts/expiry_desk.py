@@ -19,7 +19,8 @@ from ledger.access.policy_version import (
 )
 from ledger.errors import ConcurrentWrite, Conflict, InvalidInput, NotFound
 from ledger.eventlog.port import EventLog
-from ledger.receipts.receipt import Receipt, receipt_aggregate_id
+from ledger.receipts.receipt import Receipt
+from ledger.receipts.receipt_ids import receipt_aggregate_id
 
 PROCESS_ACTOR = "process:expiry"
 ATTEMPTS = 10

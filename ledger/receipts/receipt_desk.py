@@ -57,7 +57,8 @@ from ledger.receipts.opening import (
     request_fingerprint,
 )
 from ledger.receipts.packet import render_packet
-from ledger.receipts.receipt import Receipt, receipt_aggregate_id, receipt_id_for_inference
+from ledger.receipts.receipt import Receipt
+from ledger.receipts.receipt_ids import receipt_aggregate_id, receipt_id_for_inference
 from ledger.receipts.render_check import check_render
 from ledger.receipts.repair_records import binding_to_repair, repair_record
 from ledger.receipts.transformations import expand_transformations

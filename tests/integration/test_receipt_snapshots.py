@@ -9,8 +9,8 @@ from api.settings import Settings
 from ledger.errors import Conflict, ReceiptExpired
 from ledger.gate import Binding, ClaimDraft, GateConfig
 from ledger.receipts.expiry_desk import ExpiryDesk
-from ledger.receipts.receipt import receipt_aggregate_id
 from ledger.receipts.receipt_desk import CommitRequest, ReceiptDesk, ReceiptRequest
+from ledger.receipts.receipt_ids import receipt_aggregate_id
 from ledger.registry.source_desk import SourceDraft
 from ledger.runtime import LedgerRuntime
 from ledger.text.spans import Span

@@ -7,7 +7,8 @@ from uuid import uuid4
 
 from ledger.eventlog.store import event_from_body
 from ledger.receipts.document import check_receipt_payload, receipt_payload
-from ledger.receipts.receipt import Receipt, opening_content, receipt_id_for
+from ledger.receipts.receipt import Receipt
+from ledger.receipts.receipt_ids import opening_content, receipt_id_for
 
 
 def _version_1_body() -> dict[str, object]:

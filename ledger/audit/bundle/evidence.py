@@ -24,7 +24,8 @@ from ledger.crypto.canonical import canonical_json
 from ledger.crypto.signing import Keyring
 from ledger.errors import BundleVerificationError, ReceiptReplayError
 from ledger.receipts.document import receipt_document
-from ledger.receipts.receipt import Receipt, receipt_aggregate_id
+from ledger.receipts.receipt import Receipt
+from ledger.receipts.receipt_ids import receipt_aggregate_id
 from ledger.registry.source import Source, source_aggregate_id
 from ledger.text.spans import span_id_for
 

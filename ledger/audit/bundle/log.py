@@ -27,7 +27,7 @@ from ledger.errors import (
     MerkleVerificationError,
 )
 from ledger.eventlog.envelope import SealedEvent, open_state
-from ledger.receipts.receipt import receipt_aggregate_id
+from ledger.receipts.receipt_ids import receipt_aggregate_id
 from ledger.registry.source import source_aggregate_id
 
 R = BundleReason
