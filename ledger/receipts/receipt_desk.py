@@ -1,21 +1,18 @@
-"""Commands on receipts: open one (sealing its pool) and commit claims through the gate."""
+"""The receipt desk: open a receipt (sealing its pool) and commit claims through the gate."""
 
 from __future__ import annotations
 
 import hmac
 import random
 import time
-import uuid
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
 from eventsourcing.application import AggregateNotFoundError
 
 from ledger import tracing
-from ledger.access.attributes import Pins, Principal
-from ledger.access.policy import decide
+from ledger.access.attributes import Pins
 from ledger.access.policy_desk import PolicyDesk
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import find_repair
@@ -23,10 +20,8 @@ from ledger.errors import (
     ConcurrentWrite,
     Conflict,
     ConflictingRequest,
-    EntitlementDenied,
     InvalidInput,
     NotFound,
-    ReceiptExpired,
 )
 from ledger.eventlog.application import project
 from ledger.eventlog.clock import format_time
@@ -39,24 +34,19 @@ from ledger.gate import (
     judge,
 )
 from ledger.receipts.claims import ClaimRecord
+from ledger.receipts.commit_checks import check_in_pool, check_open, refuse_unseen, span_facts
 from ledger.receipts.component_desk import ComponentDesk
-from ledger.receipts.document import receipt_status, standing_text
 from ledger.receipts.entitlement import (
-    GateRecord,
-    bounded_principal,
-    decide_route,
     pins_may_read_receipt,
-    receipt_principal,
 )
 from ledger.receipts.expiry_desk import ExpiryDesk
 from ledger.receipts.open_keys import OpenKey, open_key_aggregate_id
 from ledger.receipts.opening import (
     PoolSealer,
     opening_fingerprint,
-    opening_time,
     request_fingerprint,
 )
-from ledger.receipts.packet import render_packet
+from ledger.receipts.prepared import OpeningParts, prepare_receipt
 from ledger.receipts.receipt import Receipt
 from ledger.receipts.receipt_ids import receipt_aggregate_id, receipt_id_for_inference
 from ledger.receipts.render_check import check_render
@@ -69,8 +59,7 @@ from ledger.receipts.validation import (
     check_commit_request,
     check_receipt_request,
 )
-from ledger.registry.evidence import ResolvedSpan, SpanResolver, pick_version
-from ledger.retrieval.retrieval_desk import retrieval_for_receipt
+from ledger.registry.evidence import SpanResolver
 
 if TYPE_CHECKING:
     from ledger.eventlog.application import Ledger
@@ -122,6 +111,7 @@ class ReceiptDesk:
         self.snapshots: Snapshots[Receipt] = Snapshots(ledger, RECEIPT_SNAPSHOTS)
         self.policies = policies
         self.components = components
+        self.opening = OpeningParts(ledger, resolver, policies, components, self.sealer)
 
     # Opening --------------------------------------------------------------------------------
 
@@ -150,7 +140,9 @@ class ReceiptDesk:
             found = self._known_opening(request, actor, idempotency_key, fingerprint)
             if found is not None:
                 return found, False
-            receipt, key = self._prepare(request, actor, idempotency_key, fingerprint, pins)
+            receipt, key = prepare_receipt(
+                self.opening, request, actor, idempotency_key, fingerprint, pins
+            )
             try:
                 self.ledger.commit(receipt, *([] if key is None else [key]))
             except Conflict:
@@ -198,99 +190,6 @@ class ReceiptDesk:
         except AggregateNotFoundError:
             return None
         return record
-
-    def _prepare(
-        self,
-        request: ReceiptRequest,
-        actor: str,
-        key: str | None,
-        fingerprint: str,
-        pins: Pins | None,
-    ) -> tuple[Receipt, OpenKey | None]:
-        """The receipt to open (its pool sealed, the entitlement gate's decisions recorded)
-        and the key's record, not yet committed."""
-        errors: list[dict[str, str]] = []
-        principal = bounded_principal(request.principal or Principal(purpose=request.purpose), pins)
-        as_of = opening_time("as_of", request.as_of, datetime.now(UTC))
-        assert as_of is not None
-        expires_at = opening_time("expires_at", request.expires_at, None)
-        if expires_at is not None and expires_at <= as_of:
-            errors.append(
-                {
-                    "field": "expires_at",
-                    "rule": "after-as-of",
-                    "message": "expires_at must be after as_of",
-                }
-            )
-        gate = GateRecord(self.policies.for_request(request.policy_version), principal, pins)
-        sealed: list[ResolvedSpan] = []
-        retrieval = None
-        if request.retrieval_id is not None and not errors:
-            retrieval = retrieval_for_receipt(self.ledger, request.retrieval_id, actor)
-            if request.as_of is not None and as_of != retrieval.as_of:
-                errors.append(
-                    {
-                        "field": "as_of",
-                        "rule": "retrieval-as-of",
-                        "message": f"as_of must be the retrieval's ({retrieval.as_of}) or absent",
-                    }
-                )
-            as_of = retrieval.as_of
-            if expires_at is not None and expires_at <= as_of:
-                errors.append(
-                    {
-                        "field": "expires_at",
-                        "rule": "after-as-of",
-                        "message": "expires_at must be after the retrieval's as_of",
-                    }
-                )
-            pool = self.sealer.seal_retrieved(retrieval.results, as_of, errors, gate, sealed)
-        else:
-            pool = self.sealer.seal(request.evidence, as_of, errors, gate=gate, sealed=sealed)
-        gate.admit_candidates(self.resolver, request.candidates, as_of, errors)
-        if errors:
-            raise InvalidInput.many(errors)
-        gate.refuse_if_denied()
-        decision = None if request.routing is None else decide_route(request, gate)
-        context = {
-            "request": request.request,
-            "actor": request.actor,
-            "purpose": request.purpose,
-            "policy_version": gate.governing.policy_version,
-            "route": request.route if decision is None else decision["outcome"],
-            "model": request.model,
-            "tools": request.tools,
-            "budget": request.budget,
-        }
-        if retrieval is not None:
-            context["retrieval"] = retrieval.summary()
-        if request.principal is not None:
-            context["principal"] = principal.to_json()
-        if decision is not None:
-            context["route_decision"] = decision
-        if request.context_assembly is not None:
-            context["context_assembly"] = dict(request.context_assembly)
-        self.components.refuse_opening(context)
-        context["packet"] = render_packet(sealed, request.request).record()
-        excluded = [*request.excluded, *gate.exclusions()]
-        inference_id = request.inference_id or f"inf_{uuid.uuid4().hex}"
-        receipt = Receipt.open(
-            context, pool, excluded, as_of, expires_at, actor, inference_id, fingerprint
-        )
-        if request.principal is not None or request.candidates or gate.restricted:
-            # A request naming no principal over open sources has nothing to protect or
-            # explain: its receipt's events are what they were before the gate.
-            receipt.record_access(
-                gate.governing.policy_version,
-                gate.governing.rules_from,
-                principal.to_json(),
-                gate.decisions,
-                actor,
-            )
-        record = None
-        if key is not None:
-            record = OpenKey.record(key, receipt.receipt_id, fingerprint, actor)
-        return receipt, record
 
     # Reading --------------------------------------------------------------------------------
 
@@ -437,7 +336,9 @@ class ReceiptDesk:
         self, receipt: Receipt, request: CommitRequest
     ) -> tuple[CommitResult, list[dict[str, Any]], list[dict[str, Any]], dict[str, Any] | None]:
         span_ids = {b.span_id for claim in request.claims for b in claim.bindings}
-        facts, unseen = self._facts(receipt, span_ids)
+        facts, unseen = span_facts(
+            self.resolver, self.policies.in_force().policy, receipt, span_ids
+        )
         refuse_unseen(request, unseen)
         ordinal = receipt.next_ordinal
         judged: list[dict[str, Any]] = []
@@ -498,92 +399,7 @@ class ReceiptDesk:
     def pool_facts(self, receipt: Receipt) -> dict[str, SpanFacts]:
         """Facts for every span of the receipt's sealed pool that its principal may still
         see under the policy in force (the repair candidates)."""
-        facts, unseen = self._facts(receipt, set(receipt.pool_index))
+        facts, unseen = span_facts(
+            self.resolver, self.policies.in_force().policy, receipt, set(receipt.pool_index)
+        )
         return {span_id: f for span_id, f in facts.items() if span_id not in unseen}
-
-    def _facts(
-        self, receipt: Receipt, span_ids: set[str]
-    ) -> tuple[dict[str, SpanFacts], dict[str, str]]:
-        """The gate's facts of ``span_ids`` from verified events, and the safe code of each
-        one the receipt's principal may not see now under the policy in force."""
-        resolved = self.resolver.resolve(span_ids) if span_ids else {}
-        policy = self.policies.in_force().policy
-        principal = receipt_principal(receipt.context)
-        unseen: dict[str, str] = {}
-        facts: dict[str, SpanFacts] = {}
-        for span_id in span_ids:
-            candidates = resolved.get(span_id, ())
-            entry = receipt.pool_index.get(span_id)
-            span: ResolvedSpan | None = None
-            if entry is not None:
-                span = next((c for c in candidates if c.version == entry["version"]), None)
-            elif candidates:
-                span = pick_version(candidates, receipt.as_of)
-            if span is None:
-                facts[span_id] = SpanFacts(span_id, False, entry is not None, False, False, "")
-                continue
-            decision = decide(policy, principal, span.access)
-            if not decision.allowed:
-                unseen[span_id] = decision.code or "entitlement-denied"
-            intact = entry is None or span.text_sha256 == entry["text_sha256"]
-            facts[span_id] = SpanFacts(
-                span_id=span_id,
-                exists=intact,
-                in_pool=entry is not None,
-                in_force=span.in_force_at(receipt.as_of),
-                withdrawn=span.withdrawn_at is not None,
-                text=span.text if intact else "",
-                envelope=span.envelope,
-                version_detail=(
-                    f"{span.source_id} version {span.version}, effective "
-                    f"{span.effective_from} to {span.effective_to or 'now'}"
-                ),
-            )
-        return facts, unseen
-
-
-def check_open(receipt: Receipt) -> None:
-    """409 ``receipt-expired`` for a receipt that no longer stands (its expiry named)."""
-    if receipt_status(receipt)["status"] == "expired":
-        raise ReceiptExpired(
-            f"{standing_text(receipt)}; it takes no more claims: open a new receipt with "
-            "current evidence"
-        )
-
-
-def check_in_pool(receipt: Receipt, request: CommitRequest) -> None:
-    """422 (``in-pool``) for every binding to a span outside the receipt's sealed pool,
-    before any check reads a span: a span outside the pool is judged by nothing."""
-    errors = {
-        request.binding_field(index, b_index): {
-            "field": request.binding_field(index, b_index),
-            "rule": "in-pool",
-            "message": f"span {binding.span_id} is not in the receipt's sealed evidence pool",
-        }
-        for index, claim in enumerate(request.claims)
-        for b_index, binding in enumerate(claim.bindings)
-        if binding.span_id not in receipt.pool_index
-    }
-    if errors:
-        raise InvalidInput.many(list(errors.values()))
-
-
-def refuse_unseen(request: CommitRequest, unseen: dict[str, str]) -> None:
-    """403 ``entitlement-denied`` before any check runs when a binding names a pool span the
-    receipt's principal may not see now (the errors name the binding and the code only)."""
-    found = {
-        request.binding_field(index, b_index): {
-            "field": request.binding_field(index, b_index),
-            "rule": unseen[binding.span_id],
-            "message": "the receipt's principal may not see this span",
-        }
-        for index, claim in enumerate(request.claims)
-        for b_index, binding in enumerate(claim.bindings)
-        if binding.span_id in unseen
-    }
-    refusals = list(found.values())  # one per field: a transformation's inputs share theirs
-    if refusals:
-        raise EntitlementDenied(
-            f"the receipt's principal may not see {len(refusals)} of the bound spans now",
-            refusals,
-        )

@@ -17,8 +17,9 @@ from ledger.attribution.repair import RepairOutcome, find_repair
 from ledger.errors import ConcurrentWrite, Conflict, NotFound
 from ledger.gate import ClaimDraft, GateConfig, SpanFacts, judge
 from ledger.receipts.claims import ClaimRecord
+from ledger.receipts.commit_checks import check_open
 from ledger.receipts.receipt import Receipt
-from ledger.receipts.receipt_desk import ReceiptDesk, check_open
+from ledger.receipts.receipt_desk import ReceiptDesk
 from ledger.receipts.repair_records import binding_to_repair, repair_record
 
 ATTEMPTS = 10

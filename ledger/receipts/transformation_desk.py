@@ -27,9 +27,10 @@ from ledger.errors import (
     LossBoundaryBreached,
 )
 from ledger.lossboundary import InputText, LossReport, MayRemove, MustKeep, check_loss
+from ledger.receipts.commit_checks import check_open
 from ledger.receipts.entitlement import GateRecord, receipt_principal
 from ledger.receipts.receipt import Receipt
-from ledger.receipts.receipt_desk import COMMIT_ATTEMPTS, ReceiptDesk, check_open
+from ledger.receipts.receipt_desk import COMMIT_ATTEMPTS, ReceiptDesk
 from ledger.receipts.transformations import (
     LOW_WEIGHT_AUTHORITIES,
     TransformationRequest,
