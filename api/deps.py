@@ -21,6 +21,7 @@ from pydantic import BeforeValidator
 from api.consistency import wait_for_position
 from api.services import Services
 from ledger.access.policy_desk import PolicyDesk
+from ledger.attribution.locate_desk import LocateDesk
 from ledger.errors import AuthenticationFailed, PermissionDenied
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.clock import ledger_time
@@ -149,6 +150,11 @@ async def get_retrieval(services: ServicesDep) -> RetrievalDesk:
     return services.retrieval
 
 
+async def get_locate(services: ServicesDep) -> LocateDesk:
+    """The locate desk."""
+    return services.locate
+
+
 async def get_sight(services: ServicesDep) -> KeySight:
     """What a key with pins may see."""
     return services.sight
@@ -181,6 +187,7 @@ PolicyDeskDep = Annotated[PolicyDesk, Depends(get_policies)]
 SightDep = Annotated[KeySight, Depends(get_sight)]
 OutcomeDeskDep = Annotated[OutcomeDesk, Depends(get_outcomes)]
 ComponentDeskDep = Annotated[ComponentDesk, Depends(get_components)]
+LocateDeskDep = Annotated[LocateDesk, Depends(get_locate)]
 MetricsRegistryDep = Annotated[CollectorRegistry, Depends(get_metrics_registry)]
 
 

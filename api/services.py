@@ -17,6 +17,7 @@ from api.metrics import MeteredReceiptDesk
 from api.settings import Settings
 from ledger.access.attributes import Pins, Principal
 from ledger.access.policy_desk import PolicyDesk
+from ledger.attribution.locate_desk import LocateDesk
 from ledger.audit.verified_reads import EventChecks
 from ledger.crypto.cosignature import parse_witness_vkey
 from ledger.crypto.hmac_keys import open_hmac_key
@@ -32,6 +33,7 @@ from ledger.receipts.receipt_desk import ReceiptDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.receipts.sight import KeySight
 from ledger.receipts.transformation_desk import TransformationDesk
+from ledger.registry.evidence import ResolvedSpan
 from ledger.registry.ingestion import Limits
 from ledger.registry.source_desk import SourceDesk
 from ledger.retrieval.dense import shared_embedder
@@ -47,6 +49,7 @@ from processes.witness_submitter import WitnessSubmitter
 from projections.database import ensure_postgres_schema, setup_lock
 from projections.log_rows import notification_id_of
 from projections.service import ReadSide
+from projections.span_resolver import spans_in_range
 
 
 def open_ledger(settings: Settings) -> LedgerRuntime:
@@ -189,6 +192,16 @@ class Services:
     def outcomes(self) -> OutcomeDesk:
         """Records receipts' outcomes and reads what hangs off them."""
         return OutcomeDesk(self.receipts)
+
+    @cached_property
+    def locate(self) -> LocateDesk:
+        """Locates answer sentences on the spans of their cited chunks, for a key's sight."""
+        read_side = self.read_side
+
+        def ranges(source_id: str, version: int, start: int, end: int) -> list[ResolvedSpan]:
+            return spans_in_range(read_side.db.sync, source_id, version, start, end)
+
+        return LocateDesk(read_side.span_resolver, ranges, self.sight.seer)
 
     @cached_property
     def repairs(self) -> RepairDesk:

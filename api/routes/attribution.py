@@ -7,15 +7,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from api.deps import MAX_INT32, ReadSideDep, RepairDeskDep, SightDep, require
+from api.deps import MAX_INT32, LocateDeskDep, RepairDeskDep, require
 from api.openapi import answers
 from api.schemas import LocateOut, RepairOut
-from ledger.attribution.locate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD, Chunk, locate
-from ledger.attribution.ranker import Candidate
-from ledger.errors import InvalidInput
+from ledger.attribution.locate import DEFAULT_CONFIDENCE, DEFAULT_THRESHOLD
+from ledger.attribution.locate_desk import ChunkRequest
 from ledger.keys.api_keys import Caller, Scope
-from ledger.receipts.sight import pins_may_see
-from projections.span_resolver import spans_in_range
 
 router = APIRouter(tags=["attribution"])
 Writer = Annotated[Caller, Depends(require(Scope.CLAIMS_WRITE))]
@@ -70,65 +67,36 @@ class LocateIn(BaseModel):
 
 
 @router.post("/v1/locate", response_model=None, responses=answers(LocateOut))
-def locate_spans(
-    body: LocateIn, read_side: ReadSideDep, sight: SightDep, caller: Reader
-) -> dict[str, Any]:
+def locate_spans(body: LocateIn, desk: LocateDeskDep, caller: Reader) -> dict[str, Any]:
     """For each sentence of an answer with ``[n]`` markers, the best span of the cited chunks
     by content-word overlap when it reaches the threshold and no other span of those chunks
     is a close rival (its posterior reaches ``confidence``), else null. To a pinned key a
     source it may not see does not exist: its span ids are unknown, its ranges empty."""
-    chunks: dict[str, Chunk] = {}
-    sources: dict[str, tuple[str, int]] = {}
-    policy = None if caller.pins is None else sight.policy()
-
-    def seen(source_id: str) -> bool:
-        if caller.pins is None or policy is None:
-            return True
-        access = sight.access(source_id)
-        return access is not None and pins_may_see(caller.pins, access, policy)
-
-    for key, chunk in body.chunks.items():
-        if chunk.span_ids is not None:
-            resolved = {
-                span_id: versions
-                for span_id, versions in read_side.span_resolver.resolve(chunk.span_ids).items()
-                if seen(versions[0].source_id)
-            }
-            missing = [span_id for span_id in chunk.span_ids if span_id not in resolved]
-            if missing:
-                raise InvalidInput(
-                    f"chunks.{key}.span_ids", "exists", f"unknown spans: {', '.join(missing[:5])}"
-                )
-            found = [max(resolved[span_id], key=lambda s: s.version) for span_id in chunk.span_ids]
-        else:
-            assert chunk.source_id is not None
-            assert chunk.version is not None
-            assert chunk.start is not None
-            assert chunk.end is not None
-            found = (
-                spans_in_range(
-                    read_side.db.sync, chunk.source_id, chunk.version, chunk.start, chunk.end
-                )
-                if seen(chunk.source_id)
-                else []
-            )
-        chunks[key] = Chunk(key, tuple(Candidate(s.span_id, s.text, s.envelope) for s in found))
-        sources.update({s.span_id: (s.source_id, s.version) for s in found})
-    located = locate(body.answer, chunks, body.threshold, confidence=body.confidence)
+    chunks = {
+        key: ChunkRequest(
+            None if chunk.span_ids is None else tuple(chunk.span_ids),
+            chunk.source_id,
+            chunk.version,
+            chunk.start,
+            chunk.end,
+        )
+        for key, chunk in body.chunks.items()
+    }
+    located = desk.locate(body.answer, chunks, body.threshold, body.confidence, caller.pins)
     return {
         "threshold": body.threshold,
         "confidence": body.confidence,
         "sentences": [
             {
-                "sentence": item.sentence,
-                "start": item.start,
-                "end": item.end,
-                "markers": list(item.markers),
-                "span_id": item.span_id,
-                "score": item.score,
-                "confidence": item.confidence,
-                "source_id": sources[item.span_id][0] if item.span_id else None,
-                "version": sources[item.span_id][1] if item.span_id else None,
+                "sentence": item.located.sentence,
+                "start": item.located.start,
+                "end": item.located.end,
+                "markers": list(item.located.markers),
+                "span_id": item.located.span_id,
+                "score": item.located.score,
+                "confidence": item.located.confidence,
+                "source_id": item.source[0] if item.source else None,
+                "version": item.source[1] if item.source else None,
             }
             for item in located
         ],

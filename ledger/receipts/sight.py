@@ -86,6 +86,19 @@ class KeySight:
         access = self.access(source_id)
         return access is not None and pins_may_see(pins, access, policy)
 
+    def seer(self, pins: Pins | None) -> Callable[[str], bool]:
+        """For one request of a key with ``pins``: whether it may see a source, the policy in
+        force read once, now (a key without pins sees every source)."""
+        if pins is None:
+            return lambda source_id: True
+        policy = self.policy()
+
+        def sees(source_id: str) -> bool:
+            access = self.access(source_id)
+            return access is not None and pins_may_see(pins, access, policy)
+
+        return sees
+
     def access(self, source_id: str) -> SourceAccess | None:
         """The source's verified attributes (None: no such source), remembered until the log
         shows a change of them."""
