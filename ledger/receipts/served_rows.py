@@ -39,7 +39,8 @@ from uuid import UUID
 from ledger.errors import LedgerIntegrityError
 from ledger.eventlog.application import project
 from ledger.eventlog.clock import format_time
-from ledger.receipts.receipt import Receipt, receipt_aggregate_id
+from ledger.receipts.receipt import Receipt
+from ledger.receipts.receipt_ids import receipt_aggregate_id
 from ledger.receipts.summaries import (
     ADDED_LATER,
     affected_standing,

@@ -22,7 +22,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ledger.access.attributes import Pins
-from ledger.receipts.receipt import receipt_aggregate_id
+from ledger.receipts.receipt_ids import receipt_aggregate_id
 from ledger.runtime import LedgerRuntime
 from tests.e2e.console.conftest import HTML, sign_in
 from tests.e2e.flows import commit_verbatim, open_receipt, receipt_body, register
