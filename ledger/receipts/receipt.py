@@ -17,30 +17,15 @@ from ledger.eventlog.aggregate import LedgerAggregate, fork_state
 from ledger.eventlog.clock import format_time
 from ledger.eventlog.topics import aggregate_topic
 from ledger.receipts.receipt_ids import receipt_aggregate_id, receipt_id_for_inference
+from ledger.receipts.repair_records import stored_repair
+from ledger.receipts.transformations import recorded_transformation
+from ledger.receipts.upcasts import upcast_idempotency, upcast_opening
 from ledger.router import declared_decision
 
 
 def _ordinal(claim: dict[str, Any]) -> int:
     ordinal: int = claim["ordinal"]
     return ordinal
-
-
-def upcast_opening(state: dict[str, Any]) -> None:
-    """``upcast_v1_v2`` of ``Opened``: version 1 receipts were named by their content and
-    carry no inference id or request fingerprint; they read as ``None``."""
-    state.setdefault("inference_id", None)
-    state.setdefault("request_fingerprint", None)
-
-
-def upcast_idempotency(state: dict[str, Any]) -> None:
-    """``upcast_v1_v2`` of the claim events: version 1 kept the HTTP status of the answer (201
-    or 422) in its idempotency record, version 2 keeps whether the commit was accepted. Stored
-    events are never rewritten; a version 1 record is read as version 2."""
-    record = state.get("idempotency")
-    if record is not None and "status" in record:
-        record = dict(record)
-        record["accepted"] = record.pop("status") == 201
-        state["idempotency"] = record
 
 
 @aggregate_topic("provledger.receipt")
@@ -178,7 +163,7 @@ class Receipt(LedgerAggregate):
             bindings = list(claim["bindings"])
             bindings[self.binding_index] = self.new_binding
             claim.update(bindings=bindings, status=self.status, checks=self.checks)
-            claim["repairs"] = [*claim.get("repairs", []), _repair_record(self)]
+            claim["repairs"] = [*claim.get("repairs", []), stored_repair(self, repaired=True)]
             aggregate.recommit(self.claim_id)
 
     class RepairFailed(LedgerAggregate.Event):
@@ -195,7 +180,7 @@ class Receipt(LedgerAggregate):
             claim = aggregate.claim(self.claim_id)
             if claim["status"] == "verified":  # never: verified claims are not repaired
                 claim["status"] = "unverified"
-            claim["repairs"] = [*claim.get("repairs", []), _repair_record(self)]
+            claim["repairs"] = [*claim.get("repairs", []), stored_repair(self, repaired=False)]
 
     class TransformationRecorded(LedgerAggregate.Event):
         """What the application did to evidence of the pool before the model saw it: the
@@ -212,18 +197,7 @@ class Receipt(LedgerAggregate):
         check: dict[str, Any]
 
         def apply(self, aggregate: Receipt) -> None:
-            aggregate.transformations.append(
-                {
-                    "transformation_id": self.transformation_id,
-                    "method": self.method,
-                    "inputs": self.inputs,
-                    "output": self.output,
-                    "may_remove": self.may_remove,
-                    "must_keep": self.must_keep,
-                    "check": self.check,
-                    "at": format_time(self.timestamp),
-                }
-            )
+            aggregate.transformations.append(recorded_transformation(self))
 
     class EntailmentJudged(LedgerAggregate.Event):
         """A sampled entailment check of a committed claim (advisory; status unchanged)."""
@@ -481,21 +455,3 @@ class Receipt(LedgerAggregate):
                 idempotency=idempotency,
                 actor=actor,
             )
-
-
-def _repair_record(event: Any) -> dict[str, Any]:
-    record = {
-        "outcome": "repaired" if isinstance(event, Receipt.ClaimRepaired) else "failed",
-        "binding_index": event.binding_index,
-        "ranker": event.ranker,
-        "ranker_version": event.ranker_version,
-        "attempts": event.attempts,
-    }
-    if isinstance(event, Receipt.ClaimRepaired):
-        record.update(
-            previous_binding=event.previous_binding,
-            new_binding=event.new_binding,
-            rank=event.rank,
-            score=event.score,
-        )
-    return record

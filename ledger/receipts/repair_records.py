@@ -44,3 +44,23 @@ def repair_record(outcome: RepairOutcome, index: int, previous: dict[str, Any]) 
             for a in outcome.attempts
         ],
     }
+
+
+def stored_repair(event: Any, repaired: bool) -> dict[str, Any]:
+    """The repair record a ``ClaimRepaired`` (``repaired``) or ``RepairFailed`` event adds to
+    its claim as the receipt folds it."""
+    record = {
+        "outcome": "repaired" if repaired else "failed",
+        "binding_index": event.binding_index,
+        "ranker": event.ranker,
+        "ranker_version": event.ranker_version,
+        "attempts": event.attempts,
+    }
+    if repaired:
+        record.update(
+            previous_binding=event.previous_binding,
+            new_binding=event.new_binding,
+            rank=event.rank,
+            score=event.score,
+        )
+    return record

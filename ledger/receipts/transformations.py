@@ -21,6 +21,7 @@ from typing import Any
 
 from ledger.crypto.canonical import canonical_json
 from ledger.errors import InvalidInput
+from ledger.eventlog.clock import format_time
 from ledger.gate import Binding, ClaimDraft
 from ledger.lossboundary import MayRemove, MustKeep
 from ledger.receipts.validation import CommitRequest
@@ -181,3 +182,18 @@ def expand_transformations(
     if errors:
         raise InvalidInput.many(errors)
     return replace(request, claims=claims, via=tuple(vias), origins=tuple(origins))
+
+
+def recorded_transformation(event: Any) -> dict[str, Any]:
+    """The transformation a ``TransformationRecorded`` event adds to its receipt as the
+    receipt folds it: the event's fields and when it was recorded."""
+    return {
+        "transformation_id": event.transformation_id,
+        "method": event.method,
+        "inputs": event.inputs,
+        "output": event.output,
+        "may_remove": event.may_remove,
+        "must_keep": event.must_keep,
+        "check": event.check,
+        "at": format_time(event.timestamp),
+    }
