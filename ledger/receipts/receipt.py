@@ -20,7 +20,6 @@ from ledger.receipts.receipt_ids import receipt_aggregate_id, receipt_id_for_inf
 from ledger.receipts.repair_records import stored_repair
 from ledger.receipts.transformations import recorded_transformation
 from ledger.receipts.upcasts import upcast_idempotency, upcast_opening
-from ledger.router import declared_decision
 
 
 def _ordinal(claim: dict[str, Any]) -> int:
@@ -292,13 +291,6 @@ class Receipt(LedgerAggregate):
             decisions=decisions,
             actor=actor,
         )
-
-    @property
-    def route_decision(self) -> dict[str, Any]:
-        """The router's signed decision, or, for a receipt whose route was declared (every
-        receipt opened before the router), that route read as a decision."""
-        recorded: dict[str, Any] | None = self.context.get("route_decision")
-        return recorded if recorded is not None else declared_decision(self.context["route"])
 
     def fork(self) -> Receipt:
         """A copy a command may change without touching this receipt: the lists and the dict
