@@ -14,7 +14,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi.concurrency import run_in_threadpool
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from api.pages import decode_cursor, encode_cursor, page, visible_rows
 from api.pinned_view import PinnedView, pinned_view
@@ -22,13 +21,13 @@ from ledger.keys.api_keys import Caller
 from ledger.receipts.outcomes import OutcomeDesk
 from ledger.receipts.receipt_desk import ReceiptDesk
 from ledger.receipts.sight import KeySight
-from projections.affected_queries import receipts_expired_by
+from projections.affected_queries import ReadConnection, receipts_expired_by
 from projections.service import ReadSide
 
 EXPIRED_SHOWN = 100
 """Expired receipts a write's answer names; ``GET /v1/expiries`` pages on from there."""
 
-Fetch = Callable[[AsyncConnection, str | None, int], Awaitable[list[dict[str, Any]]]]
+Fetch = Callable[[ReadConnection, str | None, int], Awaitable[list[dict[str, Any]]]]
 """A read-model query: up to ``n + 1`` rows (each with ``receipt_id``) after a receipt id."""
 
 
@@ -75,7 +74,7 @@ async def affected_page(
 def expired_fetch(cause: str) -> Fetch:
     """The receipts the change ``cause`` expired."""
 
-    async def fetch(conn: AsyncConnection, after: str | None, n: int) -> list[dict[str, Any]]:
+    async def fetch(conn: ReadConnection, after: str | None, n: int) -> list[dict[str, Any]]:
         return await receipts_expired_by(conn, cause, after, n)
 
     return fetch

@@ -15,6 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from projections.schema import receipt_expiries, receipt_parts, receipts
 
+ReadConnection = AsyncConnection
+"""The read-model connection these queries take (what ``api/`` names it, running no SQL)."""
+
 
 async def _page(
     conn: AsyncConnection, query: Select[Any], column: Any, after: str | None, limit: int

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from api.affected import Fetch, affected_page, expired_by, list_name
 from api.deps import OutcomeDeskDep, ReadSideDep, ReceiptDeskDep, SightDep, require
@@ -18,6 +17,7 @@ from api.schemas import AffectedReceipt, ExpiredList
 from ledger.access.policy_version import check_policy_version
 from ledger.keys.api_keys import Caller, Scope, check_name
 from projections.affected_queries import (
+    ReadConnection,
     receipts_opened_by,
     receipts_recording,
     receipts_under_policy,
@@ -37,7 +37,7 @@ Cause = Annotated[
 
 
 def _recording(kind: str, name: str, version: str) -> Fetch:
-    async def fetch(conn: AsyncConnection, after: str | None, n: int) -> list[dict[str, Any]]:
+    async def fetch(conn: ReadConnection, after: str | None, n: int) -> list[dict[str, Any]]:
         return await receipts_recording(conn, kind, name, version, after, n)
 
     return fetch
@@ -133,7 +133,7 @@ async def policy_affected(
     may read)."""
     check_policy_version(policy_version)
 
-    async def fetch(conn: AsyncConnection, last: str | None, n: int) -> list[dict[str, Any]]:
+    async def fetch(conn: ReadConnection, last: str | None, n: int) -> list[dict[str, Any]]:
         return await receipts_under_policy(conn, policy_version, last, n)
 
     view = await pinned_view(caller, sight, desk)
@@ -158,7 +158,7 @@ async def api_key_affected(
     check_name(name)
     opened_by = f"key:{name}"
 
-    async def fetch(conn: AsyncConnection, last: str | None, n: int) -> list[dict[str, Any]]:
+    async def fetch(conn: ReadConnection, last: str | None, n: int) -> list[dict[str, Any]]:
         return await receipts_opened_by(conn, opened_by, last, n)
 
     view = await pinned_view(caller, sight, desk)
