@@ -8,7 +8,7 @@ rejected ones in ``ClaimsRejected``, so auditors can count both.
 
 from __future__ import annotations
 
-import bisect
+from collections.abc import Mapping
 from typing import Any
 
 from eventsourcing.domain import Aggregate
@@ -16,15 +16,11 @@ from eventsourcing.domain import Aggregate
 from ledger.eventlog.aggregate import LedgerAggregate, fork_state
 from ledger.eventlog.clock import format_time
 from ledger.eventlog.topics import aggregate_topic
+from ledger.receipts import folds
 from ledger.receipts.receipt_ids import receipt_aggregate_id, receipt_id_for_inference
 from ledger.receipts.repair_records import stored_repair
 from ledger.receipts.transformations import recorded_transformation
 from ledger.receipts.upcasts import upcast_idempotency, upcast_opening
-
-
-def _ordinal(claim: dict[str, Any]) -> int:
-    ordinal: int = claim["ordinal"]
-    return ordinal
 
 
 @aggregate_topic("provledger.receipt")
@@ -111,14 +107,7 @@ class Receipt(LedgerAggregate):
         detail: dict[str, Any]
 
         def apply(self, aggregate: Receipt) -> None:
-            aggregate.expiries.append(
-                {
-                    "reason": self.reason,
-                    "cause": self.cause,
-                    "detail": self.detail,
-                    "at": format_time(self.timestamp),
-                }
-            )
+            aggregate.expiries.append(folds.expiry_entry(self))
 
     class OutcomeRecorded(LedgerAggregate.Event):
         """What was decided on the receipt's answer, by which reviewer, and the downstream
@@ -131,15 +120,7 @@ class Receipt(LedgerAggregate):
         actions: list[dict[str, str]]
 
         def apply(self, aggregate: Receipt) -> None:
-            aggregate.outcomes.append(
-                {
-                    "decision": self.decision,
-                    "reviewer": self.reviewer,
-                    "actions": self.actions,
-                    "recorded_by": self.actor,
-                    "at": format_time(self.timestamp),
-                }
-            )
+            aggregate.outcomes.append(folds.outcome_entry(self))
 
     class ClaimRepaired(LedgerAggregate.Event):
         """A misattributed claim's binding was moved to a span of the sealed pool."""
@@ -211,10 +192,7 @@ class Receipt(LedgerAggregate):
 
         def apply(self, aggregate: Receipt) -> None:
             claim = aggregate.claim(self.claim_id)
-            claim["entailment"] = [
-                *claim.get("entailment", []),
-                {"verdict": self.verdict, "verifier": self.verifier, "model": self.model},
-            ]
+            claim["entailment"] = [*claim.get("entailment", []), folds.entailment_entry(self)]
 
     def __init__(
         self,
@@ -307,29 +285,11 @@ class Receipt(LedgerAggregate):
         """The recorded transformations by id."""
         return {t["transformation_id"]: t for t in self.transformations}
 
-    def record_transformation(
-        self,
-        transformation_id: str,
-        method: str,
-        inputs: list[dict[str, Any]],
-        output: str,
-        may_remove: list[str],
-        must_keep: list[str],
-        check: dict[str, Any],
-        actor: str,
-    ) -> None:
-        """Record a transformation whose output kept its loss boundary."""
-        self.trigger_event(
-            self.TransformationRecorded,
-            transformation_id=transformation_id,
-            method=method,
-            inputs=inputs,
-            output=output,
-            may_remove=may_remove,
-            must_keep=must_keep,
-            check=check,
-            actor=actor,
-        )
+    def record_transformation(self, transformation: Mapping[str, Any], actor: str) -> None:
+        """Record a transformation whose output kept its loss boundary: its
+        ``transformation_id``, ``method``, ``inputs``, ``output``, ``may_remove``,
+        ``must_keep`` and ``check``."""
+        self.trigger_event(self.TransformationRecorded, **transformation, actor=actor)
 
     def claim(self, claim_id: str) -> dict[str, Any]:
         """A committed or quarantined claim, as a fresh dict that replaces the stored one
@@ -345,21 +305,14 @@ class Receipt(LedgerAggregate):
     def recommit(self, claim_id: str) -> None:
         """Move a quarantined claim that a repair made acceptable into the committed claims,
         at its place in commit order (its ordinal), not after the claims committed since."""
-        for index, claim in enumerate(self.rejected):
-            if claim["claim_id"] == claim_id and claim["status"] != "rejected":
-                moved = self.rejected.pop(index)
-                place = bisect.bisect(self.claims, moved["ordinal"], key=_ordinal)
-                self.claims.insert(place, moved)
-                return
+        folds.recommit(self.claims, self.rejected, claim_id)
 
     def judge_entailment(
         self, claim_id: str, verdict: str, verifier: str, model: str, raw: str, actor: str
     ) -> bool:
         """Record a sampled entailment verdict once per claim and verifier model."""
         claim = next(c for c in self.claims if c["claim_id"] == claim_id)
-        if any(
-            e["verifier"] == verifier and e["model"] == model for e in claim.get("entailment", [])
-        ):
+        if folds.judged_by(claim, verifier, model):
             return False
         self.trigger_event(
             self.EntailmentJudged,
@@ -401,11 +354,7 @@ class Receipt(LedgerAggregate):
     def actions(self) -> list[dict[str, str]]:
         """Every downstream action the outcomes named, in the order first recorded, each with
         when it was first recorded: an amended decision does not undo an action taken."""
-        actions: dict[str, dict[str, str]] = {}
-        for outcome in self.outcomes:
-            for action in outcome["actions"]:
-                actions.setdefault(action["action_id"], {**action, "recorded_at": outcome["at"]})
-        return list(actions.values())
+        return folds.downstream_actions(self.outcomes)
 
     @property
     def next_ordinal(self) -> int:

@@ -93,13 +93,15 @@ class TransformationDesk:
             )
             refuse_dropped(report, request.inputs)
             receipt.record_transformation(
-                transformation_id,
-                request.method,
-                [_input_record(receipt, span_id) for span_id in request.inputs],
-                request.output,
-                list(request.may_remove),
-                list(request.must_keep),
-                report.record(),
+                {
+                    "transformation_id": transformation_id,
+                    "method": request.method,
+                    "inputs": [_input_record(receipt, span_id) for span_id in request.inputs],
+                    "output": request.output,
+                    "may_remove": list(request.may_remove),
+                    "must_keep": list(request.must_keep),
+                    "check": report.record(),
+                },
                 actor,
             )
             try:
