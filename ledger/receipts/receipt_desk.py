@@ -5,7 +5,7 @@ from __future__ import annotations
 import hmac
 import random
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +54,7 @@ from ledger.receipts.repair_records import binding_to_repair, repair_record
 from ledger.receipts.transformations import expand_transformations
 from ledger.receipts.validation import (
     CommitRequest,
+    CommitResult,
     Mode,
     ReceiptRequest,
     check_commit_request,
@@ -77,17 +78,6 @@ COMMIT_ATTEMPTS = 10
 RECEIPT_SNAPSHOTS = 256
 """Receipts kept folded in memory per process (each read still asks the store for newer
 events)."""
-
-
-@dataclass(frozen=True)
-class CommitResult:
-    """The answer to a commit, replayed on retries: whether any claim was committed (in atomic
-    mode: all of them), and the body listing committed, quarantined and rejected claims."""
-
-    accepted: bool
-    body: dict[str, Any]
-    replayed: bool = False
-    position: int = 0
 
 
 class ReceiptDesk:

@@ -271,3 +271,14 @@ def check_commit_request(request: CommitRequest) -> None:
         _text(errors, "rendered_answer", request.rendered_answer, MAX_RENDERED)
     if errors:
         raise InvalidInput.many(errors)
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    """The answer to a commit, replayed on retries: whether any claim was committed (in atomic
+    mode: all of them), and the body listing committed, quarantined and rejected claims."""
+
+    accepted: bool
+    body: dict[str, Any]
+    replayed: bool = False
+    position: int = 0
