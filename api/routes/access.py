@@ -21,8 +21,8 @@ from api.deps import (
     SourcesDep,
     require,
 )
+from api.expiry_schemas import ExpiredList
 from api.openapi import access_problems
-from api.schemas import ExpiredList
 from ledger.access.policy_desk import policy_json
 from ledger.errors import NotFound
 from ledger.keys.api_keys import Caller, Scope

@@ -11,9 +11,9 @@ from fastapi import APIRouter, Depends, Query
 
 from api.affected import Fetch, affected_page, expired_by, list_name
 from api.deps import OutcomeDeskDep, ReadSideDep, ReceiptDeskDep, SightDep, require
+from api.expiry_schemas import AffectedReceipt, ExpiredList
 from api.pages import After, Limit, Page
 from api.pinned_view import PinnedView, pinned_view
-from api.schemas import AffectedReceipt, ExpiredList
 from ledger.access.policy_version import check_policy_version
 from ledger.keys.api_keys import Caller, Scope, check_name
 from projections.affected_queries import (

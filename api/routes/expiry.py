@@ -20,10 +20,10 @@ from api.deps import (
     require,
 )
 from api.errors import Problem
+from api.expiry_schemas import PolicyRetired
 from api.openapi import answers
 from api.pages import After, Limit, decode_cursor, encode_cursor, page
 from api.pinned_view import pinned_view
-from api.schemas import PolicyRetired
 from ledger.errors import NotFound
 from ledger.keys.api_keys import Caller, Scope
 from projections.affected_queries import count_expired_by

@@ -10,8 +10,9 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import OutcomeDeskDep, require
+from api.expiry_schemas import ActionOut
 from api.openapi import answers
-from api.schemas import ActionOut, ReceiptStatus
+from api.schemas import ReceiptStatus
 from ledger.keys.api_keys import Caller, Scope
 from ledger.receipts.outcomes import (
     MAX_ACTIONS,

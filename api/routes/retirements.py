@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.affected import expired_at
 from api.deps import ComponentDeskDep, ExpiryProcessDep, OutcomeDeskDep, ReadSideDep, require
+from api.expiry_schemas import ExpiredList
 from api.openapi import answers
-from api.schemas import ExpiredList
 from ledger.keys.api_keys import Caller, Scope
 from ledger.receipts.outcomes import OutcomeDesk
 from processes.expiry import ExpiryProcess

@@ -25,10 +25,11 @@ from api.deps import (
     require,
 )
 from api.errors import Problem
+from api.expiry_schemas import ExpiredList, WithdrawnOut
 from api.openapi import answers
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
 from api.pinned_view import pinned_read, pinned_view
-from api.schemas import ExpiredList, SourceOut, WithdrawnOut
+from api.schemas import SourceOut
 from ledger.keys.api_keys import Caller, Scope
 from ledger.registry.source_desk import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
