@@ -9,7 +9,6 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.affected import expired_for
-from api.bodies import AccessIn
 from api.body_guard import source_body
 from api.deps import (
     MAX_INT,
@@ -19,7 +18,6 @@ from api.deps import (
     OutcomeDeskDep,
     ReadSideDep,
     ReceiptDeskDep,
-    Rfc3339,
     SightDep,
     SourcesDep,
     require,
@@ -30,6 +28,7 @@ from api.openapi import answers
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
 from api.pinned_view import pinned_read, pinned_view
 from api.schemas import SourceOut
+from api.source_bodies import SourceIn, VersionIn, WithdrawIn
 from ledger.keys.api_keys import Caller, Scope
 from ledger.registry.source_desk import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
@@ -40,58 +39,6 @@ router = APIRouter(tags=["sources"])
 
 Ingester = Annotated[Caller, Depends(require(Scope.INGEST))]
 Reader = Annotated[Caller, Depends(require(Scope.READ))]
-
-
-class TextIn(BaseModel):
-    """Fields shared by a new source and a new version."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    text: str = Field(description="the document; normalised and frozen on ingestion")
-    media_type: str = Field(
-        default="text/plain", description="text/plain, text/markdown, text/html"
-    )
-    effective_from: Rfc3339 | None = Field(default=None, description="RFC 3339; default now")
-    tables: list[Any] | None = Field(
-        default=None,
-        description=(
-            "[{table_id, title, columns | header_rows, rows, caption, units, footnotes, "
-            "label_columns}]; see docs/registry.md"
-        ),
-    )
-    cite_headings: bool = Field(
-        default=False,
-        strict=True,
-        description="make heading lines citeable spans (by default they are only breadcrumbs)",
-    )
-
-
-class SourceIn(TextIn):
-    """``POST /v1/sources``."""
-
-    source_id: str = Field(description="[A-Za-z0-9._:-]{1,128}, chosen by the client")
-    title: str
-    authority: str = Field(description="source_of_record, derived, advisory or fallback")
-    uri: str | None = None
-    metadata: dict[str, Any] | None = None
-    access: AccessIn | None = Field(
-        default=None,
-        description="who the source is for; changed later only by POST "
-        "/v1/sources/{source_id}/access (docs/access.md)",
-    )
-
-
-class VersionIn(TextIn):
-    """``POST /v1/sources/{source_id}/versions``."""
-
-    title: str | None = Field(default=None, description="default: the current title")
-
-
-class WithdrawIn(BaseModel):
-    """``POST /v1/sources/{source_id}/withdraw``."""
-
-    model_config = ConfigDict(extra="forbid")
-    reason: str
 
 
 class SourceSummary(BaseModel):
