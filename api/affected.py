@@ -18,7 +18,7 @@ from fastapi.concurrency import run_in_threadpool
 from api.pages import decode_cursor, encode_cursor, page, visible_rows
 from api.pinned_view import PinnedView, pinned_view
 from ledger.keys.api_keys import Caller
-from ledger.receipts.outcomes import OutcomeDesk
+from ledger.receipts.outcome_desk import OutcomeDesk
 from ledger.receipts.receipt_desk import ReceiptDesk
 from ledger.receipts.sight import KeySight
 from projections.affected_queries import ReadConnection, receipts_expired_by

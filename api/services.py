@@ -28,7 +28,7 @@ from ledger.keys.api_key_desk import ApiKeyDesk
 from ledger.keys.cache import KeyCache
 from ledger.receipts.component_desk import ComponentDesk
 from ledger.receipts.expiry_desk import ExpiryDesk
-from ledger.receipts.outcomes import OutcomeDesk
+from ledger.receipts.outcome_desk import OutcomeDesk
 from ledger.receipts.receipt_desk import ReceiptDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.receipts.sight import KeySight

@@ -15,7 +15,7 @@ from api.deps import ComponentDeskDep, ExpiryProcessDep, OutcomeDeskDep, ReadSid
 from api.expiry_schemas import ExpiredList
 from api.openapi import answers
 from ledger.keys.api_keys import Caller, Scope
-from ledger.receipts.outcomes import OutcomeDesk
+from ledger.receipts.outcome_desk import OutcomeDesk
 from processes.expiry import ExpiryProcess
 from projections.affected_queries import count_expired_by
 from projections.service import ReadSide

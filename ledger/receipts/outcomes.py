@@ -21,17 +21,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ledger.access.attributes import Pins
 from ledger.errors import (
-    ConcurrentWrite,
-    Conflict,
     ConflictingRequest,
     InvalidInput,
-    LedgerIntegrityError,
 )
 from ledger.receipts.document import receipt_status
 from ledger.receipts.receipt import Receipt
-from ledger.receipts.receipt_desk import ReceiptDesk
 
 MAX_DECISION = 2000
 MAX_REVIEWER = 200
@@ -149,7 +144,7 @@ def outcome_view(receipt: Receipt) -> dict[str, Any]:
     }
 
 
-def _same_as_latest(receipt: Receipt, request: OutcomeRequest) -> bool:
+def same_as_latest(receipt: Receipt, request: OutcomeRequest) -> bool:
     if not receipt.outcomes:
         return False
     latest = receipt.outcomes[-1]
@@ -159,7 +154,7 @@ def _same_as_latest(receipt: Receipt, request: OutcomeRequest) -> bool:
     )
 
 
-def _check_same_actions(receipt: Receipt, request: OutcomeRequest) -> None:
+def check_same_actions(receipt: Receipt, request: OutcomeRequest) -> None:
     known = {a["action_id"]: a for a in receipt.actions}
     for index, action in enumerate(request.actions):
         before = known.get(action.action_id)
@@ -173,57 +168,3 @@ def _check_same_actions(receipt: Receipt, request: OutcomeRequest) -> None:
                 f"action {action.action_id!r} was recorded on this receipt as "
                 f"{before['kind']} on {before['target']!r}; give a new action a new id",
             )
-
-
-class OutcomeDesk:
-    """Records outcomes on receipts and reads what hangs off them."""
-
-    def __init__(self, receipts: ReceiptDesk) -> None:
-        self.receipts = receipts
-
-    def record(
-        self, receipt_id: str, request: OutcomeRequest, actor: str, pins: Pins | None = None
-    ) -> tuple[dict[str, Any], bool]:
-        """Record ``request`` as the receipt's outcome; returns the answer and whether an
-        event was written. A receipt a key with ``pins`` may not read is refused as a missing
-        one; nothing is written on any refusal."""
-        check_outcome(request)
-        for _ in range(ATTEMPTS):
-            receipt = self.receipts.read(receipt_id, pins)
-            if _same_as_latest(receipt, request):
-                return outcome_view(receipt), False
-            _check_same_actions(receipt, request)
-            receipt.record_outcome(
-                request.decision,
-                request.reviewer,
-                [a.to_json() for a in request.actions],
-                actor,
-            )
-            try:
-                self.receipts.ledger.commit(receipt)
-            except Conflict:
-                continue  # a concurrent write to the receipt: read it again and decide again
-            # Read back: the outcome's time is the one the store recorded and signed.
-            return outcome_view(self.receipts.get(receipt_id)), True
-        raise ConcurrentWrite(f"receipt {receipt_id} is being written by others; retry")
-
-    def downstream(self, receipt_ids: list[str]) -> dict[str, dict[str, Any]]:
-        """Each receipt's status, latest outcome and actions, from its verified events (the
-        ids come from a read model: one the ledger does not hold is ``read_model_mismatch``,
-        never served)."""
-        found: dict[str, dict[str, Any]] = {}
-        for receipt_id in receipt_ids:
-            receipt = self.receipts.find(receipt_id)
-            if receipt is None:
-                raise LedgerIntegrityError(
-                    "read_model_mismatch",
-                    f"the read model names receipt {receipt_id!r}, which the ledger does not hold",
-                    {"table": "receipts", "receipt_id": receipt_id},
-                )
-            status = receipt_status(receipt)
-            found[receipt_id] = {
-                "status": status["status"],
-                "expiry_reason": status["reason"],
-                **downstream(receipt),
-            }
-        return found
