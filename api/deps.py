@@ -21,6 +21,7 @@ from ledger.eventlog.application import Ledger
 from ledger.eventlog.clock import ledger_time
 from ledger.keys.api_keys import Principal, Scope
 from ledger.keys.desk import ApiKeyDesk
+from ledger.memory import MemoryDesk
 from ledger.receipts.commands import ReceiptDesk
 from ledger.receipts.component_desk import ComponentDesk
 from ledger.receipts.expiry import ExpiryDesk
@@ -29,6 +30,7 @@ from ledger.receipts.policy_desk import PolicyDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.receipts.sight import KeySight
 from ledger.receipts.transformation_desk import TransformationDesk
+from ledger.receipts.usage_desk import UsageDesk
 from ledger.registry.commands import SourceRegistry
 from ledger.retrieval.desk import RetrievalDesk
 from ledger.runtime import LedgerRuntime
@@ -150,6 +152,16 @@ async def get_sight(services: ServicesDep) -> KeySight:
     return services.sight
 
 
+async def get_memory(services: ServicesDep) -> MemoryDesk:
+    """The memory desk: record, correct, revoke memory items."""
+    return services.memory
+
+
+async def get_usage(services: ServicesDep) -> UsageDesk:
+    """Records prompt-cache usage on receipts."""
+    return services.usage
+
+
 async def get_witness(services: ServicesDep) -> WitnessSubmitter | None:
     """The witness submitter, when a witness is configured."""
     return services.witness
@@ -171,6 +183,8 @@ PolicyDeskDep = Annotated[PolicyDesk, Depends(get_policies)]
 SightDep = Annotated[KeySight, Depends(get_sight)]
 OutcomeDeskDep = Annotated[OutcomeDesk, Depends(get_outcomes)]
 ComponentDeskDep = Annotated[ComponentDesk, Depends(get_components)]
+MemoryDeskDep = Annotated[MemoryDesk, Depends(get_memory)]
+UsageDeskDep = Annotated[UsageDesk, Depends(get_usage)]
 
 
 async def authenticate(request: Request, keys: ApiKeysDep) -> Principal:

@@ -80,9 +80,10 @@ class AccessIn(BaseModel):
     purposes: Values = Field(default_factory=list, max_length=64)
     jurisdictions: Values = Field(default_factory=list, max_length=64)
 
-    def to_access(self) -> SourceAccess:
-        """The attributes as the ledger keeps them (values checked, sorted, unique)."""
-        return SourceAccess.parse(self.model_dump())
+    def to_access(self, where: str = "access") -> SourceAccess:
+        """The attributes as the ledger keeps them (values checked, sorted, unique; errors
+        name fields under ``where``)."""
+        return SourceAccess.parse(self.model_dump(), where)
 
 
 class PrincipalIn(BaseModel):

@@ -48,6 +48,7 @@ from ledger.receipts.entitlement import (
     receipt_principal,
 )
 from ledger.receipts.expiry import ExpiryDesk
+from ledger.receipts.memory_pool import seal_memory
 from ledger.receipts.open_keys import OpenKey, open_key_aggregate_id
 from ledger.receipts.opening import (
     PoolSealer,
@@ -73,6 +74,7 @@ from ledger.retrieval.desk import retrieval_for_receipt
 
 if TYPE_CHECKING:
     from ledger.eventlog.application import Ledger
+    from ledger.memory.desk import MemoryDesk
 
 __all__ = [
     "CommitRequest",
@@ -111,8 +113,11 @@ class ReceiptDesk:
         expiry: ExpiryDesk,
         policies: PolicyDesk | None = None,
         components: ComponentDesk | None = None,
+        memory: MemoryDesk | None = None,
     ) -> None:
         self.ledger = ledger
+        self.memory = memory
+        """Memory items a receipt's pool may seal (None: every memory id is unknown)."""
         self.expiry = expiry
         self.resolver = resolver
         self.sealer = PoolSealer(resolver)
@@ -247,6 +252,7 @@ class ReceiptDesk:
         else:
             pool = self.sealer.seal(request.evidence, as_of, errors, gate=gate, sealed=sealed)
         gate.admit_candidates(self.resolver, request.candidates, as_of, errors)
+        memory = seal_memory(self.memory, request.memory, as_of, gate, errors)
         if errors:
             raise InvalidInput.many(errors)
         gate.refuse_if_denied()
@@ -270,7 +276,11 @@ class ReceiptDesk:
         if request.context_assembly is not None:
             context["context_assembly"] = dict(request.context_assembly)
         self.components.refuse_opening(context)
-        context["packet"] = render_packet(sealed, request.request).record()
+        if memory:
+            context["memory"] = [item.entry() for item in memory]
+        context["packet"] = render_packet(
+            sealed, request.request, memory=[(m.memory_id, m.version) for m in memory]
+        ).record()
         excluded = [*request.excluded, *gate.exclusions()]
         inference_id = request.inference_id or f"inf_{uuid.uuid4().hex}"
         receipt = Receipt.open(
@@ -409,6 +419,8 @@ class ReceiptDesk:
                 idempotency,
                 actor,
             )
+            if request.usage is not None:
+                receipt.record_usage(request.usage.to_json(), None, actor)
             try:
                 recordings = self.ledger.commit(receipt)
                 self.snapshots.keep(receipt)
