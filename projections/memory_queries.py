@@ -114,9 +114,13 @@ def memory_id_of(conn: Connection, aggregate_id: str) -> str:
     )
 
 
-def receipts_sealing(conn: Connection, memory_id: str, version: int | None = None) -> list[str]:
-    """Receipts whose pool sealed the item (the given version only, when one is given)."""
-    condition = receipt_memory.c.memory_id == memory_id
+def receipts_sealing(
+    conn: Connection, memory_id: str, before: int, version: int | None = None
+) -> list[str]:
+    """Receipts opened before log position ``before`` whose pool sealed the item (the given
+    version only, when one is given). One opened after it is the opening's own to expire (the
+    expiry process's check of an opening), so each change expires a receipt once."""
+    condition = and_(receipt_memory.c.memory_id == memory_id, receipt_memory.c.position < before)
     if version is not None:
         condition = and_(condition, receipt_memory.c.version == version)
     rows = conn.execute(

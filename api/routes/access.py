@@ -146,12 +146,14 @@ class PolicyOut(BaseModel):
 
 
 class AccessDecisionOut(BaseModel):
-    """One protected decision: which span of which source, allowed or not, by which rule."""
+    """One protected decision: which span of which source (or which memory item version),
+    allowed or not, by which rule."""
 
-    ref: str = Field(description="evidence[i] or candidates[i] of the opening request")
-    span_id: str
-    source_id: str
-    version: int
+    ref: str = Field(description="evidence[i], candidates[i] or memory[i] of the opening request")
+    span_id: str | None = Field(default=None, description="a span's decision")
+    source_id: str | None = Field(default=None, description="a span's decision")
+    memory_id: str | None = Field(default=None, description="a memory item's decision")
+    version: int = Field(description="the source version, or the memory item version")
     allowed: bool
     code: str | None
     rule: str
