@@ -253,8 +253,15 @@ class LedgerCollector(Collector):
 
     def _prompt_cache(self) -> Iterator[Metric]:
         """Prompt-cache tokens recorded on receipts: in all, and per stable prefix for the
-        :data:`PREFIX_SERIES` prefixes with the most tokens (the rest under ``other``)."""
-        with self.services.read_side.db.reads.connect() as conn:
+        :data:`PREFIX_SERIES` prefixes with the most tokens (the rest under ``other``), once
+        the receipts read model has applied the log (usage recorded just before a scrape shows
+        in it; a failing catch-up is reported by ``provledger_projection_failing``)."""
+        read_side = self.services.read_side
+        try:
+            read_side.receipts.catch_up()
+        except Exception as exc:  # the scrape still answers with what the model holds
+            log.warning("prompt_cache_catch_up_failed", error=type(exc).__name__)
+        with read_side.db.reads.connect() as conn:
             everything = totals(conn)
             top = top_prefixes(conn, PREFIX_SERIES)
         overall = CounterMetricFamily(

@@ -3,6 +3,7 @@ stable-prefix hash, and counted per prefix on ``/metrics`` with a bounded label 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -10,12 +11,22 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from api import metrics
+from api.main import create_app
+from api.settings import Settings
 from ledger.receipts.receipt import Receipt
 from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import open_receipt, register
 
 TEXT = "The plant produced 40 tonnes in 2023. It closed in 2024."
 USAGE = {"input_tokens": 120, "cache_creation_input_tokens": 2048, "cache_read_input_tokens": 0}
+
+
+@pytest.fixture
+def quiet(settings: Settings, runtime: LedgerRuntime) -> Iterator[TestClient]:
+    """The API without background polling: a scrape must bring the read model up itself."""
+    configured = settings.model_copy(update={"background": False})
+    with TestClient(create_app(configured, runtime), raise_server_exceptions=False) as app:
+        yield app
 
 
 def _samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
@@ -27,7 +38,6 @@ def _samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
 
 
 def _scrape(client: TestClient, headers: dict[str, str]) -> dict[Any, float]:
-    client.app.state.services.read_side.catch_up()  # type: ignore[attr-defined]
     response = client.get("/metrics", headers=headers)
     assert response.status_code == 200, response.text
     return _samples(response.text)
@@ -107,8 +117,9 @@ def test_usage_on_its_own_is_recorded_once_per_idempotency_key(
 
 
 def test_metrics_count_read_and_write_tokens_per_stable_prefix(
-    client: TestClient, auth: Any
+    quiet: TestClient, auth: Any
 ) -> None:
+    client = quiet
     headers = auth("ingest", "read", "claims:write", name="app")
     scraper = auth("metrics", name="scraper")
     first, prefix = _receipt(client, headers, "plant")
@@ -134,8 +145,9 @@ def test_metrics_count_read_and_write_tokens_per_stable_prefix(
 
 
 def test_prefixes_past_the_label_bound_are_summed_under_other(
-    client: TestClient, auth: Any, monkeypatch: pytest.MonkeyPatch
+    quiet: TestClient, auth: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    client = quiet
     monkeypatch.setattr(metrics, "PREFIX_SERIES", 2)
     headers = auth("ingest", "read", "claims:write", name="app")
     scraper = auth("metrics", name="scraper")
