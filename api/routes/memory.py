@@ -284,12 +284,12 @@ async def list_memory_route(
     now = format_time(datetime.now(UTC))
     where = MemoryFilter(purpose=purpose, status=status)
     pins = caller.pins
+    policy = None if pins is None else await run_in_threadpool(desk.checks.policy)
 
     async def visible(row: dict[str, Any]) -> bool:
         found = await run_in_threadpool(desk.find, str(row["memory_id"]))
-        return found is not None and await run_in_threadpool(
-            desk.visible, found, pins, desk.checks.policy()
-        )
+        assert policy is not None
+        return found is not None and await run_in_threadpool(desk.visible, found, pins, policy)
 
     async with read_side.async_engine.connect() as conn:
 

@@ -89,9 +89,9 @@ class MemoryDesk:
     def accesses(self, version: MemoryVersion) -> list[SourceAccess]:
         """The access attributes a principal must be entitled to: the version's effective
         scope and each of its sources' current attributes (a source the ledger does not hold
-        reads as restricted). Access changes written since the last look are followed first
-        (``policy``, a small query), so an attribute remembered is never stale."""
-        self.checks.policy()
+        reads as restricted). A caller asks ``checks.policy()`` first, once per request: that
+        follows the access changes written since the last look, so no attribute read here is
+        stale."""
         found = [version.effective_scope]
         for source_id in version.source_ids():
             found.append(self.checks.source_access(source_id) or HIDDEN)
@@ -134,8 +134,9 @@ class MemoryDesk:
         """The item for a key with ``pins``: NotFound when the ledger does not hold it, or
         when the key may not see it (the same answer)."""
         check_memory_id(memory_id)
+        policy = self.checks.policy()  # asked whether or not the item exists
         item = self.find(memory_id)
-        if item is None or not self.visible(item, pins, self.checks.policy()):
+        if item is None or not self.visible(item, pins, policy):
             raise _missing(memory_id)
         return item
 
@@ -159,9 +160,10 @@ class MemoryDesk:
         else:
             memory_id = "mem_" + uuid.uuid4().hex
         fields = self._fields(draft, None, pins)
+        policy = self.checks.policy()
         existing = self.find(memory_id)
         if existing is not None:
-            if not self.visible(existing, pins, self.checks.policy()):
+            if not self.visible(existing, pins, policy):
                 raise Conflict(f"memory id {memory_id!r} is taken; choose another")
             if len(existing.versions) == 1 and fields.same_as(existing.current):
                 return MemoryWrite(existing, False, self.ledger.last_position())

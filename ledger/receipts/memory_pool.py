@@ -55,6 +55,8 @@ def seal_memory(
     """The memory versions of ``memory_ids`` to seal, each refusal appended to ``errors``."""
     now = format_time(datetime.now(UTC))
     sealed: list[SealedMemory] = []
+    if desk is not None and memory_ids:
+        desk.checks.policy()  # follow the access changes since the last look, once
     for index, memory_id in enumerate(memory_ids):
         field = f"memory[{index}]"
         item = desk.find(memory_id) if desk is not None and MEMORY_ID.match(memory_id) else None

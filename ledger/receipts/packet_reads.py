@@ -87,6 +87,8 @@ def _sealed_memory(
     """The memory versions the pool sealed, from verified events, each decided for the
     receipt's principal under the policy in force (a refusal joins the gate's)."""
     found: list[tuple[MemoryItem, MemoryVersion]] = []
+    if desk.memory is not None and receipt.memory:
+        desk.memory.checks.policy()  # follow the access changes since the last look, once
     for index, entry in enumerate(receipt.memory):
         item = None if desk.memory is None else desk.memory.find(entry["memory_id"])
         version = None
