@@ -15,6 +15,7 @@ from api.main import create_app
 from api.settings import Settings
 from ledger.receipts.receipt import Receipt
 from ledger.runtime import LedgerRuntime
+from provledger import verify_bundle
 from tests.e2e.flows import open_receipt, register
 
 TEXT = "The plant produced 40 tonnes in 2023. It closed in 2024."
@@ -169,3 +170,26 @@ def test_prefixes_past_the_label_bound_are_summed_under_other(
     assert labels == {*top, "other"}
     assert _prefix_tokens(samples, "other", "write") == 1500
     assert sum(_prefix_tokens(samples, label, "write") for label in labels) == 9500
+
+
+def test_a_claims_bundle_verifies_offline_when_its_receipt_recorded_usage(
+    client: TestClient, auth: Any
+) -> None:
+    headers = auth("ingest", "read", "claims:write", "audit:read", name="app")
+    receipt_id, _ = _receipt(client, headers, "plant")
+    span = client.get(f"/v1/receipts/{receipt_id}", headers=headers).json()["pool"][0]
+    claim = {
+        "text": "The plant produced 40 tonnes in 2023.",
+        "bindings": [{"span_id": span["span_id"]}],
+    }
+    body = {"claims": [claim], "usage": USAGE}
+    committed = client.post(f"/v1/receipts/{receipt_id}/claims", json=body, headers=headers)
+    client.post(f"/v1/receipts/{receipt_id}/usage", json=USAGE, headers=headers)
+    claim_id = committed.json()["committed"][0]["claim_id"]
+
+    bundle = client.get(f"/v1/claims/{claim_id}/bundle", headers=headers)
+    keys = client.get("/v1/keys").json()
+
+    assert bundle.status_code == 200, bundle.text
+    verdict = verify_bundle(bundle.json(), keys)
+    assert verdict.ok, verdict
