@@ -88,7 +88,7 @@ def bench(backend: str, sources: int, pairs: int) -> None:
                 runtime.sources.register(f"s{index:05d}", draft, "derived", "bench")
             restricted = SourceAccess(groups=("investigations",))
             draft = SourceDraft(f"{_text(sources)} {DENIED}", "text/plain", "Case file")
-            case = runtime.sources.register(
+            case_file = runtime.sources.register(
                 "case-4471", draft, "derived", "bench", access=restricted
             )
             pins = Pins(groups=("support",), purposes=("fraud-review",))
@@ -97,7 +97,7 @@ def bench(backend: str, sources: int, pairs: int) -> None:
             with TestClient(create_app(settings, runtime)) as client:
                 services = client.app.state.services  # type: ignore[attr-defined]
                 services.read_side.catch_up()
-                _remember(services, case.spans[0].span_id)
+                _remember(services, case_file.spans[0].span_id)
 
                 def search(quote: str) -> Callable[[], None]:
                     def run() -> None:
