@@ -297,12 +297,16 @@ def test_memory_and_usage_rows_are_checked_and_an_edited_expiry_is_named(
     recorded = client.post(f"/v1/receipts/{receipt}/usage", json=usage, headers=headers)
     assert recorded.status_code == 201, recorded.text
     client.get("/v1/receipts", headers=headers)  # the receipts read model is caught up
+    client.get("/v1/memory", headers=headers)  # and the registry's, memory included
     code, output = _run("verify", "--read-models")
     assert code == 0, output
 
     # Pushing an item's expiry out would keep the sweep from expiring its receipts.
     with read_models.begin() as conn:
-        conn.execute(update(memory_versions).values(expires_at="9999-01-01T00:00:00.000000Z"))
+        edited = conn.execute(
+            update(memory_versions).values(expires_at="9999-01-01T00:00:00.000000Z")
+        )
+    assert edited.rowcount == 1
     code, line = _verify_read_models()
 
     assert code == 1
