@@ -341,6 +341,8 @@ async def memory_affected(
                 fetch, lambda r: r["receipt_id"], view.receipt_row, start, limit
             )
     items, last = page(rows, limit, lambda row: row["receipt_id"])
+    # Refused (500 ``ledger-integrity``) unless the verified events hold every row served.
+    await run_in_threadpool(read_side.served_receipts.check_memory_uses, items, memory_id)
     return {
         "memory_id": memory_id,
         "items": items,

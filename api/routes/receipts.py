@@ -509,6 +509,8 @@ class TransformationShownOut(BaseModel):
     type: Literal["data"]
     trust: Literal["untrusted"]
     output: str
+
+
 class MemoryItemOut(BaseModel):
     """One memory version as the packet shows it: data, untrusted, never evidence."""
 

@@ -106,6 +106,7 @@ class CommitRequest:
         through = self.via[claim][binding] if self.via else None
         name = "span_id" if through is None else "transformation_id"
         return f"claims[{claim}].bindings[{origin}].{name}"
+
     usage: Usage | None = None
     """The inference's prompt-cache usage, recorded with the commit."""
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi.testclient import TestClient
+from sqlalchemy import update
 
 from ledger.memory.item import MemoryItem
 from ledger.runtime import LedgerRuntime
+from projections.database import ReadModelDatabase
+from projections.schema import receipt_memory
 from tests.e2e.flows import commit_verbatim, open_receipt, register
 
 POLICY = "Refunds are allowed within 30 days of the charge. Disputed charges are excluded."
@@ -276,3 +279,27 @@ def test_the_memory_list_filters_by_purpose_and_status_and_pages_by_id(
     assert [(i["memory_id"], i["status"]) for i in revoked["items"]] == [("mem_c", "revoked")]
     refused = client.get("/v1/memory?after=not-a-cursor", headers=headers)
     assert refused.status_code == 422
+
+
+def test_an_edited_row_of_the_receipts_that_used_an_item_is_refused_not_served(
+    client: TestClient, auth: Any, runtime: LedgerRuntime
+) -> None:
+    headers, spans = _world(client, auth)
+    client.post(
+        "/v1/memory", json=_item([spans[1]["span_id"]], memory_id="mem_c7"), headers=headers
+    )
+    _open(client, headers, spans[0]["span_id"], ["mem_c7"])
+    assert client.get("/v1/memory/mem_c7/affected", headers=headers).status_code == 200
+    database = ReadModelDatabase.open(runtime.database)
+    try:
+        with database.sync.begin() as conn:  # as an attacker with the database would
+            edited = conn.execute(update(receipt_memory).values(version=7))
+        assert edited.rowcount == 1
+
+        response = client.get("/v1/memory/mem_c7/affected", headers=headers)
+    finally:
+        database.close()
+
+    assert response.status_code == 500, response.text
+    assert response.json()["reason"] == "read_model_mismatch"
+    assert "7" not in response.json()["detail"]
