@@ -124,7 +124,7 @@ def test_an_opening_that_raced_a_correction_expires_at_once(services: Services) 
         "route": "long_context", "model": {"name": "m", "version": "1"}, "tools": [],
         "budget": None, "memory": [SealedMemory(memory_id, stale).entry()],
     }  # fmt: skip
-    context["packet"] = render_packet([], "q", [(memory_id, stale)]).record()
+    context["packet"] = render_packet([], "q", memory=[(memory_id, stale)]).record()
     raced = Receipt.open(context, [], [], "2026-01-01T00:00:00.000000Z", None, "t", "race", "f")
     position = services.ledger.commit(raced)[-1].notification.id
 

@@ -32,12 +32,12 @@ MEMORY = [
 
 
 def test_a_packet_without_memory_is_v1_byte_for_byte() -> None:
-    assert render_packet(SPANS, "q", []).text == render_packet(SPANS, "q").text
+    assert render_packet(SPANS, "q", memory=[]).text == render_packet(SPANS, "q").text
     assert render_packet(SPANS, "q").format == "provledger.context/v1"
 
 
 def test_memory_comes_after_the_evidence_sorted_by_id_inside_the_stable_prefix() -> None:
-    packet = render_packet(SPANS, "May the charge be reversed?", MEMORY)
+    packet = render_packet(SPANS, "May the charge be reversed?", memory=MEMORY)
     text = packet.text
     marks = ["<citation-policy>", "<memory-policy>", "<evidence>", "<memory>", "<query>"]
 
@@ -53,9 +53,9 @@ def test_memory_comes_after_the_evidence_sorted_by_id_inside_the_stable_prefix()
 
 
 def test_the_prefix_changes_with_the_memory_not_with_the_query() -> None:
-    one = render_packet(SPANS, "first question", MEMORY)
-    two = render_packet(SPANS, "second question", list(reversed(MEMORY)))
-    other = render_packet(SPANS, "first question", MEMORY[:1])
+    one = render_packet(SPANS, "first question", memory=MEMORY)
+    two = render_packet(SPANS, "second question", memory=list(reversed(MEMORY)))
+    other = render_packet(SPANS, "first question", memory=MEMORY[:1])
 
     assert one.prefix_sha256 == two.prefix_sha256
     assert one.prefix_sha256 != other.prefix_sha256
@@ -63,7 +63,7 @@ def test_the_prefix_changes_with_the_memory_not_with_the_query() -> None:
 
 @given(st.text())
 def test_memory_text_cannot_close_its_item_or_open_a_section(text: str) -> None:
-    packet = render_packet(SPANS, "q", [("mem_x", _version(text))])
+    packet = render_packet(SPANS, "q", memory=[("mem_x", _version(text))])
     body = packet.prefix.split("<memory>\n", 1)[1]
 
     assert body.count("<item ") == 1
@@ -86,3 +86,19 @@ def test_usage_counts_are_whole_numbers_from_zero_to_the_bound() -> None:
         ("usage.cache_read_input_tokens", "integer"),
     ]
     assert Usage(MAX_TOKENS + 1).errors()[0]["rule"] == "range"
+
+
+def test_memory_stays_in_the_prefix_and_transformations_follow_it() -> None:
+    transformation = {
+        "transformation_id": "tfm_" + "0" * 24,
+        "method": "summary",
+        "inputs": [{"span_id": "sp_b"}],
+        "output": "Refunds end after 30 days.",
+    }
+    before = render_packet(SPANS, "q", memory=MEMORY)
+    after = render_packet(SPANS, "q", [transformation], memory=MEMORY)
+
+    assert after.prefix_sha256 == before.prefix_sha256
+    tail = after.text[after.prefix_length :]
+    assert tail.startswith("<transformations>\n")
+    assert after.text.index("</memory>") < after.text.index("<transformations>")
