@@ -21,8 +21,8 @@ from projections.schema import (
     prompt_cache,
     receipt_claims,
     receipt_expiries,
-    receipt_parts,
     receipt_memory,
+    receipt_parts,
     receipts,
     review_queue,
 )
