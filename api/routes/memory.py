@@ -11,9 +11,11 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from api.affected import expired_for
 from api.deps import (
     ExpiryProcessDep,
     MemoryDeskDep,
+    OutcomeDeskDep,
     ReadSideDep,
     ReceiptDeskDep,
     Rfc3339,
@@ -27,8 +29,14 @@ from api.routes.access import AccessIn, AccessOut
 from api.routes.receipts import checked_idempotency_key
 from ledger.eventlog.clock import format_time
 from ledger.keys.api_keys import Principal, Scope
-from ledger.memory import MemoryDraft, MemoryItem
+from ledger.memory import MemoryDraft, MemoryItem, MemoryWrite
+from ledger.receipts.commands import ReceiptDesk
+from ledger.receipts.outcomes import OutcomeDesk
+from ledger.receipts.sight import KeySight
+from processes.expiry import ExpiryProcess
+from projections.affected_queries import count_expired_by
 from projections.memory_queries import MemoryFilter, list_memory, receipts_using
+from projections.service import ReadSide
 
 router = APIRouter(tags=["memory"])
 Writer = Annotated[Principal, Depends(require(Scope.CLAIMS_WRITE))]
@@ -113,12 +121,16 @@ class MemoryOut(BaseModel):
 
 
 class MemoryWriteOut(MemoryOut):
-    """A memory write's answer: the item, whether anything was written, and how many receipts
-    the write expired before it answered (they are listed by ``.../affected``)."""
+    """A memory write's answer: the item, whether anything was written, and what the write
+    expired before it answered."""
 
     changed: bool = Field(description="false when nothing was written (the same write again)")
     position: int = Field(description="the log position of the write (or the last one)")
     receipts_expired: int = Field(description="receipts this write expired")
+    expired: dict[str, Any] = Field(
+        description="{cause, items, next}: the first 100 receipts it expired, each with its "
+        "reason, status, outcome and downstream actions; GET /v1/expiries?cause= pages on"
+    )
 
 
 class MemorySummary(BaseModel):
@@ -136,12 +148,15 @@ class MemorySummary(BaseModel):
 
 
 class MemoryUse(BaseModel):
-    """A receipt whose pool sealed a version of the item."""
+    """A receipt whose pool sealed a version of the item, with its outcome and downstream
+    actions."""
 
     receipt_id: str
     memory_version: int
     status: Literal["open", "expired"]
     expiry_reason: str | None
+    outcome: dict[str, Any] | None
+    actions: list[dict[str, Any]]
 
 
 class MemoryAffectedPage(BaseModel):
@@ -199,7 +214,8 @@ def record_memory(
         **memory_json(write.item),
         "changed": write.changed,
         "position": write.position,
-        "receipts_expired": 0,
+        "receipts_expired": 0,  # a new item was used by no receipt yet
+        "expired": {"cause": None, "items": [], "next": None},
     }
     return JSONResponse(answer, status_code=201 if write.changed else 200)
 
@@ -209,15 +225,20 @@ def record_memory(
     response_model=None,
     responses=answers(MemoryWriteOut, 404, 409),
 )
-def correct_memory(
+async def correct_memory(
     memory_id: str,
     body: MemoryVersionIn,
     desk: MemoryDeskDep,
     expiry: ExpiryProcessDep,
+    read_side: ReadSideDep,
+    receipts: ReceiptDeskDep,
+    outcomes: OutcomeDeskDep,
+    sight: SightDep,
     principal: Writer,
 ) -> dict[str, Any]:
     """Correct a memory item by a new version; the receipts that used the version before
-    expire (``memory_corrected``) before this answers."""
+    expire (``memory_corrected``) before this answers (``expired``: the first 100, each with
+    its downstream actions)."""
     draft = MemoryDraft(
         purpose=body.purpose,
         scope=None if body.scope is None else body.scope.to_access("scope"),
@@ -225,14 +246,10 @@ def correct_memory(
         text=body.text,
         expires_at=body.expires_at,
     )
-    write = desk.correct(memory_id, draft, body.reason, principal.actor, principal.pins)
-    expired = expiry.settle(write.position) if write.changed else 0
-    return {
-        **memory_json(write.item),
-        "changed": write.changed,
-        "position": write.position,
-        "receipts_expired": expired,
-    }
+    write = await run_in_threadpool(
+        desk.correct, memory_id, draft, body.reason, principal.actor, principal.pins
+    )
+    return await _written(write, expiry, read_side, receipts, outcomes, sight, principal)
 
 
 @router.post(
@@ -240,23 +257,50 @@ def correct_memory(
     response_model=None,
     responses=answers(MemoryWriteOut, 404, 409),
 )
-def revoke_memory(
+async def revoke_memory(
     memory_id: str,
     body: RevokeMemoryIn,
     desk: MemoryDeskDep,
     expiry: ExpiryProcessDep,
+    read_side: ReadSideDep,
+    receipts: ReceiptDeskDep,
+    outcomes: OutcomeDeskDep,
+    sight: SightDep,
     principal: Writer,
 ) -> dict[str, Any]:
     """Revoke a memory item: no receipt may use it again, and every receipt that did expires
-    (``memory_revoked``) before this answers. Revoking again with the same reason writes
-    nothing; with another reason it is 409."""
-    write = desk.revoke(memory_id, body.reason, principal.actor, principal.pins)
-    expired = expiry.settle(write.position) if write.changed else 0
+    (``memory_revoked``) before this answers (``expired``: the first 100, each with its
+    downstream actions). Revoking again with the same reason writes nothing; with another
+    reason it is 409."""
+    write = await run_in_threadpool(
+        desk.revoke, memory_id, body.reason, principal.actor, principal.pins
+    )
+    return await _written(write, expiry, read_side, receipts, outcomes, sight, principal)
+
+
+async def _written(
+    write: MemoryWrite,
+    expiry: ExpiryProcess,
+    read_side: ReadSide,
+    receipts: ReceiptDesk,
+    outcomes: OutcomeDesk,
+    sight: KeySight,
+    principal: Principal,
+) -> dict[str, Any]:
+    """A correction's or revocation's answer, once the expiries it causes are recorded."""
+    changed = write.position if write.changed else None
+    count = 0
+    if changed is not None:
+        await run_in_threadpool(expiry.settle, changed)  # expire before answering
+        async with read_side.async_engine.connect() as conn:
+            count = await count_expired_by(conn, f"n{changed}")
+    expired = await expired_for(principal, changed, sight, receipts, read_side, outcomes)
     return {
         **memory_json(write.item),
         "changed": write.changed,
         "position": write.position,
-        "receipts_expired": expired,
+        "receipts_expired": count,
+        "expired": expired,
     }
 
 
@@ -315,14 +359,15 @@ async def memory_affected(
     read_side: ReadSideDep,
     desk: MemoryDeskDep,
     receipts: ReceiptDeskDep,
+    outcomes: OutcomeDeskDep,
     sight: SightDep,
     caller: Reader,
     limit: Limit = 100,
     after: After = None,
 ) -> dict[str, Any]:
-    """Every receipt whose pool sealed a version of the item, with the version and the
-    receipt's expiry status (a pinned key: an item it may not see is one the ledger does not
-    hold; only receipts it may read)."""
+    """Every receipt whose pool sealed a version of the item, with the version, the
+    receipt's expiry status, its outcome and downstream actions (a pinned key: an item it may
+    not see is one the ledger does not hold; only receipts it may read)."""
     name = f"memory-affected:{memory_id}"
     key = decode_cursor(name, after, (str,))
     await run_in_threadpool(desk.read, memory_id, caller.pins)
@@ -343,6 +388,8 @@ async def memory_affected(
     items, last = page(rows, limit, lambda row: row["receipt_id"])
     # Refused (500 ``ledger-integrity``) unless the verified events hold every row served.
     await run_in_threadpool(read_side.served_receipts.check_memory_uses, items, memory_id)
+    hanging = await run_in_threadpool(outcomes.downstream, [row["receipt_id"] for row in items])
+    items = [{**row, **hanging[row["receipt_id"]]} for row in items]
     return {
         "memory_id": memory_id,
         "items": items,

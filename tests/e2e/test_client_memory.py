@@ -93,7 +93,7 @@ def test_the_client_keeps_memory_and_expires_the_receipt_that_used_it(ledger: Cl
     assert corrected.version == 2
     assert corrected.model_extra is not None
     assert corrected.model_extra["receipts_expired"] == 1
-    assert [(a["receipt_id"], a["status"]) for a in affected] == [(receipt.receipt_id, "expired")]
+    assert [(a.receipt_id, a.status) for a in affected] == [(receipt.receipt_id, "expired")]
     assert revoked.status == "revoked"
     assert ledger.get_memory(kept.memory_id).versions[1]["text"] == "The dispute was settled."
     listed = [item["memory_id"] for item in ledger.memory_items(status="active", page_size=1)]
@@ -130,7 +130,7 @@ def test_the_async_client_makes_the_same_calls(client: TestClient, secret: str) 
             await ledger.commit_claims(receipt.receipt_id, [claim], usage={"input_tokens": 3})
             await ledger.record_usage(receipt.receipt_id, 4, cache_creation_input_tokens=9)
             await ledger.correct_memory(kept.memory_id, "fixed", text="Kept, corrected.")
-            uses = [u["receipt_id"] async for u in ledger.memory_affected(kept.memory_id)]
+            uses = [u.receipt_id async for u in ledger.memory_affected(kept.memory_id)]
             items = [i["memory_id"] async for i in ledger.memory_items(purpose="answer")]
             revoked = await ledger.revoke_memory(kept.memory_id, "done")
             got = await ledger.get_memory(kept.memory_id)

@@ -192,8 +192,13 @@ def test_a_correction_expires_the_receipts_that_used_the_version_before_it_answe
             "memory_version": 1,
             "status": "expired",
             "expiry_reason": "memory_corrected",
+            "outcome": None,
+            "actions": [],
         }
     ]
+    named = corrected.json()["expired"]
+    assert named["cause"] == f"n{corrected.json()['position']}"
+    assert [(r["receipt_id"], r["reason"]) for r in named["items"]] == [(used, "memory_corrected")]
     sealed = client.get(f"/v1/receipts/{fresh}", headers=headers).json()["memory"]
     assert sealed[0]["version"] == 2
     same = client.post(
