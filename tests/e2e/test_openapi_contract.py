@@ -202,7 +202,9 @@ def test_a_whole_flow_answers_only_what_the_document_declares(
     call("get", "/v1/memory/{memory_id}", 200, path=item)
     call("get", "/v1/memory/{memory_id}", 404, path={"memory_id": "mem_none"})
     call("get", "/v1/memory", 200, params={"status": "active"})
-    call("post", "/v1/receipts", 201, json=receipt_body(evidence, memory=["mem_flow"]))
+    # A model of its own: the model retirement below expires only the first receipt.
+    remembering = receipt_body(evidence, memory=["mem_flow"], model={"name": "mm", "version": "1"})
+    call("post", "/v1/receipts", 201, json=remembering)
     fix = {"reason": "r", "text": "Revenue rose 2.2%."}
     call("post", "/v1/memory/{memory_id}/versions", 200, path=item, json=fix)
     call("get", "/v1/memory/{memory_id}/affected", 200, path=item)
