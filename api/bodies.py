@@ -1,16 +1,20 @@
-"""Request bodies that more than one resource takes: a source's access attributes, the
-principal evidence is asked for, and what the context router decides on."""
+"""Bodies and headers that more than one resource takes: a source's access attributes (in
+and out), the principal evidence is asked for, what the context router decides on, and the
+``Idempotency-Key`` header."""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ledger.access.attributes import Principal, SourceAccess
+from ledger.errors import InvalidInput
 from ledger.router import RouteRequest
 
 Values = list[Annotated[str, Field(max_length=64)]]
+_IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
 class AccessIn(BaseModel):
@@ -23,9 +27,10 @@ class AccessIn(BaseModel):
     purposes: Values = Field(default_factory=list, max_length=64)
     jurisdictions: Values = Field(default_factory=list, max_length=64)
 
-    def to_access(self) -> SourceAccess:
-        """The attributes as the ledger keeps them (values checked, sorted, unique)."""
-        return SourceAccess.parse(self.model_dump())
+    def to_access(self, where: str = "access") -> SourceAccess:
+        """The attributes as the ledger keeps them (values checked, sorted, unique; errors
+        name fields under ``where``)."""
+        return SourceAccess.parse(self.model_dump(), where)
 
 
 class PrincipalIn(BaseModel):
@@ -74,3 +79,22 @@ class RouteIn(BaseModel):
     def to_request(self) -> RouteRequest:
         """The router's input."""
         return RouteRequest(**self.model_dump())
+
+
+class AccessOut(BaseModel):
+    """Access attributes as recorded."""
+
+    classification: str
+    units: list[str]
+    groups: list[str]
+    purposes: list[str]
+    jurisdictions: list[str]
+
+
+def checked_idempotency_key(value: str | None) -> str | None:
+    """The ``Idempotency-Key`` header, 422 unless it matches ``[A-Za-z0-9._:-]{1,128}``."""
+    if value is not None and not _IDEMPOTENCY_KEY.match(value):
+        raise InvalidInput(
+            "Idempotency-Key", "pattern", "Idempotency-Key must match [A-Za-z0-9._:-]{1,128}"
+        )
+    return value

@@ -27,6 +27,7 @@ from ledger.eventlog.application import Ledger
 from ledger.eventlog.clock import ledger_time
 from ledger.keys.api_key_desk import ApiKeyDesk
 from ledger.keys.api_keys import Caller, Scope
+from ledger.memory.memory_desk import MemoryDesk
 from ledger.receipts.component_desk import ComponentDesk
 from ledger.receipts.expiry_desk import ExpiryDesk
 from ledger.receipts.outcome_desk import OutcomeDesk
@@ -34,6 +35,7 @@ from ledger.receipts.receipt_desk import ReceiptDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.receipts.sight import KeySight
 from ledger.receipts.transformation_desk import TransformationDesk
+from ledger.receipts.usage_desk import UsageDesk
 from ledger.registry.source_desk import SourceDesk
 from ledger.retrieval.retrieval_desk import RetrievalDesk
 from ledger.runtime import LedgerRuntime
@@ -160,6 +162,16 @@ async def get_sight(services: ServicesDep) -> KeySight:
     return services.sight
 
 
+async def get_memory(services: ServicesDep) -> MemoryDesk:
+    """The memory desk: record, correct, revoke memory items."""
+    return services.memory
+
+
+async def get_usage(services: ServicesDep) -> UsageDesk:
+    """Records prompt-cache usage on receipts."""
+    return services.usage
+
+
 async def get_witness(services: ServicesDep) -> WitnessSubmitter | None:
     """The witness submitter, when a witness is configured."""
     return services.witness
@@ -189,6 +201,8 @@ OutcomeDeskDep = Annotated[OutcomeDesk, Depends(get_outcomes)]
 ComponentDeskDep = Annotated[ComponentDesk, Depends(get_components)]
 LocateDeskDep = Annotated[LocateDesk, Depends(get_locate)]
 MetricsRegistryDep = Annotated[CollectorRegistry, Depends(get_metrics_registry)]
+MemoryDeskDep = Annotated[MemoryDesk, Depends(get_memory)]
+UsageDeskDep = Annotated[UsageDesk, Depends(get_usage)]
 
 
 async def authenticate(request: Request, keys: ApiKeysDep) -> Caller:

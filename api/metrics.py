@@ -31,7 +31,7 @@ from prometheus_client import (
     multiprocess,
     start_http_server,
 )
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from ledger.access.attributes import Pins
@@ -39,6 +39,7 @@ from ledger.errors import ConfigurationError
 from ledger.receipts.receipt_desk import CommitRequest, CommitResult, ReceiptDesk
 from projections.lag import projection_lag
 from projections.transparency_queries import newest_checkpoint_time
+from projections.usage_queries import PrefixUsage, top_prefixes, totals
 
 if TYPE_CHECKING:
     from ledger.eventlog.application import Ledger
@@ -102,6 +103,16 @@ KEY_CACHE = Counter(
 )
 UNMATCHED = "unmatched"
 """The route label of a request no route matched (the raw path is never a label)."""
+PREFIX_SERIES = 20
+"""Stable prefixes with a ``prefix`` label of their own (those with the most tokens); the
+tokens of every other prefix are summed under ``prefix="other"``."""
+OTHER_PREFIXES = "other"
+TOKEN_KINDS = (
+    ("read", "cache_read_tokens"),
+    ("write", "cache_write_tokens"),
+    ("input", "input_tokens"),
+)
+"""The ``kind`` label of the prompt-cache token counters and the count each reads."""
 
 
 def key_cache_hit() -> None:
@@ -203,6 +214,7 @@ class LedgerCollector(Collector):
         yield lag_seconds
         yield failing
         yield from self._checkpoint()
+        yield from self._prompt_cache()
         submitter = services.witness
         if submitter is not None:
             state = GaugeMetricFamily(
@@ -237,6 +249,61 @@ class LedgerCollector(Collector):
             "Seconds since the newest checkpoint was signed",
             value=max(0.0, (datetime.now(UTC) - created).total_seconds()),
         )
+
+    def _prompt_cache(self) -> Iterator[Metric]:
+        """Prompt-cache tokens recorded on receipts: in all, and per stable prefix for the
+        :data:`PREFIX_SERIES` prefixes with the most tokens (the rest under ``other``), once
+        the receipts read model has applied the log (usage recorded just before a scrape shows
+        in it; a failing catch-up is reported by ``provledger_projection_failing``)."""
+        read_side = self.services.read_side
+        try:
+            read_side.receipts.catch_up()
+        except Exception as exc:  # the scrape still answers with what the model holds
+            log.warning("prompt_cache_catch_up_failed", error=type(exc).__name__)
+        with read_side.db.reads.connect() as conn:
+            everything = totals(conn)
+            top = top_prefixes(conn, PREFIX_SERIES)
+        overall = CounterMetricFamily(
+            "provledger_prompt_cache_tokens",
+            "Prompt-cache tokens recorded on receipts: read from the cache, written to it, "
+            "and input read uncached",
+            labels=["kind"],
+        )
+        per_prefix = CounterMetricFamily(
+            "provledger_prompt_cache_prefix_tokens",
+            f"The same, per stable-prefix hash (first 16 hex digits) for the {PREFIX_SERIES} "
+            "prefixes with the most tokens; every other prefix under prefix=other",
+            labels=["prefix", "kind"],
+        )
+        calls = CounterMetricFamily(
+            "provledger_prompt_cache_calls",
+            "Inferences whose usage was recorded, per stable prefix (as above)",
+            labels=["prefix"],
+        )
+        for kind, count in TOKEN_KINDS:
+            overall.add_metric([kind], getattr(everything, count))
+        rest = _rest(everything, top)
+        for row in [*top, *([rest] if rest.calls else [])]:
+            label = row.label if row is not rest else OTHER_PREFIXES
+            for kind, count in TOKEN_KINDS:
+                per_prefix.add_metric([label, kind], getattr(row, count))
+            calls.add_metric([label], row.calls)
+        yield overall
+        yield per_prefix
+        yield calls
+
+
+def _rest(everything: PrefixUsage, top: list[PrefixUsage]) -> PrefixUsage:
+    """The usage of every prefix not in ``top`` (``everything`` less ``top``)."""
+    return PrefixUsage(
+        OTHER_PREFIXES,
+        everything.calls - sum(row.calls for row in top),
+        everything.input_tokens - sum(row.input_tokens for row in top),
+        everything.cache_write_tokens - sum(row.cache_write_tokens for row in top),
+        everything.cache_read_tokens - sum(row.cache_read_tokens for row in top),
+        everything.first_at,
+        everything.last_at,
+    )
 
 
 class _Everything(Collector):

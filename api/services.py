@@ -26,6 +26,9 @@ from ledger.eventlog.application import Ledger
 from ledger.gate import GateConfig
 from ledger.keys.api_key_desk import ApiKeyDesk
 from ledger.keys.cache import KeyCache
+from ledger.memory.memory_desk import MemoryDesk
+from ledger.memory.sources import SourceChecks
+from ledger.receipts.claim_facts import ReceiptClaims
 from ledger.receipts.component_desk import ComponentDesk
 from ledger.receipts.expiry_desk import ExpiryDesk
 from ledger.receipts.outcome_desk import OutcomeDesk
@@ -33,6 +36,7 @@ from ledger.receipts.receipt_desk import ReceiptDesk
 from ledger.receipts.repair_desk import RepairDesk
 from ledger.receipts.sight import KeySight
 from ledger.receipts.transformation_desk import TransformationDesk
+from ledger.receipts.usage_desk import UsageDesk
 from ledger.registry.evidence import ResolvedSpan
 from ledger.registry.ingestion import Limits
 from ledger.registry.source_desk import SourceDesk
@@ -48,6 +52,7 @@ from processes.witness_client import WitnessClient
 from processes.witness_submitter import WitnessSubmitter
 from projections.database import ensure_postgres_schema, setup_lock
 from projections.log_rows import notification_id_of
+from projections.memory_queries import receipt_of_claim
 from projections.service import ReadSide
 from projections.span_resolver import spans_in_range
 
@@ -162,7 +167,27 @@ class Services:
             self.expiry_desk,
             self.policies,
             self.runtime.components,
+            memory=self.memory,
         )
+
+    @cached_property
+    def memory(self) -> MemoryDesk:
+        """Records, corrects and revokes memory items; decides who may see one."""
+        claims = ReceiptClaims(lambda: self.receipts, self._locate_claim)
+        checks = SourceChecks(
+            self.read_side.span_resolver, claims, self.sight.policy, self.sight.access
+        )
+        return MemoryDesk(self.ledger, checks)
+
+    def _locate_claim(self, claim_id: str) -> str | None:
+        """The receipt holding ``claim_id``, by the receipts read model brought up to date."""
+        self.read_side.receipts.catch_up()
+        return receipt_of_claim(self.read_side.db.reads, claim_id)
+
+    @cached_property
+    def usage(self) -> UsageDesk:
+        """Records an inference's prompt-cache usage on its receipt."""
+        return UsageDesk(self.receipts)
 
     @cached_property
     def retrieval(self) -> RetrievalDesk:

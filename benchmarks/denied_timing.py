@@ -1,6 +1,7 @@
 """Whether a pinned key can tell a denied quote from a missing one by time: ``POST
 /v1/spans/search`` for a quote only a source its pins deny holds, against a quote no source
-holds, in interleaved pairs.
+holds, in interleaved pairs; and the same for ``GET /v1/memory/{id}`` of a memory item kept
+from that source against an id no item has.
 
 Usage: python -m benchmarks.denied_timing [--backend sqlite|postgres|both] [--pairs 300]
 [--sources 200]
@@ -23,6 +24,8 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 from fastapi.testclient import TestClient
 
@@ -30,6 +33,7 @@ from api.main import create_app
 from api.observability import configure_logging
 from benchmarks._setup import backend_settings, open_signed
 from ledger.access.attributes import Pins, SourceAccess
+from ledger.memory import MemoryDraft
 from ledger.registry.source_desk import SourceDraft
 
 DENIED = "Project Falcon will acquire Acme Robotics for 41 million in March."
@@ -84,12 +88,16 @@ def bench(backend: str, sources: int, pairs: int) -> None:
                 runtime.sources.register(f"s{index:05d}", draft, "derived", "bench")
             restricted = SourceAccess(groups=("investigations",))
             draft = SourceDraft(f"{_text(sources)} {DENIED}", "text/plain", "Case file")
-            runtime.sources.register("case-4471", draft, "derived", "bench", access=restricted)
+            case_file = runtime.sources.register(
+                "case-4471", draft, "derived", "bench", access=restricted
+            )
             pins = Pins(groups=("support",), purposes=("fraud-review",))
             secret = runtime.api_keys.issue("support-app", ["read"], "bench", pins)
             headers = {"Authorization": f"Bearer {secret}"}
             with TestClient(create_app(settings, runtime)) as client:
-                client.app.state.services.read_side.catch_up()  # type: ignore[attr-defined]
+                services = client.app.state.services  # type: ignore[attr-defined]
+                services.read_side.catch_up()
+                _remember(services, case_file.spans[0].span_id)
 
                 def search(quote: str) -> Callable[[], None]:
                     def run() -> None:
@@ -108,6 +116,20 @@ def bench(backend: str, sources: int, pairs: int) -> None:
                 rng = random.Random(SEED)
                 slow, fast = _pairs(denied, missing, pairs, rng)
                 control = _pairs(other, missing, pairs, rng)
+
+                def read(memory_id: str) -> Callable[[], None]:
+                    def run() -> None:
+                        response = client.get(f"/v1/memory/{memory_id}", headers=headers)
+                        assert response.status_code == 404, response.text
+
+                    return run
+
+                kept, unknown, nobody = read(KEPT), read("mem_no-such"), read("mem_nobody")
+                for case in (kept, unknown, nobody):
+                    for _ in range(20):
+                        case()
+                memory = _pairs(kept, unknown, pairs, rng)
+                memory_control = _pairs(nobody, unknown, pairs, rng)
         finally:
             runtime.close()
     print(
@@ -116,6 +138,24 @@ def bench(backend: str, sources: int, pairs: int) -> None:
     )
     _report("denied quote vs missing quote", slow, fast)
     _report("control: missing vs missing", *control)
+    _report("denied memory item vs missing one", *memory)
+    _report("control: missing vs missing item", *memory_control)
+
+
+KEPT = "mem_case-4471-note"
+
+
+def _remember(services: Any, span_id: str) -> None:
+    """A memory item with an open scope kept from the restricted source: the pinned key may
+    not see it (its source is restricted), so it must read as missing."""
+    draft = MemoryDraft(
+        purpose="fraud-review",
+        scope=SourceAccess(),
+        source=[span_id],
+        text="The case file names the buyer.",
+        expires_at=datetime(2999, 1, 1, tzinfo=UTC),
+    )
+    services.memory.record(draft, "bench", None, KEPT)
 
 
 def main() -> None:

@@ -12,7 +12,9 @@ It reacts to these kinds of event, in notification order:
 - a retired policy (never published, or published then withdrawn): every receipt opened
   under it expires, ``policy_retired``;
 - a revoked API key, a retired model or tool version, a context-assembly version declared in
-  force: the receipts that recorded them expire (:mod:`processes.expiry_recorded`).
+  force: the receipts that recorded them expire (:mod:`processes.expiry_recorded`);
+- a memory item corrected or revoked, and a receipt opened with memory already corrected or
+  revoked: the receipts that sealed it expire (:mod:`processes.expiry_memory`).
 
 A write that supersedes, withdraws or changes the access of a source (and a policy's,
 model's or tool's retirement, an assembly's declaration, a key's revocation) runs a pass
@@ -22,7 +24,8 @@ after that answer, by any process, shows the expiry: read-your-writes.
 Each expiry's cause is the notification id of the event that caused it (``n<id>``), and a
 receipt records a cause at most once, so delivery is at-least-once (the position is saved
 after the effects) and the effect exactly-once, across restarts and across replicas. Receipts
-whose ``expires_at`` passes are swept with cause ``expires_at``.
+whose ``expires_at`` passes are swept with cause ``expires_at``, and receipts whose sealed
+memory version's ``expires_at`` passes with cause ``memory:<memory id>:v<version>``.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from ledger.eventlog.clock import format_time
 from ledger.receipts.expiry_desk import ExpiryDesk
 from ledger.receipts.receipt import Receipt
 from ledger.registry.source import Source
-from processes import expiry_recorded
+from processes import expiry_memory, expiry_recorded
 from processes.expiry_recorded import Target
 from projections.schema import (
     claim_bindings,
@@ -128,6 +131,7 @@ class ExpiryProcess:
         Policy.Retired.TOPIC,
         Policy.Withdrawn.TOPIC,
         *expiry_recorded.TOPICS,
+        *expiry_memory.TOPICS,
     )
 
     def __init__(self, read_side: ReadSide, desk: ExpiryDesk) -> None:
@@ -244,6 +248,8 @@ class ExpiryProcess:
             ).scalars()
             detail = {"policy_version": event.policy_version, "reason": event.reason}
             return [Target(str(rid), "policy_retired", detail) for rid in rows]
+        if isinstance(event, expiry_memory.EVENTS):
+            return expiry_memory.targets(conn, event, notification)
         return expiry_recorded.targets(conn, self.ledger, event, notification)
 
     def _source_targets(
@@ -313,7 +319,8 @@ class ExpiryProcess:
         return []
 
     def sweep(self, now: datetime | None = None) -> int:
-        """Expire receipts whose ``expires_at`` has passed; returns how many were new."""
+        """Expire receipts whose ``expires_at``, or whose sealed memory version's, has passed;
+        returns how many were new."""
         moment = format_time(now or datetime.now(UTC))
         with self.engine.connect() as conn:
             due = conn.execute(
@@ -321,7 +328,14 @@ class ExpiryProcess:
                     receipts.c.expires_at <= moment, receipts.c.expired_at.is_(None)
                 )
             ).all()
+            memory = expiry_memory.due(conn, moment)
         count = 0
+        for target, cause in memory:
+            if self.desk.expire(
+                target.receipt_id, target.reason, cause, target.detail, holds=target.holds
+            ):
+                count += 1
+                self.expired += 1
         for receipt_id, expires_at in due:
             if self.desk.expire(
                 str(receipt_id), "expires_at_passed", "expires_at", {"expires_at": expires_at}

@@ -18,8 +18,10 @@ from projections.runner import Projection
 from projections.schema import (
     RECEIPT_TABLES,
     claim_bindings,
+    prompt_cache,
     receipt_claims,
     receipt_expiries,
+    receipt_memory,
     receipt_parts,
     receipts,
     review_queue,
@@ -31,6 +33,22 @@ _INSERT_BINDINGS = insert(claim_bindings)
 _INSERT_REVIEW = insert(review_queue)
 _INSERT_PARTS = insert(receipt_parts)
 _INSERT_EXPIRY = insert(receipt_expiries)
+_INSERT_MEMORY = insert(receipt_memory)
+_INSERT_PREFIX = insert(prompt_cache)
+_ADD_USAGE = (
+    update(prompt_cache)
+    .where(prompt_cache.c.prefix_sha256 == bindparam("b_prefix"))
+    .values(
+        calls=prompt_cache.c.calls + 1,
+        input_tokens=prompt_cache.c.input_tokens + bindparam("b_input"),
+        cache_write_tokens=prompt_cache.c.cache_write_tokens + bindparam("b_write"),
+        cache_read_tokens=prompt_cache.c.cache_read_tokens + bindparam("b_read"),
+        last_at=bindparam("b_at"),
+        position=bindparam("b_position"),
+    )
+)
+UNRECORDED_PREFIX = "unrecorded"
+"""The prefix row of usage on receipts opened before packets recorded a prefix hash."""
 _EXPIRE = (
     update(receipts)
     .where(receipts.c.receipt_id == bindparam("b_receipt"))
@@ -73,6 +91,7 @@ class ReceiptsProjection(Projection):
         Receipt.ClaimRepaired.TOPIC,
         Receipt.RepairFailed.TOPIC,
         Receipt.EntailmentJudged.TOPIC,
+        Receipt.UsageRecorded.TOPIC,
     )
 
     def __init__(self) -> None:
@@ -119,6 +138,19 @@ class ReceiptsProjection(Projection):
                     for ord_, part in enumerate(recorded_parts(event.context))
                 ],
             )
+            for entry in event.context.get("memory", ()):
+                conn.execute(
+                    _INSERT_MEMORY,
+                    {
+                        "receipt_id": event.receipt_id,
+                        "memory_id": entry["memory_id"],
+                        "version": entry["version"],
+                        "position": notification.id,
+                    },
+                )
+            return
+        if isinstance(event, Receipt.UsageRecorded):
+            self._usage(conn, event, recorded_at, notification.id)
             return
         receipt_id = self._receipt_id(conn, aggregate_id)
         if isinstance(event, Receipt.Expired):
@@ -216,6 +248,34 @@ class ReceiptsProjection(Projection):
             if status == "unverified"
             else _SET_STATUS,
             {"b_claim": event.claim_id, "b_status": status},
+        )
+
+    def _usage(self, conn: Connection, event: Any, at: str, position: int) -> None:
+        """Add one inference's usage to its prefix's row (the first one inserts it)."""
+        usage = event.usage
+        prefix = event.prefix_sha256 or UNRECORDED_PREFIX
+        counts = {
+            "b_input": usage["input_tokens"],
+            "b_write": usage["cache_creation_input_tokens"],
+            "b_read": usage["cache_read_input_tokens"],
+        }
+        added = conn.execute(
+            _ADD_USAGE, {"b_prefix": prefix, "b_at": at, "b_position": position, **counts}
+        )
+        if added.rowcount:
+            return
+        conn.execute(
+            _INSERT_PREFIX,
+            {
+                "prefix_sha256": prefix,
+                "calls": 1,
+                "input_tokens": counts["b_input"],
+                "cache_write_tokens": counts["b_write"],
+                "cache_read_tokens": counts["b_read"],
+                "first_at": at,
+                "last_at": at,
+                "position": position,
+            },
         )
 
     def _receipt_id(self, conn: Connection, aggregate_id: str) -> str:

@@ -1,4 +1,5 @@
-"""The evidence registry read model: sources, versions, spans and table cells.
+"""The evidence registry read model: sources, versions, spans and table cells (and memory
+items, a governed source of their own: ``projections/memory.py``).
 
 Statements are built once with bind parameters, and rows of one kind are written with one
 ``executemany`` per batch of events (:meth:`RegistryProjection.flush`), which keeps the
@@ -16,6 +17,7 @@ from ledger.eventlog.clock import format_time
 from ledger.registry.source import Source
 from ledger.registry.span_codec import decode_spans
 from ledger.text.spans import Span
+from projections import memory
 from projections.runner import Projection
 from projections.schema import REGISTRY_TABLES, source_access, sources, spans, versions
 
@@ -78,6 +80,7 @@ class RegistryProjection(Projection):
         Source.VersionAdded.TOPIC,
         Source.AccessChanged.TOPIC,
         Source.Withdrawn.TOPIC,
+        *memory.TOPICS,
     )
 
     def __init__(self) -> None:
@@ -106,6 +109,9 @@ class RegistryProjection(Projection):
 
     def apply(self, conn: Connection, event: Any, notification: StoredRow) -> None:
         """Dispatch on the event type."""
+        if isinstance(event, memory.EVENTS):
+            memory.apply_memory_event(conn, event, notification)
+            return
         recorded_at = format_time(event.timestamp)
         if isinstance(event, Source.Registered):
             self._source_ids[str(notification.originator_id)] = event.source_id

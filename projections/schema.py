@@ -94,7 +94,6 @@ source_access = Table(
 """Each source's access attributes as registered and as changed, for as-of reads (display
 only: the entitlement gate decides from the verified source events)."""
 
-REGISTRY_TABLES = (sources, versions, spans, source_access)
 
 retrieval_sources = Table(
     "retrieval_sources",
@@ -263,6 +262,33 @@ receipt_expiries = Table(
 )
 """Every expiry of every receipt, by the cause that recorded it (``n<id>`` of the change):
 what one change expired. Empty for expiries recorded before it, until a rebuild."""
+receipt_memory = Table(
+    "receipt_memory",
+    metadata,
+    Column("receipt_id", String(40), primary_key=True),
+    Column("memory_id", String(128), primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("position", BigInteger, nullable=False),
+    Index("ix_receipt_memory_item", "memory_id", "version"),
+)
+"""The memory item versions each receipt's pool sealed (docs/memory.md): which receipts a
+correction, a revocation or an expiry of an item expires."""
+
+prompt_cache = Table(
+    "prompt_cache",
+    metadata,
+    Column("prefix_sha256", String(80), primary_key=True),
+    Column("calls", BigInteger, nullable=False),
+    Column("input_tokens", BigInteger, nullable=False),
+    Column("cache_write_tokens", BigInteger, nullable=False),
+    Column("cache_read_tokens", BigInteger, nullable=False),
+    Column("first_at", String(32), nullable=False),
+    Column("last_at", String(32), nullable=False),
+    Column("position", BigInteger, nullable=False),
+)
+"""Prompt-cache usage summed per stable-prefix hash (``unrecorded`` for receipts opened
+before packets recorded one): what ``/metrics`` and the console's prompt-cache page read
+(docs/observability.md#prompt-cache)."""
 
 RECEIPT_TABLES = (
     receipts,
@@ -271,7 +297,42 @@ RECEIPT_TABLES = (
     review_queue,
     receipt_parts,
     receipt_expiries,
+    receipt_memory,
+    prompt_cache,
 )
+
+memory_items = Table(
+    "memory_items",
+    metadata,
+    Column("memory_id", String(128), primary_key=True),
+    Column("aggregate_id", String(36), nullable=False, unique=True),
+    Column("purpose", String(64), nullable=False),
+    Column("current_version", Integer, nullable=False),
+    Column("expires_at", String(32), nullable=False),
+    Column("recorded_at", String(32), nullable=False),
+    Column("updated_at", String(32), nullable=False),
+    Column("revoked_at", String(32)),
+    Column("revoked_position", BigInteger),
+    Column("position", BigInteger, nullable=False),
+)
+
+memory_versions = Table(
+    "memory_versions",
+    metadata,
+    Column("memory_id", String(128), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("expires_at", String(32), nullable=False),
+    Column("recorded_at", String(32), nullable=False),
+    Column("position", BigInteger, nullable=False),
+    Index("ix_memory_versions_expires", "expires_at"),
+)
+"""Every version of every memory item, with when it expires: the index the list, the
+expiry process and the sweep read (the items themselves come from their verified events)."""
+
+MEMORY_TABLES = (memory_items, memory_versions)
+
+REGISTRY_TABLES = (sources, versions, spans, source_access, *MEMORY_TABLES)
+"""The registry read model's tables (memory items included: projections/memory.py)."""
 
 merkle_nodes = Table(
     "merkle_nodes",

@@ -12,6 +12,7 @@ import httpx
 
 import provledger._audit_calls as audit_
 import provledger._change_calls as changes_
+import provledger._memory_calls as memory_
 import provledger._receipt_calls as receipts_
 import provledger._source_calls as sources_
 from provledger._methods import acall, agathered, alisting
@@ -124,6 +125,15 @@ class AsyncClient:
     repair_claim = acall(receipts_.repair_claim)
     locate = acall(receipts_.locate)
     record_outcome = acall(receipts_.record_outcome)
+    record_usage = acall(receipts_.record_usage)
+
+    # Memory items (docs/memory.md) -----------------------------------------------------------
+    record_memory = acall(memory_.record_memory)
+    correct_memory = acall(memory_.correct_memory)
+    revoke_memory = acall(memory_.revoke_memory)
+    get_memory = acall(memory_.get_memory)
+    memory_items = alisting(memory_.memory_items)
+    memory_affected = alisting(memory_.memory_affected)
 
     # What a change touches (docs/corrections.md) ----------------------------------------------
     affected = acall(changes_.affected)

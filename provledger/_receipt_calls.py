@@ -101,6 +101,7 @@ def open_receipt(
     expires_at: Moment = None,
     budget: Mapping[str, Any] | None = None,
     context_assembly: Mapping[str, str] | None = None,
+    memory: Sequence[str] = (),
     idempotency_key: str | None = None,
 ) -> Request[Receipt]:
     """Open a receipt and seal its evidence pool (``POST /v1/receipts``): ``evidence``, the
@@ -110,7 +111,8 @@ def open_receipt(
     ``principal`` on whose behalf, bounded by the key's pins; ``candidates`` spans a search
     surfaced (denied ones are recorded as safe exclusions); ``policy_version`` left out: the
     policy in force; ``context_assembly`` (``{"name", "version"}``) the version of the code
-    that assembled the context."""
+    that assembled the context; ``memory`` memory item ids the model is shown beside the
+    evidence (docs/memory.md)."""
     body = {
         "request": request,
         "actor": actor,
@@ -130,6 +132,7 @@ def open_receipt(
         "expires_at": time_param(expires_at),
         "budget": None if budget is None else dict(budget),
         "context_assembly": None if context_assembly is None else dict(context_assembly),
+        "memory": list(memory) or None,
     }
     return Request(
         "POST",
@@ -153,15 +156,20 @@ def commit_claims(
     rendered_answer: str | None = None,
     repair: bool = False,
     idempotency_key: str | None = None,
+    usage: Mapping[str, int] | None = None,
 ) -> Request[CommitResult]:
     """Run claims (``{"text", "bindings": [{"span_id", "quote"?}], "type"?}``) through the
     gate and commit them (``POST /v1/receipts/{receipt_id}/claims``); raises
-    :class:`provledger.ClaimsRejected` when the gate refuses the commit."""
+    :class:`provledger.ClaimsRejected` when the gate refuses the commit. ``usage``: the
+    inference's prompt-cache token counts (``input_tokens``,
+    ``cache_creation_input_tokens``, ``cache_read_input_tokens``), recorded with it."""
     body: dict[str, Any] = {"mode": mode, "claims": [dict(claim) for claim in claims]}
     if rendered_answer is not None:
         body["rendered_answer"] = rendered_answer
     if repair:
         body["repair"] = True
+    if usage is not None:
+        body["usage"] = dict(usage)
     return Request(
         "POST",
         f"/v1/receipts/{segment(receipt_id)}/claims",
@@ -194,6 +202,26 @@ def record_transformation(
     }
     path = f"/v1/receipts/{segment(receipt_id)}/transformations"
     return Request("POST", path, model_answer(Transformation), json=body)
+
+
+def record_usage(
+    receipt_id: str,
+    input_tokens: int,
+    *,
+    cache_creation_input_tokens: int = 0,
+    cache_read_input_tokens: int = 0,
+    idempotency_key: str | None = None,
+) -> Request[dict[str, Any]]:
+    """Record one inference's prompt-cache usage on its receipt, against its stable-prefix
+    hash (for a commit, pass ``usage`` to :meth:`commit_claims` instead); answers the record
+    (``POST /v1/receipts/{receipt_id}/usage``)."""
+    body = {
+        "input_tokens": input_tokens,
+        "cache_creation_input_tokens": cache_creation_input_tokens,
+        "cache_read_input_tokens": cache_read_input_tokens,
+    }
+    path = f"/v1/receipts/{segment(receipt_id)}/usage"
+    return Request("POST", path, json_answer, json=body, headers=idempotency(idempotency_key))
 
 
 def record_outcome(

@@ -16,6 +16,7 @@ import httpx
 
 import provledger._audit_calls as audit_
 import provledger._change_calls as changes_
+import provledger._memory_calls as memory_
 import provledger._receipt_calls as receipts_
 import provledger._source_calls as sources_
 from provledger._methods import call, gathered, listing
@@ -129,6 +130,15 @@ class Client:
     repair_claim = call(receipts_.repair_claim)
     locate = call(receipts_.locate)
     record_outcome = call(receipts_.record_outcome)
+    record_usage = call(receipts_.record_usage)
+
+    # Memory items (docs/memory.md) -----------------------------------------------------------
+    record_memory = call(memory_.record_memory)
+    correct_memory = call(memory_.correct_memory)
+    revoke_memory = call(memory_.revoke_memory)
+    get_memory = call(memory_.get_memory)
+    memory_items = listing(memory_.memory_items)
+    memory_affected = listing(memory_.memory_affected)
 
     # What a change touches (docs/corrections.md) ----------------------------------------------
     affected = call(changes_.affected)

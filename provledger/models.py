@@ -200,3 +200,19 @@ class VersionChange(_Model):
 
 def _has_ordinal(claim: Any) -> bool:
     return isinstance(claim, dict) and isinstance(claim.get("ordinal"), int)
+
+
+class Memory(_Model):
+    """A memory item: its current version's fields, status and every version; a write's
+    answer adds ``changed`` and ``receipts_expired`` (in ``model_extra``)."""
+
+    memory_id: str
+    status: str | None = None
+    version: int | None = None
+    purpose: str | None = None
+    scope: dict[str, Any] | None = None
+    source: list[dict[str, Any]] = Field(default_factory=list)
+    text: str | None = None
+    expires_at: str | None = None
+    revoked_at: str | None = None
+    versions: list[dict[str, Any]] = Field(default_factory=list)

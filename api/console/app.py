@@ -15,7 +15,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from api.console.guard import SESSION_COOKIE, SecurityHeaders, console_root, wants_html
 from api.console.state import PACKAGE, Console, NotSignedIn
-from api.console.views import audit, engagement, receipts, session, sources
+from api.console.views import audit, engagement, prompt_cache, receipts, session, sources
 from api.errors import ledger_problem, problem
 from api.routes import add_routes
 from ledger.errors import AuthenticationFailed, InvalidInput, LedgerError
@@ -115,6 +115,6 @@ def console_app(api: FastAPI) -> FastAPI:
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.mount("/static", StaticFiles(directory=PACKAGE / "static"), name="static")
-    for module in (session, receipts, sources, audit, engagement):
+    for module in (session, receipts, sources, audit, engagement, prompt_cache):
         add_routes(app, module.router)
     return app

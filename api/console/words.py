@@ -86,6 +86,9 @@ EXPIRIES = {
     "tool_retired": "a tool version it records (or the tool, recorded without a version) was "
     "retired",
     "context_assembly_changed": "another version of its context assembly was declared in force",
+    "memory_corrected": "a memory item it was shown was corrected",
+    "memory_revoked": "a memory item it was shown was revoked",
+    "memory_expired": "a memory item it was shown expired",
 }
 """Why a receipt expired (``processes.expiry``, ``processes.expiry_recorded`` and
 ``ledger.receipts.document``)."""

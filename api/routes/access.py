@@ -9,7 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.affected import expired_for
-from api.bodies import AccessIn
+from api.bodies import AccessIn, AccessOut
 from api.deps import (
     AuditReader,
     ExpiryProcessDep,
@@ -32,16 +32,6 @@ router = APIRouter(tags=["access"])
 Ingester = Annotated[Caller, Depends(require(Scope.INGEST))]
 Reader = Annotated[Caller, Depends(require(Scope.READ))]
 Admin = Annotated[Caller, Depends(require(Scope.ADMIN))]
-
-
-class AccessOut(BaseModel):
-    """Access attributes as recorded."""
-
-    classification: str
-    units: list[str]
-    groups: list[str]
-    purposes: list[str]
-    jurisdictions: list[str]
 
 
 class AccessChangeOut(BaseModel):
@@ -79,12 +69,14 @@ class PolicyOut(BaseModel):
 
 
 class AccessDecisionOut(BaseModel):
-    """One protected decision: which span of which source, allowed or not, by which rule."""
+    """One protected decision: which span of which source (or which memory item version),
+    allowed or not, by which rule."""
 
-    ref: str = Field(description="evidence[i] or candidates[i] of the opening request")
-    span_id: str
-    source_id: str
-    version: int
+    ref: str = Field(description="evidence[i], candidates[i] or memory[i] of the opening request")
+    span_id: str | None = Field(default=None, description="a span's decision")
+    source_id: str | None = Field(default=None, description="a span's decision")
+    memory_id: str | None = Field(default=None, description="a memory item's decision")
+    version: int = Field(description="the source version, or the memory item version")
     allowed: bool
     code: str | None
     rule: str

@@ -11,7 +11,6 @@ from pydantic import BaseModel, Field
 from api.deps import ReceiptDeskDep, require
 from api.openapi import access_problems
 from ledger.keys.api_keys import Caller, Scope
-from ledger.receipts.packet import PACKET_FORMAT
 from ledger.receipts.packet_reads import served_packet
 
 router = APIRouter(tags=["receipts"])
@@ -53,6 +52,18 @@ class TransformationShownOut(BaseModel):
     output: str
 
 
+class MemoryItemOut(BaseModel):
+    """One memory version as the packet shows it: data, untrusted, never evidence."""
+
+    memory_id: str
+    version: int
+    purpose: str
+    expires_at: str
+    type: Literal["data"]
+    trust: Literal["untrusted"]
+    text: str
+
+
 class ContextPacketOut(BaseModel):
     """A receipt's context packet (docs/receipts.md#the-context-packet)."""
 
@@ -69,13 +80,16 @@ class ContextPacketOut(BaseModel):
     transformations: list[TransformationShownOut] = Field(
         description="the receipt's transformations of its evidence, in the order recorded"
     )
+    memory: list[MemoryItemOut] = Field(
+        default_factory=list, description="memory items (format provledger.context/v2 only)"
+    )
     query: str
 
 
 @router.get(
     "/v1/receipts/{receipt_id}/context",
     response_model=ContextPacketOut,
-    responses=access_problems(401, 403, 404, 500),
+    responses=access_problems(401, 403, 404, 409, 500),
 )
 def get_context_packet(receipt_id: str, desk: ReceiptDeskDep, principal: Reader) -> dict[str, Any]:
     """The sealed pool as a context packet in a stable order (instructions and citation policy,
@@ -85,7 +99,7 @@ def get_context_packet(receipt_id: str, desk: ReceiptDeskDep, principal: Reader)
     recorded = receipt.context.get("packet")
     return {
         "receipt_id": receipt_id,
-        "format": PACKET_FORMAT,
+        "format": packet.format,
         "packet": packet.text,
         "prefix_length": packet.prefix_length,
         "prefix_sha256": packet.prefix_sha256,
@@ -93,5 +107,6 @@ def get_context_packet(receipt_id: str, desk: ReceiptDeskDep, principal: Reader)
         "manifest": packet.manifest,
         "evidence": packet.evidence,
         "transformations": packet.transformations,
+        "memory": packet.memory,
         "query": receipt.context["request"],
     }

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
-from api.bodies import PrincipalIn, RouteIn
-from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, Rfc3339, RuntimeDep, SightDep, require
+from api.bodies import PrincipalIn, RouteIn, checked_idempotency_key
+from api.deps import (
+    AsOfDep,
+    ReadSideDep,
+    ReceiptDeskDep,
+    Rfc3339,
+    RuntimeDep,
+    SightDep,
+    UsageDeskDep,
+    require,
+)
 from api.errors import PROBLEM_JSON
 from api.openapi import answers, problem_responses
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
@@ -20,7 +28,6 @@ from api.pinned_view import pinned_view
 from api.rejections import ClaimsRejectedProblem, rejection_problem
 from api.schemas import CommitOut, Envelope, ReceiptOut
 from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
-from ledger.errors import InvalidInput
 from ledger.eventlog.clock import format_time, ledger_time, parse_time
 from ledger.gate import Binding, ClaimDraft, ClaimType, Role
 from ledger.keys.api_keys import Caller, Scope
@@ -31,13 +38,13 @@ from ledger.receipts.receipt_desk import (
     request_fingerprint,
 )
 from ledger.receipts.transformations import TRANSFORMATION_PREFIX
+from ledger.receipts.usage import MAX_TOKENS, Usage
 from projections.receipt_queries import ReceiptFilter, list_receipts
 
 router = APIRouter(tags=["receipts"])
 
 Writer = Annotated[Caller, Depends(require(Scope.CLAIMS_WRITE))]
 Reader = Annotated[Caller, Depends(require(Scope.READ))]
-_IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
 class ModelIn(BaseModel):
@@ -131,6 +138,12 @@ class ReceiptIn(BaseModel):
         max_length=1000,
         description="spans a search surfaced; denied ones are recorded as safe exclusions",
     )
+    memory: list[Annotated[str, Field(max_length=128)]] = Field(
+        default_factory=list,
+        max_length=100,
+        description="memory item ids the model is shown beside the evidence, sealed into the "
+        "pool under the same entitlement and time checks (docs/memory.md)",
+    )
 
 
 class BindingIn(BaseModel):
@@ -182,6 +195,25 @@ class ClaimIn(BaseModel):
         )
 
 
+class UsageIn(BaseModel):
+    """One inference's prompt-cache usage, as the provider reported it (token counts)."""
+
+    model_config = ConfigDict(extra="forbid")
+    input_tokens: StrictInt = Field(ge=0, le=MAX_TOKENS, description="read at the input price")
+    cache_creation_input_tokens: StrictInt = Field(
+        default=0, ge=0, le=MAX_TOKENS, description="written to the prompt cache"
+    )
+    cache_read_input_tokens: StrictInt = Field(
+        default=0, ge=0, le=MAX_TOKENS, description="read from the prompt cache"
+    )
+
+    def to_usage(self) -> Usage:
+        """The counts as the ledger records them."""
+        return Usage(
+            self.input_tokens, self.cache_creation_input_tokens, self.cache_read_input_tokens
+        )
+
+
 class CommitIn(BaseModel):
     """``POST /v1/receipts/{receipt_id}/claims``."""
 
@@ -194,14 +226,11 @@ class CommitIn(BaseModel):
         strict=True,
         description="try re-attribution within the sealed pool for claims that fail",
     )
-
-
-def _idempotency_key(value: str | None) -> str | None:
-    if value is not None and not _IDEMPOTENCY_KEY.match(value):
-        raise InvalidInput(
-            "Idempotency-Key", "pattern", "Idempotency-Key must match [A-Za-z0-9._:-]{1,128}"
-        )
-    return value
+    usage: UsageIn | None = Field(
+        default=None,
+        description="the inference's prompt-cache usage, recorded with the commit against the "
+        "receipt's stable-prefix hash (docs/observability.md#prompt-cache)",
+    )
 
 
 @router.post(
@@ -221,7 +250,7 @@ def open_receipt(
 ) -> JSONResponse:
     """Open a new receipt for one inference and seal its evidence pool (201). A retry with the
     same ``Idempotency-Key`` or ``inference_id`` and the same body answers that receipt (200)."""
-    key = _idempotency_key(idempotency_key)
+    key = checked_idempotency_key(idempotency_key)
     request = ReceiptRequest(
         request=body.request,
         actor=body.actor,
@@ -243,6 +272,7 @@ def open_receipt(
         context_assembly=(
             None if body.context_assembly is None else body.context_assembly.model_dump()
         ),
+        memory=list(body.memory),
     )
     receipt, created = desk.open(request, principal.actor, key, principal.pins)
     return JSONResponse(receipt_document(receipt), status_code=201 if created else 200)
@@ -269,13 +299,17 @@ def commit_claims(
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> JSONResponse:
     """Run each claim through the gate; commit per ``mode``; replay on a repeated key."""
-    idempotency_key = _idempotency_key(idempotency_key)
+    idempotency_key = checked_idempotency_key(idempotency_key)
     request = CommitRequest(
         claims=[claim.to_draft() for claim in body.claims],
         mode=body.mode,
         rendered_answer=body.rendered_answer,
-        fingerprint=request_fingerprint(body.model_dump(mode="json")),
+        # A body without usage keeps the fingerprint it had before usage existed.
+        fingerprint=request_fingerprint(
+            body.model_dump(mode="json", exclude=None if body.usage else {"usage"})
+        ),
         repair=body.repair,
+        usage=None if body.usage is None else body.usage.to_usage(),
     )
     result = desk.commit(receipt_id, request, principal.actor, idempotency_key, principal.pins)
     headers = {"Idempotency-Replayed": "true"} if result.replayed else None
@@ -283,6 +317,51 @@ def commit_claims(
         return JSONResponse(result.body, status_code=201, headers=headers)
     return JSONResponse(
         rejection_problem(result.body), status_code=422, media_type=PROBLEM_JSON, headers=headers
+    )
+
+
+class UsageOut(BaseModel):
+    """``POST /v1/receipts/{receipt_id}/usage``: what was recorded."""
+
+    receipt_id: str
+    prefix_sha256: str | None = Field(
+        description="the receipt's stable-prefix hash (its context packet's; null for a "
+        "receipt opened before packets)"
+    )
+    input_tokens: int
+    cache_creation_input_tokens: int
+    cache_read_input_tokens: int
+    at: str = Field(description="when the ledger recorded it")
+
+
+@router.post(
+    "/v1/receipts/{receipt_id}/usage",
+    status_code=201,
+    response_model=None,
+    responses=answers(UsageOut, 404, 409, statuses=(201,)),
+)
+def record_usage(
+    receipt_id: str,
+    body: UsageIn,
+    desk: UsageDeskDep,
+    principal: Writer,
+    idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
+) -> JSONResponse:
+    """Record one inference's prompt-cache usage on its receipt, against the receipt's
+    stable-prefix hash (a signed ``usage_recorded`` event); a repeated ``Idempotency-Key``
+    answers the first record."""
+    key = checked_idempotency_key(idempotency_key)
+    result = desk.record(
+        receipt_id,
+        body.to_usage(),
+        principal.actor,
+        key,
+        request_fingerprint(body.model_dump(mode="json")),
+        principal.pins,
+    )
+    headers = {"Idempotency-Replayed": "true"} if result.replayed else None
+    return JSONResponse(
+        {"receipt_id": receipt_id, **result.record}, status_code=201, headers=headers
     )
 
 

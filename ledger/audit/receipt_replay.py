@@ -29,6 +29,7 @@ RECEIPT_EVENTS: dict[str, type[Any]] = {
         Receipt.EntailmentJudged,
         Receipt.TransformationRecorded,
         Receipt.OutcomeRecorded,
+        Receipt.UsageRecorded,
     )
 }
 

@@ -19,7 +19,14 @@ from ledger.receipts.receipt import Receipt
 from ledger.receipts.receipt_ids import opening_content, receipt_id_for, receipt_id_for_inference
 
 FORMAT = "provledger.receipt/v1"
-OPTIONAL_CONTEXT = ("principal", "route_decision", "packet", "retrieval", "context_assembly")
+OPTIONAL_CONTEXT = (
+    "principal",
+    "route_decision",
+    "packet",
+    "retrieval",
+    "context_assembly",
+    "memory",
+)
 """Context fields a receipt carries only when its opening gave them (a receipt opened without
 them keeps the document, and the id derivation, it always had)."""
 
@@ -60,6 +67,11 @@ def expiry_text(reason: str, detail: dict[str, Any]) -> str:
         "source_access_changed": f"the access attributes of source {detail.get('source_id')!r} "
         "changed",
         "policy_retired": f"policy {detail.get('policy_version')!r} was retired",
+        "memory_corrected": f"version {detail.get('version')} of memory item "
+        f"{detail.get('memory_id')!r} was corrected by version {detail.get('corrected_by')}",
+        "memory_revoked": f"memory item {detail.get('memory_id')!r} was revoked",
+        "memory_expired": f"memory item {detail.get('memory_id')!r} (version "
+        f"{detail.get('version')}) expired at {detail.get('expires_at')}",
         "expires_at_passed": f"its expires_at ({detail.get('expires_at')}) passed",
         "api_key_revoked": f"the API key that opened it ({detail.get('opened_by')}) was revoked",
         "model_retired": f"model {detail.get('name')!r} version {detail.get('version')!r} "
@@ -131,6 +143,8 @@ def receipt_document(receipt: Receipt, now: datetime | None = None) -> dict[str,
         document["outcome"] = receipt.outcome
         document["outcomes"] = receipt.outcomes
         document["actions"] = receipt.actions
+    if receipt.usage:  # prompt-cache usage of its inferences (docs/observability.md)
+        document["usage"] = receipt.usage
     return document
 
 

@@ -42,6 +42,8 @@ def opening_fingerprint(request: ReceiptRequest) -> str:
         extra["routing"] = dataclasses.asdict(request.routing)
     if request.context_assembly is not None:
         extra["context_assembly"] = request.context_assembly
+    if request.memory:
+        extra["memory"] = request.memory
     return request_fingerprint(
         {
             **extra,

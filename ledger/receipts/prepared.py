@@ -13,8 +13,10 @@ from ledger.access.attributes import Pins, Principal
 from ledger.access.policy_desk import PolicyDesk
 from ledger.errors import InvalidInput
 from ledger.eventlog.port import EventLog
+from ledger.memory.memory_desk import MemoryDesk
 from ledger.receipts.component_desk import ComponentDesk
 from ledger.receipts.entitlement import GateRecord, bounded_principal, decide_route
+from ledger.receipts.memory_pool import seal_memory
 from ledger.receipts.open_keys import OpenKey
 from ledger.receipts.opening import PoolSealer, opening_time
 from ledger.receipts.packet import render_packet
@@ -27,14 +29,16 @@ from ledger.retrieval.retrieval_desk import retrieval_for_receipt
 @dataclass(frozen=True)
 class OpeningParts:
     """What preparing a receipt reads: the log (a named retrieval), the span resolver, the
-    policies, the components in force (a retired model or tool refuses the opening) and the
-    pool sealer of the receipt desk."""
+    policies, the components in force (a retired model or tool refuses the opening), the
+    pool sealer of the receipt desk and the memory desk."""
 
     ledger: EventLog
     resolver: SpanResolver
     policies: PolicyDesk
     components: ComponentDesk
     sealer: PoolSealer
+    memory: MemoryDesk | None
+    """Memory items a receipt's pool may seal (None: every memory id is unknown)."""
 
 
 def prepare_receipt(
@@ -86,6 +90,7 @@ def prepare_receipt(
     else:
         pool = parts.sealer.seal(request.evidence, as_of, errors, gate=gate, sealed=sealed)
     gate.admit_candidates(parts.resolver, request.candidates, as_of, errors)
+    memory = seal_memory(parts.memory, request.memory, as_of, gate, errors)
     if errors:
         raise InvalidInput.many(errors)
     gate.refuse_if_denied()
@@ -109,7 +114,11 @@ def prepare_receipt(
     if request.context_assembly is not None:
         context["context_assembly"] = dict(request.context_assembly)
     parts.components.refuse_opening(context)
-    context["packet"] = render_packet(sealed, request.request).record()
+    if memory:
+        context["memory"] = [item.entry() for item in memory]
+    context["packet"] = render_packet(
+        sealed, request.request, memory=[(m.memory_id, m.version) for m in memory]
+    ).record()
     excluded = [*request.excluded, *gate.exclusions()]
     inference_id = request.inference_id or f"inf_{uuid.uuid4().hex}"
     receipt = Receipt.open(

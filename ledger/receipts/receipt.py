@@ -194,6 +194,29 @@ class Receipt(LedgerAggregate):
             claim = aggregate.claim(self.claim_id)
             claim["entailment"] = [*claim.get("entailment", []), folds.entailment_entry(self)]
 
+    class UsageRecorded(LedgerAggregate.Event):
+        """What one inference under the receipt consumed of the provider's prompt cache
+        (``usage``: ``input_tokens``, ``cache_creation_input_tokens``,
+        ``cache_read_input_tokens``), tied to the receipt's stable-prefix hash (the context
+        packet's, recorded at opening; None for a receipt opened before packets)."""
+
+        TOPIC = "provledger.receipt.usage_recorded"
+        usage: dict[str, int]
+        prefix_sha256: str | None
+        idempotency: dict[str, Any] | None
+
+        def apply(self, aggregate: Receipt) -> None:
+            record = {
+                **self.usage,
+                "prefix_sha256": self.prefix_sha256,
+                "at": format_time(self.timestamp),
+            }
+            aggregate.usage.append(record)
+            if self.idempotency is not None:
+                aggregate.usage_keys.setdefault(
+                    self.idempotency["key"], {**self.idempotency, "record": record}
+                )
+
     def __init__(
         self,
         receipt_id: str,
@@ -223,6 +246,8 @@ class Receipt(LedgerAggregate):
         self.outcomes: list[dict[str, Any]] = []
         self.access_record: dict[str, Any] | None = None
         self.transformations: list[dict[str, Any]] = []
+        self.usage: list[dict[str, Any]] = []
+        self.usage_keys: dict[str, dict[str, Any]] = {}
 
     @classmethod
     def open(
@@ -276,8 +301,8 @@ class Receipt(LedgerAggregate):
         the sealed pool, context and exclusions never change after opening."""
         return fork_state(
             self,
-            ("claims", "rejected", "expiries", "transformations", "outcomes"),
-            ("idempotency",),
+            ("claims", "rejected", "expiries", "transformations", "outcomes", "usage"),
+            ("idempotency", "usage_keys"),
         )
 
     @property
@@ -325,6 +350,32 @@ class Receipt(LedgerAggregate):
             actor=actor,
         )
         return True
+
+    @property
+    def memory(self) -> list[dict[str, Any]]:
+        """The memory item versions its pool sealed (``{memory_id, version, text_sha256}``;
+        none for a receipt opened without memory)."""
+        sealed: list[dict[str, Any]] = self.context.get("memory", [])
+        return sealed
+
+    @property
+    def prefix_sha256(self) -> str | None:
+        """The stable-prefix hash its context packet recorded at opening (None before
+        packets)."""
+        packet = self.context.get("packet")
+        return None if packet is None else str(packet["prefix_sha256"])
+
+    def record_usage(
+        self, usage: dict[str, int], idempotency: dict[str, Any] | None, actor: str
+    ) -> None:
+        """Record one inference's prompt-cache usage against the stable prefix."""
+        self.trigger_event(
+            self.UsageRecorded,
+            usage=usage,
+            prefix_sha256=self.prefix_sha256,
+            idempotency=idempotency,
+            actor=actor,
+        )
 
     def has_cause(self, cause: str) -> bool:
         """Tell whether an expiry with this cause was already recorded."""

@@ -64,6 +64,7 @@ from ledger.registry.evidence import SpanResolver
 
 if TYPE_CHECKING:
     from ledger.eventlog.application import Ledger
+    from ledger.memory.memory_desk import MemoryDesk
 
 __all__ = [
     "CommitRequest",
@@ -91,8 +92,11 @@ class ReceiptDesk:
         expiry: ExpiryDesk,
         policies: PolicyDesk,
         components: ComponentDesk,
+        memory: MemoryDesk | None = None,
     ) -> None:
         self.ledger = ledger
+        self.memory = memory
+        """Memory items a receipt's pool may seal (None: every memory id is unknown)."""
         self.expiry = expiry
         self.resolver = resolver
         self.sealer = PoolSealer(resolver)
@@ -101,7 +105,7 @@ class ReceiptDesk:
         self.snapshots: Snapshots[Receipt] = Snapshots(ledger, RECEIPT_SNAPSHOTS)
         self.policies = policies
         self.components = components
-        self.opening = OpeningParts(ledger, resolver, policies, components, self.sealer)
+        self.opening = OpeningParts(ledger, resolver, policies, components, self.sealer, memory)
 
     # Opening --------------------------------------------------------------------------------
 
@@ -299,6 +303,8 @@ class ReceiptDesk:
                 idempotency,
                 actor,
             )
+            if request.usage is not None:
+                receipt.record_usage(request.usage.to_json(), None, actor)
             try:
                 recordings = self.ledger.commit(receipt)
                 self.snapshots.keep(receipt)

@@ -105,6 +105,8 @@ class ReceiptFacts:
     quarantined: int
     judged: tuple[dict[str, Any], ...]
     """The review entries its sampled verdicts ``no`` and ``partial`` made (position aside)."""
+    memory: tuple[tuple[str, int], ...] = ()
+    """``(memory_id, version)`` of each memory version its pool sealed."""
 
     @classmethod
     def of(cls, events: Sequence[Any]) -> ReceiptFacts:
@@ -162,7 +164,13 @@ class ReceiptFacts:
                     ],
                 }
         return cls(
-            receipt.version, row, claims, len(receipt.claims), len(receipt.rejected), tuple(judged)
+            receipt.version,
+            row,
+            claims,
+            len(receipt.claims),
+            len(receipt.rejected),
+            tuple(judged),
+            tuple((m["memory_id"], m["version"]) for m in receipt.memory),
         )
 
     def stood_on(self, source_id: str, version: int) -> list[dict[str, Any]]:
@@ -266,6 +274,21 @@ class ServedReceipts:
             return compare
 
         self._check_rows("claim_bindings", entries, differ)
+
+    def check_memory_uses(self, entries: Sequence[Mapping[str, Any]], memory_id: str) -> None:
+        """Refuse receipts listed as having used a memory item (each with the version its pool
+        sealed and its standing) unless their verified events hold them so."""
+
+        def differ(served: Mapping[str, Any]) -> Differ:
+            def compare(facts: ReceiptFacts) -> list[str]:
+                differing = _differ(served, affected_standing(facts.row))
+                if (memory_id, served["memory_version"]) not in facts.memory:
+                    differing.append("memory_version")
+                return differing
+
+            return compare
+
+        self._check_rows("receipt_memory", entries, differ)
 
     def check_review(self, entries: Sequence[Mapping[str, Any]]) -> None:
         """Refuse a page of the review queue unless each entry is a verdict its receipt's

@@ -12,6 +12,8 @@ from ledger.access.attributes import Principal
 from ledger.crypto.canonical import canonical_json
 from ledger.errors import InvalidInput
 from ledger.gate import ClaimDraft
+from ledger.memory.item import MEMORY_ID
+from ledger.receipts.usage import Usage
 from ledger.router import RouteRequest
 
 MAX_POOL = 1000
@@ -19,6 +21,7 @@ MAX_CLAIMS = 100
 MAX_BINDINGS = 20
 MAX_TEXT = 4000
 MAX_RENDERED = 100_000
+MAX_MEMORY = 100
 
 _REASON_CODE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 _SPAN_ID = re.compile(r"^sp_[0-9a-f]{24}$")
@@ -78,6 +81,8 @@ class ReceiptRequest:
     context_assembly: dict[str, str] | None = None
     """The application's context assembly (``{name, version}``) that built what the model was
     shown; recorded when given (``ledger/receipts/components.py``)."""
+    memory: list[str] = field(default_factory=list)
+    """Memory item ids sealed into the pool beside the evidence (docs/memory.md)."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,9 @@ class CommitRequest:
         through = self.via[claim][binding] if self.via else None
         name = "span_id" if through is None else "transformation_id"
         return f"claims[{claim}].bindings[{origin}].{name}"
+
+    usage: Usage | None = None
+    """The inference's prompt-cache usage, recorded with the commit."""
 
 
 def _text(errors: list[dict[str, str]], name: str, value: str, limit: int = MAX_TEXT) -> None:
@@ -206,8 +214,30 @@ def check_receipt_request(request: ReceiptRequest) -> list[dict[str, str]]:
                 "message": f"inference_id must match {INFERENCE_ID.pattern}",
             }
         )
+    errors.extend(_memory_errors(request.memory))
     if request.budget is not None and len(canonical_json(request.budget)) > 4096:
         errors.append({"field": "budget", "rule": "max-size", "message": "budget is at most 4 KiB"})
+    return errors
+
+
+def _memory_errors(memory: list[str]) -> list[dict[str, str]]:
+    errors = [
+        {
+            "field": f"memory[{index}]",
+            "rule": "pattern",
+            "message": f"a memory item id matches {MEMORY_ID.pattern}",
+        }
+        for index, memory_id in enumerate(memory)
+        if not MEMORY_ID.match(memory_id)
+    ]
+    if len(memory) > MAX_MEMORY:
+        errors.append(
+            {"field": "memory", "rule": "max-items", "message": f"at most {MAX_MEMORY} items"}
+        )
+    if len(set(memory)) != len(memory):
+        errors.append(
+            {"field": "memory", "rule": "unique", "message": "memory lists an item twice"}
+        )
     return errors
 
 
@@ -257,7 +287,16 @@ def check_commit_request(request: CommitRequest) -> None:
                         }
                     )
                 continue
-            if not _SPAN_ID.match(binding.span_id):
+            if MEMORY_ID.match(binding.span_id):
+                errors.append(
+                    {
+                        "field": f"{at}.span_id",
+                        "rule": "memory-not-citable",
+                        "message": "a memory item is not evidence: bind the spans it came from "
+                        "(its source), opened as the receipt's evidence (docs/memory.md)",
+                    }
+                )
+            elif not _SPAN_ID.match(binding.span_id):
                 errors.append(
                     {
                         "field": f"{at}.span_id",
@@ -269,6 +308,8 @@ def check_commit_request(request: CommitRequest) -> None:
                 _text(errors, f"{at}.quote", binding.quote)
     if request.rendered_answer is not None:
         _text(errors, "rendered_answer", request.rendered_answer, MAX_RENDERED)
+    if request.usage is not None:
+        errors.extend(request.usage.errors())
     if errors:
         raise InvalidInput.many(errors)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -12,6 +13,7 @@ from tests.browser.conftest import (
     SCREENSHOTS_ENV,
     LiveConsole,
     Screenshot,
+    axe_violations,
     screenshot_folder,
     sign_in,
 )
@@ -140,6 +142,28 @@ def test_the_replay_page_shows_the_ledger_as_of_a_date(
     expect(page.locator("pre.command")).to_contain_text("provledger replay --until")
     expect(page.locator("table.list").first).to_contain_text("returns-policy")
     screenshot(page, "replay")
+
+
+def test_the_prompt_cache_page_shows_each_prefix_ratio_and_passes_axe(
+    page: Page, live: LiveConsole, screenshot: Screenshot
+) -> None:
+    with httpx.Client(base_url=live.base, timeout=60) as client:
+        for write, read in ((4096, 0), (0, 4096), (0, 4096)):
+            usage = {
+                "input_tokens": 120,
+                "cache_creation_input_tokens": write,
+                "cache_read_input_tokens": read,
+            }
+            answer = client.post(
+                f"/v1/receipts/{live.seeded.receipt_id}/usage", json=usage, headers=live.admin
+            )
+            assert answer.status_code == 201, answer.text
+    sign_in(page, live)
+    page.get_by_role("link", name="Prompt cache").click()
+    expect(page.locator("h1")).to_have_text("Prompt cache")
+    expect(page.locator("table.prefixes td.ratio").first).to_contain_text("pays back its writes")
+    assert axe_violations(page) == []
+    screenshot(page, "prompt-cache")
 
 
 def test_script_payloads_in_sources_and_claims_stay_inert(

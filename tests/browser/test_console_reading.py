@@ -44,6 +44,7 @@ def _pages(live: LiveConsole) -> dict[str, str]:
         "replay": "/console/replay",
         "replay-at": "/console/replay?at=2099-12-31",
         "replay-early": "/console/replay?at=2000-01-01",
+        "prompt-cache": "/console/prompt-cache",
         "not-found": "/console/receipts/rcpt_nope",
         "invalid": "/console/sources/returns-policy?known_at=soon",
     }

@@ -103,6 +103,31 @@ CALLS: dict[str, tuple[str, tuple[Any, ...], dict[str, Any]]] = {
     "GET /v1/policies/{policy_version}/affected": ("affected_by_policy", ("access-2",), {}),
     "GET /v1/api-keys/{name}/affected": ("affected_by_api_key", ("app",), {}),
     "GET /v1/expiries": ("expired_by", ("n12",), {}),
+    "POST /v1/receipts/{receipt_id}/usage": (
+        "record_usage",
+        ("rcpt_1", 120),
+        {"cache_read_input_tokens": 2048},
+    ),
+    "POST /v1/memory": (
+        "record_memory",
+        (),
+        {
+            "purpose": "p",
+            "scope": {},
+            "source": ["sp_1"],
+            "text": "Kept.",
+            "expires_at": "2999-01-01T00:00:00Z",
+        },
+    ),
+    "POST /v1/memory/{memory_id}/versions": (
+        "correct_memory",
+        ("mem_1", "settled"),
+        {"text": "Kept, corrected."},
+    ),
+    "POST /v1/memory/{memory_id}/revoke": ("revoke_memory", ("mem_1", "withdrawn"), {}),
+    "GET /v1/memory/{memory_id}": ("get_memory", ("mem_1",), {}),
+    "GET /v1/memory": ("memory_items", (), {"purpose": "p", "status": "active"}),
+    "GET /v1/memory/{memory_id}/affected": ("memory_affected", ("mem_1",), {}),
     "GET /v1/audit/checkpoint": ("checkpoint", (), {}),
     "GET /v1/audit/proofs/inclusion": ("inclusion_proof", (5,), {"index": 1}),
     "GET /v1/audit/proofs/consistency": ("consistency_proof", (2, 5), {}),
@@ -135,6 +160,7 @@ ANSWER = {  # every member a typed answer requires, so any method can read it
     "mode": "atomic",
     "transformation_id": "tfm_1",
     "method": "summary",
+    "memory_id": "mem_1",
 }
 
 

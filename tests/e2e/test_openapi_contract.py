@@ -186,6 +186,30 @@ def test_a_whole_flow_answers_only_what_the_document_declares(
     call("post", "/v1/envelopes/verify", 200, json=envelope)
     call("get", "/v1/claims/{claim_id}", 200, path=claim_id)
     call("get", "/v1/claims/{claim_id}/bundle", 200, path=claim_id)
+    usage = {"input_tokens": 10, "cache_creation_input_tokens": 2048}
+    call("post", "/v1/receipts/{receipt_id}/usage", 201, path=receipt_id, json=usage)
+    kept = {
+        "memory_id": "mem_flow",
+        "purpose": "p",
+        "scope": {},
+        "source": [span_id, claim_id["claim_id"]],
+        "text": "Revenue rose.",
+        "expires_at": "2999-01-01T00:00:00Z",
+    }
+    call("post", "/v1/memory", 201, json=kept)
+    call("post", "/v1/memory", 200, json=kept)
+    item = {"memory_id": "mem_flow"}
+    call("get", "/v1/memory/{memory_id}", 200, path=item)
+    call("get", "/v1/memory/{memory_id}", 404, path={"memory_id": "mem_none"})
+    call("get", "/v1/memory", 200, params={"status": "active"})
+    # A model of its own: the model retirement below expires only the first receipt.
+    remembering = receipt_body(evidence, memory=["mem_flow"], model={"name": "mm", "version": "1"})
+    call("post", "/v1/receipts", 201, json=remembering)
+    fix = {"reason": "r", "text": "Revenue rose 2.2%."}
+    call("post", "/v1/memory/{memory_id}/versions", 200, path=item, json=fix)
+    call("get", "/v1/memory/{memory_id}/affected", 200, path=item)
+    call("post", "/v1/memory/{memory_id}/revoke", 200, path=item, json={"reason": "r"})
+    call("post", "/v1/memory/{memory_id}/revoke", 409, path=item, json={"reason": "other"})
     call(
         "post",
         "/v1/receipts/{receipt_id}/claims/{claim_id}/repair",

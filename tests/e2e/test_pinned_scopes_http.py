@@ -118,7 +118,17 @@ def test_the_auth_matrix_holds_for_a_pinned_key_of_every_scope(
         purpose="fraud-review",
     )
     claim = commit_verbatim(client, w.trusted, receipt_id, w.secret_span)
+    note = {  # a memory item kept from the restricted source: hidden from the pinned keys
+        "memory_id": "mem_case-note",
+        "purpose": "fraud-review",
+        "scope": {},
+        "source": [w.secret_span["span_id"]],
+        "text": w.secret_span["text"],
+        "expires_at": "2999-01-01T00:00:00Z",
+    }
+    assert client.post("/v1/memory", json=note, headers=w.trusted).status_code == 201
     values = {
+        "memory_id": "mem_case-note",
         "source_id": "case-4471",
         "version": "1",
         "span_id": w.secret_span["span_id"],

@@ -18,6 +18,7 @@ from projections.database import ReadModelDatabase
 from projections.schema import (
     checkpoints,
     claim_bindings,
+    memory_versions,
     merkle_leaves,
     merkle_nodes,
     receipt_claims,
@@ -271,3 +272,43 @@ def test_an_edited_retrieval_span_text_is_named_by_table_and_row(
     assert code == 1
     assert line.startswith("FAILED read models: table retrieval_spans, row (source_id='s', ")
     assert "column text is" in line
+
+
+def test_memory_and_usage_rows_are_checked_and_an_edited_expiry_is_named(
+    client: TestClient,
+    auth: Any,
+    settings_env: Settings,
+    runtime: LedgerRuntime,
+    read_models: Engine,
+) -> None:
+    headers = auth("admin", name="auditor")
+    spans_ = register(client, headers, "s", TEXT)
+    kept = {
+        "memory_id": "mem_kept",
+        "purpose": "p",
+        "scope": {},
+        "source": [spans_[0]["span_id"]],
+        "text": "Revenue rose.",
+        "expires_at": "2999-01-01T00:00:00Z",
+    }
+    assert client.post("/v1/memory", json=kept, headers=headers).status_code == 201
+    receipt = open_receipt(client, headers, [spans_[0]["span_id"]], memory=["mem_kept"])
+    usage = {"input_tokens": 5, "cache_read_input_tokens": 2048}
+    recorded = client.post(f"/v1/receipts/{receipt}/usage", json=usage, headers=headers)
+    assert recorded.status_code == 201, recorded.text
+    client.get("/v1/receipts", headers=headers)  # the receipts read model is caught up
+    client.get("/v1/memory", headers=headers)  # and the registry's, memory included
+    code, output = _run("verify", "--read-models")
+    assert code == 0, output
+
+    # Pushing an item's expiry out would keep the sweep from expiring its receipts.
+    with read_models.begin() as conn:
+        edited = conn.execute(
+            update(memory_versions).values(expires_at="9999-01-01T00:00:00.000000Z")
+        )
+    assert edited.rowcount == 1
+    code, line = _verify_read_models()
+
+    assert code == 1
+    assert "table memory_versions" in line, line
+    assert "mem_kept" in line, line
