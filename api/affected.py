@@ -15,13 +15,14 @@ from typing import Any
 
 from fastapi.concurrency import run_in_threadpool
 
-from api.pages import decode_cursor, encode_cursor, page, visible_rows
-from api.pinned_view import PinnedView, pinned_view
+from api.pages import decode_cursor, encode_cursor
 from ledger.keys.api_keys import Caller
 from ledger.receipts.outcome_desk import OutcomeDesk
 from ledger.receipts.receipt_desk import ReceiptDesk
 from ledger.receipts.sight import KeySight
 from projections.affected_queries import ReadConnection, receipts_expired_by
+from projections.pages import page, visible_rows
+from projections.pinned_view import PinnedView, pinned_view
 from projections.service import ReadSide
 
 EXPIRED_SHOWN = 100
@@ -115,5 +116,5 @@ async def expired_for(
 ) -> dict[str, Any]:
     """:func:`expired_at` as ``caller`` may see it (a key with pins: only receipts it may
     read, as every list of receipts)."""
-    view = await pinned_view(caller, sight, receipts)
+    view = await pinned_view(caller.pins, sight, receipts)
     return await expired_at(position, read_side, outcomes, view)

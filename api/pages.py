@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Annotated, Any, Generic, TypeVar
 
 from fastapi import Query
@@ -24,13 +24,11 @@ from api.deps import MAX_INT
 from ledger.crypto.canonical import canonical_json
 from ledger.errors import InvalidInput
 
-VISIBLE_BATCH = 100
-"""Rows a filtered list reads per query at least (a small page among many left-out rows
-should not cost a query per row)."""
 MAX_CURSOR = 512
 """The longest cursor accepted (a cursor names a sort key of a few ids)."""
 
 T = TypeVar("T")
+"""An item of a page."""
 
 Limit = Annotated[int, Query(ge=1, le=1000, description="items per page (1-1000)")]
 After = Annotated[
@@ -98,38 +96,3 @@ def position_cursor(cursor: str | None, field: str = "query.after") -> int:
     if int(cursor) > MAX_INT:
         raise InvalidInput(field, "less_than_equal", f"{field} must be at most {MAX_INT}")
     return int(cursor)
-
-
-def page(rows: Sequence[T], limit: int, key: Any) -> tuple[list[T], Any | None]:
-    """The first ``limit`` of ``rows`` (fetched as ``limit + 1``) and the sort key of the last
-    item when more follow (else None)."""
-    items = list(rows[:limit])
-    return items, key(items[-1]) if len(rows) > limit and items else None
-
-
-async def visible_rows(
-    fetch: Callable[[Any, int], Awaitable[Sequence[T]]],
-    key: Callable[[T], Any],
-    keep: Callable[[T], Awaitable[bool]],
-    after: Any,
-    limit: int,
-) -> list[T]:
-    """Up to ``limit + 1`` rows that ``keep`` admits, in list order after sort key ``after``,
-    for :func:`page`: filtered before paging, so a page is never short while more follow and
-    ``next`` names the last item served (a cursor stays stable whatever was left out).
-
-    ``fetch(after, n)`` returns up to ``n + 1`` rows after ``after`` (None: from the start),
-    as every list query does; ``n`` is at least :data:`VISIBLE_BATCH`."""
-    kept: list[T] = []
-    size = max(limit, VISIBLE_BATCH)
-    while True:
-        rows = await fetch(after, size)
-        batch = list(rows[:size])
-        for row in batch:
-            if await keep(row):
-                kept.append(row)
-                if len(kept) > limit:
-                    return kept
-        if len(rows) <= size or not batch:
-            return kept
-        after = key(batch[-1])

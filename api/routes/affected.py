@@ -13,7 +13,6 @@ from api.affected import Fetch, affected_page, expired_by, list_name
 from api.deps import OutcomeDeskDep, ReadSideDep, ReceiptDeskDep, SightDep, require
 from api.expiry_schemas import AffectedReceipt, ExpiredList
 from api.pages import After, Limit, Page
-from api.pinned_view import PinnedView, pinned_view
 from ledger.access.policy_version import check_policy_version
 from ledger.keys.api_keys import Caller, Scope, check_name
 from projections.affected_queries import (
@@ -22,6 +21,7 @@ from projections.affected_queries import (
     receipts_recording,
     receipts_under_policy,
 )
+from projections.pinned_view import PinnedView, pinned_view
 
 router = APIRouter(tags=["expiry"])
 Reader = Annotated[Caller, Depends(require(Scope.READ))]
@@ -73,7 +73,7 @@ async def model_affected(
     """Receipts recording this model version (what its retirement expires), by receipt id,
     each with its status, outcome and downstream actions (a pinned key: only receipts it may
     read)."""
-    view = await pinned_view(caller, sight, desk)
+    view = await pinned_view(caller.pins, sight, desk)
     return await _recorded_list("model", name, version, after, limit, read_side, outcomes, view)
 
 
@@ -92,7 +92,7 @@ async def tool_affected(
     """Receipts recording this tool version, or the tool's bare name (what its retirement
     expires), by receipt id, each with its status, outcome and downstream actions (a pinned
     key: only receipts it may read)."""
-    view = await pinned_view(caller, sight, desk)
+    view = await pinned_view(caller.pins, sight, desk)
     return await _recorded_list("tool", name, version, after, limit, read_side, outcomes, view)
 
 
@@ -111,7 +111,7 @@ async def context_assembly_affected(
     """Receipts recording this version of a context assembly (what declaring another version
     in force expires), by receipt id, each with its status, outcome and downstream actions (a
     pinned key: only receipts it may read)."""
-    view = await pinned_view(caller, sight, desk)
+    view = await pinned_view(caller.pins, sight, desk)
     return await _recorded_list(
         "context_assembly", name, version, after, limit, read_side, outcomes, view
     )
@@ -136,7 +136,7 @@ async def policy_affected(
     async def fetch(conn: ReadConnection, last: str | None, n: int) -> list[dict[str, Any]]:
         return await receipts_under_policy(conn, policy_version, last, n)
 
-    view = await pinned_view(caller, sight, desk)
+    view = await pinned_view(caller.pins, sight, desk)
     name = list_name("affected-policy", policy_version)
     return await affected_page(name, fetch, after, limit, read_side, outcomes, view)
 
@@ -161,7 +161,7 @@ async def api_key_affected(
     async def fetch(conn: ReadConnection, last: str | None, n: int) -> list[dict[str, Any]]:
         return await receipts_opened_by(conn, opened_by, last, n)
 
-    view = await pinned_view(caller, sight, desk)
+    view = await pinned_view(caller.pins, sight, desk)
     cursor = list_name("affected-api-key", name)
     return await affected_page(cursor, fetch, after, limit, read_side, outcomes, view)
 
@@ -180,5 +180,5 @@ async def expiries(
     """The receipts one change expired (``cause``: ``n<log position>``, as every expiry
     records it), by receipt id, each with the reason the change gave, its status, outcome and
     downstream actions (a pinned key: only receipts it may read)."""
-    view = await pinned_view(caller, sight, desk)
+    view = await pinned_view(caller.pins, sight, desk)
     return await expired_by(cause, after, limit, read_side, outcomes, view)

@@ -11,14 +11,15 @@ from pydantic import BaseModel, Field
 from api.deps import AsOfDep, ReadSideDep, ReceiptDeskDep, SightDep, require
 from api.errors import Problem
 from api.openapi import answers
-from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
-from api.pinned_view import pinned_view
+from api.pages import After, Limit, Page, decode_cursor, encode_cursor
 from api.schemas import ClaimView
 from ledger.errors import NotFound
 from ledger.eventlog.clock import parse_time
 from ledger.keys.api_keys import Caller, Scope
 from ledger.receipts.document import receipt_status
 from projections.claim_queries import Coordinates, binding_views, claim_lookup
+from projections.pages import page, visible_rows
+from projections.pinned_view import pinned_view
 from projections.receipt_queries import list_claims
 
 router = APIRouter(tags=["claims"])
@@ -64,7 +65,7 @@ async def list_claims_route(
     claims of receipts it may read, docs/access.md)."""
     key = decode_cursor("claims", after, (int, int))
     await run_in_threadpool(read_side.receipts.catch_up)  # read-your-writes in this process
-    view = await pinned_view(caller, sight, desk)
+    view = await pinned_view(caller.pins, sight, desk)
     async with read_side.async_engine.connect() as conn:
 
         async def fetch(last: list[int] | None, n: int) -> list[dict[str, Any]]:

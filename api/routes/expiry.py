@@ -22,12 +22,13 @@ from api.deps import (
 from api.errors import Problem
 from api.expiry_schemas import PolicyRetired
 from api.openapi import answers
-from api.pages import After, Limit, decode_cursor, encode_cursor, page
-from api.pinned_view import pinned_view
+from api.pages import After, Limit, decode_cursor, encode_cursor
 from ledger.errors import NotFound
 from ledger.keys.api_keys import Caller, Scope
 from projections.affected_queries import count_expired_by
 from projections.claim_queries import affected_by_version
+from projections.pages import page
+from projections.pinned_view import pinned_view
 
 router = APIRouter(tags=["expiry"])
 Reader = Annotated[Caller, Depends(require(Scope.READ))]
@@ -88,7 +89,7 @@ async def affected(
     docs/access.md)."""
     name = f"affected:{source_id}:{version}"
     key = decode_cursor(name, after, (str,))
-    view = await pinned_view(caller, sight, desk)
+    view = await pinned_view(caller.pins, sight, desk)
     if view is not None and not await view.sees_source(source_id):
         raise NotFound(f"source {source_id!r} has no version {version}")
     async with read_side.async_engine.connect() as conn:

@@ -24,8 +24,7 @@ from api.deps import (
     require,
 )
 from api.openapi import answers
-from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
-from api.pinned_view import pinned_view
+from api.pages import After, Limit, Page, decode_cursor, encode_cursor
 from ledger.eventlog.clock import format_time
 from ledger.keys.api_keys import Caller, Scope
 from ledger.memory.item import MemoryItem
@@ -36,6 +35,8 @@ from ledger.receipts.sight import KeySight
 from processes.expiry import ExpiryProcess
 from projections.affected_queries import count_expired_by
 from projections.memory_queries import MemoryFilter, list_memory, receipts_using
+from projections.pages import page, visible_rows
+from projections.pinned_view import pinned_view
 from projections.service import ReadSide
 
 router = APIRouter(tags=["memory"])
@@ -372,7 +373,7 @@ async def memory_affected(
     key = decode_cursor(name, after, (str,))
     await run_in_threadpool(desk.read, memory_id, caller.pins)
     await run_in_threadpool(read_side.receipts.catch_up)
-    view = await pinned_view(caller, sight, receipts)
+    view = await pinned_view(caller.pins, sight, receipts)
     async with read_side.async_engine.connect() as conn:
 
         async def fetch(last: str | None, n: int) -> list[dict[str, Any]]:

@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field
 
 from api.deps import AuditReader, ReadSideDep
 from api.errors import Problem
-from api.pages import After, Page, page, position_cursor
+from api.pages import After, Page, position_cursor
+from projections.pages import page
 from projections.review_queries import review_items
 
 router = APIRouter(tags=["review"])

@@ -25,14 +25,15 @@ from api.deps import (
 from api.errors import Problem
 from api.expiry_schemas import ExpiredList, WithdrawnOut
 from api.openapi import answers
-from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
-from api.pinned_view import pinned_read, pinned_view
+from api.pages import After, Limit, Page, decode_cursor, encode_cursor
 from api.schemas import SourceOut
 from api.source_bodies import SourceIn, VersionIn, WithdrawIn
 from ledger.keys.api_keys import Caller, Scope
 from ledger.registry.source_desk import SourceDraft, VersionReceipt
 from ledger.text.spans import Span
 from projections import registry_queries as queries
+from projections.pages import page, visible_rows
+from projections.pinned_view import pinned_read, pinned_view
 from projections.registry import span_row
 
 router = APIRouter(tags=["sources"])
@@ -88,7 +89,7 @@ async def list_sources(
     """Every source's current state, by source id, a page at a time (a pinned key: only the
     sources its principals may see, docs/access.md)."""
     key = decode_cursor("sources", after, (str,))
-    view = await pinned_view(caller, sight)
+    view = await pinned_view(caller.pins, sight)
     async with read_side.async_engine.connect() as conn:
 
         async def fetch(last: str | None, n: int) -> list[dict[str, Any]]:
@@ -284,7 +285,7 @@ async def get_source(
     source_id: str, read_side: ReadSideDep, sight: SightDep, caller: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:
     """The source with its versions, statuses and effective intervals (as of)."""
-    await pinned_read(sight, caller, source_id)
+    await pinned_read(sight, caller.pins, source_id)
     async with read_side.async_engine.connect() as conn:
         body = await queries.get_source(conn, source_id, as_of)
     await run_in_threadpool(read_side.served.check_source, body, as_of.known_at)
@@ -334,7 +335,7 @@ async def get_version(
 ) -> dict[str, Any]:
     """One version's frozen text, hash and a page of its spans (as of)."""
     key = decode_cursor(f"spans:{source_id}:{version}", after, (int,))
-    await pinned_read(sight, caller, source_id)
+    await pinned_read(sight, caller.pins, source_id)
     async with read_side.async_engine.connect() as conn:
         body = await queries.get_version(
             conn, source_id, version, offset, limit, as_of, key[0] if key else None

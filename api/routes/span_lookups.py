@@ -14,13 +14,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import MAX_INT32, ReadSideDep, Rfc3339, SightDep, require
 from api.errors import Problem
-from api.pages import After, Limit, Page, decode_cursor, encode_cursor, page, visible_rows
-from api.pinned_view import pinned_read, pinned_view
+from api.pages import After, Limit, Page, decode_cursor, encode_cursor
 from ledger.errors import InvalidInput, NotFound
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.gate.normalize import normalise_quote
 from ledger.keys.api_keys import Caller, Scope
 from projections import span_queries
+from projections.pages import page, visible_rows
+from projections.pinned_view import pinned_read, pinned_view
 from projections.service import ReadSide
 
 router = APIRouter(tags=["sources"])
@@ -119,7 +120,7 @@ async def spans_in_range(
         raise InvalidInput("query.end", "greater_than", "end must be greater than start")
     name = f"range:{source_id}:{version}:{start}:{end}"
     key = decode_cursor(name, after, (int,))
-    await pinned_read(sight, caller, source_id, _no_version(source_id, version))
+    await pinned_read(sight, caller.pins, source_id, _no_version(source_id, version))
     async with read_side.async_engine.connect() as conn:
         rows = await span_queries.spans_in_range(
             conn, source_id, version, start, end, key[0] if key else None, limit
@@ -148,7 +149,7 @@ async def table_cells(
     """The version's table cell spans with their envelopes (each filter optional)."""
     name = f"cells:{source_id}:{version}:{table}:{row}:{col}"
     key = decode_cursor(name, after, (int,))
-    await pinned_read(sight, caller, source_id, _no_version(source_id, version))
+    await pinned_read(sight, caller.pins, source_id, _no_version(source_id, version))
     async with read_side.async_engine.connect() as conn:
         rows = await span_queries.table_cells(
             conn, source_id, version, table, row, col, key[0] if key else None, limit
@@ -192,7 +193,7 @@ async def search_spans(
     search = _search_of(body)
     name = "search"
     key = decode_cursor(name, after, (str, int, int))
-    view = await pinned_view(caller, sight)
+    view = await pinned_view(caller.pins, sight)
     if view is not None:  # what the key is known not to see is left out in the query itself
         search = replace(search, hidden=view.hidden)
     async with read_side.async_engine.connect() as conn:

@@ -10,10 +10,10 @@ from fastapi.concurrency import run_in_threadpool
 
 from api.deps import AsOfDep, ReadSideDep, SightDep, require
 from api.openapi import answers
-from api.pinned_view import pinned_read
 from api.schemas import SpanContext, SpanDetail
 from ledger.keys.api_keys import Caller, Scope
 from projections import span_queries as queries
+from projections.pinned_view import pinned_read
 
 router = APIRouter(tags=["sources"])
 
@@ -27,7 +27,7 @@ async def get_span(
     """A span with its source, version, hash, breadcrumb, page and status (as of)."""
     async with read_side.async_engine.connect() as conn:
         body = await queries.get_span(conn, span_id, as_of)
-    await pinned_read(sight, caller, body["source_id"], queries.missing_span(span_id, as_of))
+    await pinned_read(sight, caller.pins, body["source_id"], queries.missing_span(span_id, as_of))
     await run_in_threadpool(
         read_side.span_resolver.check_served,
         body["source_id"],
@@ -50,7 +50,7 @@ async def get_span_context(
     """The span and its neighbouring sentences."""
     async with read_side.async_engine.connect() as conn:
         body = await queries.get_span_context(conn, span_id, window)
-    await pinned_read(sight, caller, body["source_id"], queries.missing_span(span_id))
+    await pinned_read(sight, caller.pins, body["source_id"], queries.missing_span(span_id))
     served = [body["span"], *body["before"], *body["after"]]
     await run_in_threadpool(
         read_side.span_resolver.check_served, body["source_id"], body["version"], served

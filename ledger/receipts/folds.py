@@ -67,3 +67,27 @@ def judged_by(claim: dict[str, Any], verifier: str, model: str) -> bool:
     return any(
         e["verifier"] == verifier and e["model"] == model for e in claim.get("entailment", [])
     )
+
+
+def access_entry(event: Any) -> dict[str, Any]:
+    """The entitlement gate's record at opening, as ``Receipt.access_record`` keeps it."""
+    return {
+        "policy_version": event.policy_version,
+        "rules_from": event.rules_from,
+        "principal": event.principal,
+        "decisions": event.decisions,
+        "at": format_time(event.timestamp),
+    }
+
+
+def add_usage(usage: list[dict[str, Any]], keys: dict[str, dict[str, Any]], event: Any) -> None:
+    """Fold a ``UsageRecorded``: its record onto ``usage`` and, under an ``Idempotency-Key``
+    first used here, the record that key answers onto ``keys``."""
+    record = {
+        **event.usage,
+        "prefix_sha256": event.prefix_sha256,
+        "at": format_time(event.timestamp),
+    }
+    usage.append(record)
+    if event.idempotency is not None:
+        keys.setdefault(event.idempotency["key"], {**event.idempotency, "record": record})

@@ -14,17 +14,17 @@ from typing import Any
 from eventsourcing.domain import Aggregate
 
 from ledger.eventlog.aggregate import LedgerAggregate, fork_state
-from ledger.eventlog.clock import format_time
 from ledger.eventlog.topics import aggregate_topic
 from ledger.receipts import folds
 from ledger.receipts.receipt_ids import receipt_aggregate_id, receipt_id_for_inference
+from ledger.receipts.receipt_state import ReceiptState
 from ledger.receipts.repair_records import stored_repair
 from ledger.receipts.transformations import recorded_transformation
 from ledger.receipts.upcasts import upcast_idempotency, upcast_opening
 
 
 @aggregate_topic("provledger.receipt")
-class Receipt(LedgerAggregate):
+class Receipt(ReceiptState, LedgerAggregate):
     """One inference's receipt and its claims."""
 
     class Opened(Aggregate.Created, LedgerAggregate.Event):
@@ -56,13 +56,7 @@ class Receipt(LedgerAggregate):
         decisions: list[dict[str, Any]]
 
         def apply(self, aggregate: Receipt) -> None:
-            aggregate.access_record = {
-                "policy_version": self.policy_version,
-                "rules_from": self.rules_from,
-                "principal": self.principal,
-                "decisions": self.decisions,
-                "at": format_time(self.timestamp),
-            }
+            aggregate.access_record = folds.access_entry(self)
 
     class ClaimsCommitted(LedgerAggregate.Event):
         """Claims passed the gate (verified or unverified) and were committed together."""
@@ -206,16 +200,7 @@ class Receipt(LedgerAggregate):
         idempotency: dict[str, Any] | None
 
         def apply(self, aggregate: Receipt) -> None:
-            record = {
-                **self.usage,
-                "prefix_sha256": self.prefix_sha256,
-                "at": format_time(self.timestamp),
-            }
-            aggregate.usage.append(record)
-            if self.idempotency is not None:
-                aggregate.usage_keys.setdefault(
-                    self.idempotency["key"], {**self.idempotency, "record": record}
-                )
+            folds.add_usage(aggregate.usage, aggregate.usage_keys, self)
 
     def __init__(
         self,
@@ -305,11 +290,6 @@ class Receipt(LedgerAggregate):
             ("idempotency", "usage_keys"),
         )
 
-    @property
-    def transformation_index(self) -> dict[str, dict[str, Any]]:
-        """The recorded transformations by id."""
-        return {t["transformation_id"]: t for t in self.transformations}
-
     def record_transformation(self, transformation: Mapping[str, Any], actor: str) -> None:
         """Record a transformation whose output kept its loss boundary: its
         ``transformation_id``, ``method``, ``inputs``, ``output``, ``may_remove``,
@@ -351,20 +331,6 @@ class Receipt(LedgerAggregate):
         )
         return True
 
-    @property
-    def memory(self) -> list[dict[str, Any]]:
-        """The memory item versions its pool sealed (``{memory_id, version, text_sha256}``;
-        none for a receipt opened without memory)."""
-        sealed: list[dict[str, Any]] = self.context.get("memory", [])
-        return sealed
-
-    @property
-    def prefix_sha256(self) -> str | None:
-        """The stable-prefix hash its context packet recorded at opening (None before
-        packets)."""
-        packet = self.context.get("packet")
-        return None if packet is None else str(packet["prefix_sha256"])
-
     def record_usage(
         self, usage: dict[str, int], idempotency: dict[str, Any] | None, actor: str
     ) -> None:
@@ -376,10 +342,6 @@ class Receipt(LedgerAggregate):
             idempotency=idempotency,
             actor=actor,
         )
-
-    def has_cause(self, cause: str) -> bool:
-        """Tell whether an expiry with this cause was already recorded."""
-        return any(expiry["cause"] == cause for expiry in self.expiries)
 
     def expire(self, reason: str, cause: str, detail: dict[str, Any], actor: str) -> bool:
         """Record an expiry unless one with the same cause exists; returns whether it did."""
@@ -395,22 +357,6 @@ class Receipt(LedgerAggregate):
         self.trigger_event(
             self.OutcomeRecorded, decision=decision, reviewer=reviewer, actions=actions, actor=actor
         )
-
-    @property
-    def outcome(self) -> dict[str, Any] | None:
-        """The latest outcome (a later one amends the decision), or None."""
-        return self.outcomes[-1] if self.outcomes else None
-
-    @property
-    def actions(self) -> list[dict[str, str]]:
-        """Every downstream action the outcomes named, in the order first recorded, each with
-        when it was first recorded: an amended decision does not undo an action taken."""
-        return folds.downstream_actions(self.outcomes)
-
-    @property
-    def next_ordinal(self) -> int:
-        """Ordinal of the next claim (accepted and rejected claims share the count)."""
-        return len(self.claims) + len(self.rejected)
 
     def remember(self, idempotency: dict[str, Any] | None) -> None:
         """Keep the first answer given under an idempotency key."""

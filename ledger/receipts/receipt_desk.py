@@ -16,36 +16,18 @@ from ledger.access.attributes import Pins
 from ledger.access.policy_desk import PolicyDesk
 from ledger.attribution.ranker import Bm25Ranker
 from ledger.attribution.repair import find_repair
-from ledger.errors import (
-    ConcurrentWrite,
-    Conflict,
-    ConflictingRequest,
-    InvalidInput,
-    NotFound,
-)
+from ledger.errors import ConcurrentWrite, Conflict, ConflictingRequest, InvalidInput, NotFound
 from ledger.eventlog.application import project
 from ledger.eventlog.clock import format_time
 from ledger.eventlog.snapshots import Snapshots
-from ledger.gate import (
-    GateConfig,
-    Outcome,
-    SpanFacts,
-    Status,
-    judge,
-)
+from ledger.gate import GateConfig, Outcome, SpanFacts, Status, judge
 from ledger.receipts.claims import ClaimRecord
 from ledger.receipts.commit_checks import check_in_pool, check_open, refuse_unseen, span_facts
 from ledger.receipts.component_desk import ComponentDesk
-from ledger.receipts.entitlement import (
-    pins_may_read_receipt,
-)
+from ledger.receipts.entitlement import pins_may_read_receipt
 from ledger.receipts.expiry_desk import ExpiryDesk
 from ledger.receipts.open_keys import OpenKey, open_key_aggregate_id
-from ledger.receipts.opening import (
-    PoolSealer,
-    opening_fingerprint,
-    request_fingerprint,
-)
+from ledger.receipts.opening import PoolSealer, opening_fingerprint, request_fingerprint
 from ledger.receipts.prepared import OpeningParts, prepare_receipt
 from ledger.receipts.receipt import Receipt
 from ledger.receipts.receipt_ids import receipt_aggregate_id, receipt_id_for_inference

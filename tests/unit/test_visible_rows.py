@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from api import pages
-from api.pages import page, visible_rows
+from projections import pages
+from projections.pages import page, visible_rows
 
 ROWS = list(range(1, 31))  # sort keys; multiples of 3 are left out
 

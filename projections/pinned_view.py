@@ -15,12 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi.concurrency import run_in_threadpool
+from anyio.to_thread import run_sync as run_in_threadpool
 
 from ledger.access.attributes import Pins
 from ledger.access.policy import AccessPolicy
 from ledger.errors import NotFound
-from ledger.keys.api_keys import Caller
 from ledger.receipts.entitlement import pins_may_read_receipt
 from ledger.receipts.receipt_desk import ReceiptDesk
 from ledger.receipts.sight import KeySight, missing_source, pins_may_see
@@ -85,12 +84,11 @@ class PinnedView:
 
 
 async def pinned_view(
-    caller: Caller, sight: KeySight, receipts: ReceiptDesk | None = None
+    pins: Pins | None, sight: KeySight, receipts: ReceiptDesk | None = None
 ) -> PinnedView | None:
-    """The caller's view when its key pins principal attributes (else ``None``)."""
-    if caller.pins is None:
+    """The view of a key with ``pins`` (else ``None``: a key without pins sees everything)."""
+    if pins is None:
         return None
-    pins = caller.pins
 
     def decide() -> tuple[AccessPolicy, frozenset[str]]:
         policy = sight.policy()
@@ -101,11 +99,11 @@ async def pinned_view(
 
 
 async def pinned_read(
-    sight: KeySight, caller: Caller, source_id: str, missing: NotFound | None = None
+    sight: KeySight, pins: Pins | None, source_id: str, missing: NotFound | None = None
 ) -> None:
     """Refuse a pinned key's read of a source it may not see with ``missing``, the answer the
     read gives a source the ledger does not hold (default ``no source ...``): to such a key
     the source does not exist (docs/access.md)."""
-    view = await pinned_view(caller, sight)
+    view = await pinned_view(pins, sight)
     if view is not None and not await view.sees_source(source_id):
         raise missing or missing_source(source_id)
