@@ -41,7 +41,10 @@ from ledger.retrieval.retrieval_desk import RetrievalDesk
 from ledger.runtime import LedgerRuntime
 from processes.expiry import ExpiryProcess
 from processes.witness_submitter import WitnessSubmitter
+from projections.claim_read_desk import ClaimReadDesk
+from projections.receipt_read_desk import ReceiptReadDesk
 from projections.registry_queries import AsOf
+from projections.review_read_desk import ReviewReadDesk
 from projections.service import ReadSide
 
 RFC3339 = re.compile(
@@ -177,6 +180,21 @@ async def get_witness(services: ServicesDep) -> WitnessSubmitter | None:
     return services.witness
 
 
+async def get_claim_reads(services: ServicesDep) -> ClaimReadDesk:
+    """The claim reads: the list and one claim rendered."""
+    return services.claim_reads
+
+
+async def get_receipt_reads(services: ServicesDep) -> ReceiptReadDesk:
+    """The receipt reads: the list, the envelope, the context packet."""
+    return services.receipt_reads
+
+
+async def get_review_reads(services: ServicesDep) -> ReviewReadDesk:
+    """The review queue's read."""
+    return services.review_reads
+
+
 async def get_metrics_registry(request: Request) -> CollectorRegistry:
     """The process's metrics registry (built by the lifespan, served by ``/metrics``)."""
     registry: CollectorRegistry = request.app.state.metrics
@@ -203,6 +221,9 @@ LocateDeskDep = Annotated[LocateDesk, Depends(get_locate)]
 MetricsRegistryDep = Annotated[CollectorRegistry, Depends(get_metrics_registry)]
 MemoryDeskDep = Annotated[MemoryDesk, Depends(get_memory)]
 UsageDeskDep = Annotated[UsageDesk, Depends(get_usage)]
+ClaimReadDeskDep = Annotated[ClaimReadDesk, Depends(get_claim_reads)]
+ReceiptReadDeskDep = Annotated[ReceiptReadDesk, Depends(get_receipt_reads)]
+ReviewReadDeskDep = Annotated[ReviewReadDesk, Depends(get_review_reads)]
 
 
 async def authenticate(request: Request, keys: ApiKeysDep) -> Caller:

@@ -50,9 +50,12 @@ from processes.entailment_sampler import EntailmentSampler
 from processes.expiry import ExpiryProcess
 from processes.witness_client import WitnessClient
 from processes.witness_submitter import WitnessSubmitter
+from projections.claim_read_desk import ClaimReadDesk
 from projections.database import ensure_postgres_schema, setup_lock
 from projections.log_rows import notification_id_of
 from projections.memory_queries import receipt_of_claim
+from projections.receipt_read_desk import ReceiptReadDesk
+from projections.review_read_desk import ReviewReadDesk
 from projections.service import ReadSide
 from projections.span_resolver import spans_in_range
 
@@ -256,6 +259,21 @@ class Services:
     def witness(self) -> WitnessSubmitter | None:
         """The witness submitter, when ``PROVLEDGER_WITNESS_URL`` is set."""
         return witness_submitter(self.settings, self.read_side)
+
+    @cached_property
+    def claim_reads(self) -> ClaimReadDesk:
+        """Lists claims and renders one with its bindings (``GET /v1/claims...``)."""
+        return ClaimReadDesk(self.read_side, self.sight, self.receipts)
+
+    @cached_property
+    def receipt_reads(self) -> ReceiptReadDesk:
+        """Lists receipts, seals one as an envelope, renders its context packet."""
+        return ReceiptReadDesk(self.read_side, self.sight, self.receipts, self.runtime)
+
+    @cached_property
+    def review_reads(self) -> ReviewReadDesk:
+        """Reads the review queue (``GET /v1/review``)."""
+        return ReviewReadDesk(self.read_side)
 
     def follow(self) -> None:
         """Run the processes after each background catch-up of the read side."""

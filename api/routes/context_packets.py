@@ -8,10 +8,9 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
-from api.deps import ReceiptDeskDep, require
+from api.deps import ReceiptReadDeskDep, require
 from api.openapi import access_problems
 from ledger.keys.api_keys import Caller, Scope
-from ledger.receipts.packet_reads import served_packet
 
 router = APIRouter(tags=["receipts"])
 
@@ -91,11 +90,13 @@ class ContextPacketOut(BaseModel):
     response_model=ContextPacketOut,
     responses=access_problems(401, 403, 404, 409, 500),
 )
-def get_context_packet(receipt_id: str, desk: ReceiptDeskDep, principal: Reader) -> dict[str, Any]:
+def get_context_packet(
+    receipt_id: str, desk: ReceiptReadDeskDep, principal: Reader
+) -> dict[str, Any]:
     """The sealed pool as a context packet in a stable order (instructions and citation policy,
     corpus manifest, evidence spans, the receipt's transformations of them, then the query),
     rendered from verified events."""
-    receipt, packet = served_packet(desk, receipt_id, principal.pins)
+    receipt, packet = desk.packet(receipt_id, principal.pins)
     recorded = receipt.context.get("packet")
     return {
         "receipt_id": receipt_id,

@@ -5,14 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
-from api.deps import AuditReader, ReadSideDep
+from api.deps import AuditReader, ReviewReadDeskDep
 from api.errors import Problem
 from api.pages import After, Page, position_cursor
-from projections.pages import page
-from projections.review_queries import review_items
 
 router = APIRouter(tags=["review"])
 
@@ -46,7 +43,7 @@ class ReviewPage(Page[ReviewItem]):
     },
 )
 async def review(
-    read_side: ReadSideDep,
+    desk: ReviewReadDeskDep,
     _: AuditReader,
     after: After = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
@@ -54,11 +51,7 @@ async def review(
     """Entailment verdicts ``no`` and ``partial``, oldest first, paged by position (the
     cursor is a position in decimal)."""
     start = position_cursor(after)
-    async with read_side.async_engine.connect() as conn:
-        rows = await review_items(conn, start, limit + 1)
-    items, last = page(rows, limit, lambda row: row["position"])
-    # Refused (500 ``ledger-integrity``) unless the verified events hold every entry served.
-    await run_in_threadpool(read_side.served_receipts.check_review, items)
+    items, last = await desk.queue(start, limit)
     return {
         "items": items,
         "next": None if last is None else str(last),

@@ -40,7 +40,7 @@ SIGNING_ROUTES: dict[str, tuple[str, str]] = {
     "console verify": ("post", "/console/claims/{claim_id}/verify"),
 }
 SIGNING_MODULES = {
-    "api/routes/receipts.py",
+    "projections/receipt_read_desk.py",
     "api/console/views/receipts.py",
     "projections/bundle.py",
 }
