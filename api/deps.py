@@ -40,12 +40,15 @@ from ledger.registry.source_desk import SourceDesk
 from ledger.retrieval.retrieval_desk import RetrievalDesk
 from ledger.runtime import LedgerRuntime
 from processes.expiry import ExpiryProcess
+from processes.source_change_desk import SourceChangeDesk
 from processes.witness_submitter import WitnessSubmitter
 from projections.claim_read_desk import ClaimReadDesk
 from projections.receipt_read_desk import ReceiptReadDesk
 from projections.registry_queries import AsOf
 from projections.review_read_desk import ReviewReadDesk
 from projections.service import ReadSide
+from projections.source_read_desk import SourceReadDesk
+from projections.span_read_desk import SpanReadDesk
 
 RFC3339 = re.compile(
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?"
@@ -195,6 +198,21 @@ async def get_review_reads(services: ServicesDep) -> ReviewReadDesk:
     return services.review_reads
 
 
+async def get_source_reads(services: ServicesDep) -> SourceReadDesk:
+    """Reads sources and versions, as the caller's key may see them."""
+    return services.source_reads
+
+
+async def get_span_reads(services: ServicesDep) -> SpanReadDesk:
+    """Reads spans, as the caller's key may see them."""
+    return services.span_reads
+
+
+async def get_source_changes(services: ServicesDep) -> SourceChangeDesk:
+    """Source writes that answer once their expiries are settled."""
+    return services.source_changes
+
+
 async def get_metrics_registry(request: Request) -> CollectorRegistry:
     """The process's metrics registry (built by the lifespan, served by ``/metrics``)."""
     registry: CollectorRegistry = request.app.state.metrics
@@ -224,6 +242,9 @@ UsageDeskDep = Annotated[UsageDesk, Depends(get_usage)]
 ClaimReadDeskDep = Annotated[ClaimReadDesk, Depends(get_claim_reads)]
 ReceiptReadDeskDep = Annotated[ReceiptReadDesk, Depends(get_receipt_reads)]
 ReviewReadDeskDep = Annotated[ReviewReadDesk, Depends(get_review_reads)]
+SourceReadDeskDep = Annotated[SourceReadDesk, Depends(get_source_reads)]
+SpanReadDeskDep = Annotated[SpanReadDesk, Depends(get_span_reads)]
+SourceChangeDeskDep = Annotated[SourceChangeDesk, Depends(get_source_changes)]
 
 
 async def authenticate(request: Request, keys: ApiKeysDep) -> Caller:

@@ -48,6 +48,7 @@ from ledger.runtime import LedgerRuntime
 from processes.entailment_http import HttpEntailmentVerifier
 from processes.entailment_sampler import EntailmentSampler
 from processes.expiry import ExpiryProcess
+from processes.source_change_desk import SourceChangeDesk
 from processes.witness_client import WitnessClient
 from processes.witness_submitter import WitnessSubmitter
 from projections.claim_read_desk import ClaimReadDesk
@@ -57,6 +58,8 @@ from projections.memory_queries import receipt_of_claim
 from projections.receipt_read_desk import ReceiptReadDesk
 from projections.review_read_desk import ReviewReadDesk
 from projections.service import ReadSide
+from projections.source_read_desk import SourceReadDesk
+from projections.span_read_desk import SpanReadDesk
 from projections.span_resolver import spans_in_range
 
 
@@ -246,6 +249,21 @@ class Services:
     def expiry(self) -> ExpiryProcess:
         """The expiry process over the read side."""
         return ExpiryProcess(self.read_side, self.expiry_desk)
+
+    @cached_property
+    def source_reads(self) -> SourceReadDesk:
+        """Reads sources and versions from the registry, as a key may see them."""
+        return SourceReadDesk(self.read_side, self.sight)
+
+    @cached_property
+    def span_reads(self) -> SpanReadDesk:
+        """Reads spans (by id, range, table cell, quote), as a key may see them."""
+        return SpanReadDesk(self.read_side, self.sight)
+
+    @cached_property
+    def source_changes(self) -> SourceChangeDesk:
+        """Source writes, answered once the read side shows them and their expiries."""
+        return SourceChangeDesk(self.sources, self.expiry, self.read_side, self.source_reads)
 
     @cached_property
     def entailment(self) -> EntailmentSampler | None:

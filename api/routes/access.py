@@ -5,26 +5,23 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
-from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.affected import expired_for
 from api.bodies import AccessIn, AccessOut
 from api.deps import (
     AuditReader,
-    ExpiryProcessDep,
     OutcomeDeskDep,
     PolicyDeskDep,
     ReadSideDep,
     ReceiptDeskDep,
     SightDep,
-    SourcesDep,
+    SourceChangeDeskDep,
     require,
 )
 from api.expiry_schemas import ExpiredList
 from api.openapi import access_problems
 from ledger.access.policy_desk import policy_json
-from ledger.errors import NotFound
 from ledger.keys.api_keys import Caller, Scope
 
 router = APIRouter(tags=["access"])
@@ -101,8 +98,7 @@ class AccessRecordOut(BaseModel):
 async def change_access(
     source_id: str,
     body: AccessIn,
-    sources: SourcesDep,
-    expiry: ExpiryProcessDep,
+    desk: SourceChangeDeskDep,
     receipts: ReceiptDeskDep,
     outcomes: OutcomeDeskDep,
     read_side: ReadSideDep,
@@ -112,10 +108,9 @@ async def change_access(
     """Replace a source's access attributes (a signed ``access changed`` event; no event
     when they are already these); the receipts whose claims stood on it are expired before
     this answers (``expired``: the first 100, each with its downstream actions)."""
-    source, changed, position = await run_in_threadpool(
-        sources.change_access, source_id, body.to_access(), principal.actor, principal.pins
+    source, changed, position = await desk.change_access(  # read-your-writes: as-of, expiries
+        source_id, body.to_access(), principal.actor, principal.pins
     )
-    await run_in_threadpool(expiry.settle, position)  # read-your-writes: as-of reads, expiries
     expired = await expired_for(
         principal, position if changed else None, sight, receipts, read_side, outcomes
     )
@@ -138,8 +133,10 @@ def publish_policy(body: PolicyIn, desk: PolicyDeskDep, principal: Admin) -> dic
     """Publish an access policy version; the newest published version not retired is the
     policy in force, which decides every receipt and retrieval (docs/access.md). A version is
     published once."""
-    desk.publish(body.policy_version, body.rules, body.description, principal.actor)
-    return policy_json(desk.get(body.policy_version))  # as recorded (ledger time)
+    recorded = desk.publish_recorded(
+        body.policy_version, body.rules, body.description, principal.actor
+    )
+    return policy_json(recorded)  # as recorded (ledger time)
 
 
 @router.get(
@@ -160,7 +157,4 @@ def get_policy(policy_version: str, desk: PolicyDeskDep, _: Reader) -> dict[str,
 def receipt_access(receipt_id: str, desk: ReceiptDeskDep, _: AuditReader) -> dict[str, Any]:
     """The protected entitlement decisions of a receipt: for each evidence and candidate span,
     its source, the decision and the rule that made it (from the receipt's verified events)."""
-    receipt = desk.get(receipt_id)
-    if receipt.access_record is None:
-        raise NotFound(f"receipt {receipt_id!r} has no access record (nothing was decided)")
-    return {"receipt_id": receipt_id, **receipt.access_record}
+    return {"receipt_id": receipt_id, **desk.access_record(receipt_id)}

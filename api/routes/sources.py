@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Response
-from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.affected import expired_for
@@ -14,12 +13,12 @@ from api.deps import (
     MAX_INT,
     MAX_INT32,
     AsOfDep,
-    ExpiryProcessDep,
     OutcomeDeskDep,
     ReadSideDep,
     ReceiptDeskDep,
     SightDep,
-    SourcesDep,
+    SourceChangeDeskDep,
+    SourceReadDeskDep,
     require,
 )
 from api.errors import Problem
@@ -30,11 +29,7 @@ from api.schemas import SourceOut
 from api.source_bodies import SourceIn, VersionIn, WithdrawIn
 from ledger.keys.api_keys import Caller, Scope
 from ledger.registry.source_desk import SourceDraft, VersionReceipt
-from ledger.text.spans import Span
-from projections import registry_queries as queries
-from projections.pages import page, visible_rows
-from projections.pinned_view import pinned_read, pinned_view
-from projections.registry import span_row
+from projections.source_read_desk import span_body
 
 router = APIRouter(tags=["sources"])
 
@@ -78,8 +73,7 @@ READ_PROBLEMS: dict[int | str, dict[str, Any]] = {
     responses=READ_PROBLEMS,
 )
 async def list_sources(
-    read_side: ReadSideDep,
-    sight: SightDep,
+    desk: SourceReadDeskDep,
     caller: Reader,
     limit: Limit = 100,
     after: After = None,
@@ -89,27 +83,10 @@ async def list_sources(
     """Every source's current state, by source id, a page at a time (a pinned key: only the
     sources its principals may see, docs/access.md)."""
     key = decode_cursor("sources", after, (str,))
-    view = await pinned_view(caller.pins, sight)
-    async with read_side.async_engine.connect() as conn:
-
-        async def fetch(last: str | None, n: int) -> list[dict[str, Any]]:
-            return await queries.list_sources(conn, last, n, status, authority)
-
-        if view is None:
-            rows = await fetch(key[0] if key else None, limit)
-        else:
-            rows = await visible_rows(
-                fetch, lambda r: r["source_id"], view.source_row, key[0] if key else None, limit
-            )
-    items, last = page(rows, limit, lambda row: row["source_id"])
-    # Refused (500 ``ledger-integrity``) unless the verified events hold every row served.
-    await run_in_threadpool(read_side.served.check_sources, items)
+    items, last = await desk.list_sources(
+        key[0] if key else None, limit, status, authority, caller.pins
+    )
     return {"items": items, "next": None if last is None else encode_cursor("sources", [last])}
-
-
-def span_out(span: Span) -> dict[str, Any]:
-    """A span as returned on ingestion: the same shape as ``GET /v1/spans``."""
-    return queries.span_json(span_row(span))
 
 
 Include = Annotated[
@@ -160,7 +137,7 @@ def _receipt(
         "created": receipt.created,
     }
     if include_spans:
-        body["spans"] = [span_out(span) for span in receipt.spans]
+        body["spans"] = [span_body(span) for span in receipt.spans]
     if include == "text":
         body["frozen_text"] = receipt.frozen_text
     return body
@@ -176,8 +153,7 @@ def _receipt(
 )
 def register_source(
     body: SourceIn,
-    sources: SourcesDep,
-    read_side: ReadSideDep,
+    desk: SourceChangeDeskDep,
     principal: Ingester,
     response: Response,
     include_spans: bool = True,
@@ -193,7 +169,7 @@ def register_source(
         body.cite_headings,
     )
     access = None if body.access is None else body.access.to_access()
-    receipt = sources.register(
+    receipt = desk.register(  # read-your-writes: the registry includes this version
         body.source_id,
         draft,
         body.authority,
@@ -203,7 +179,6 @@ def register_source(
         access,
         principal.pins,
     )
-    read_side.registry.catch_up()  # read-your-writes: the registry includes this version
     return _receipt(receipt, include_spans, response, include)
 
 
@@ -222,9 +197,8 @@ def register_source(
 async def add_version(
     source_id: str,
     body: VersionIn,
-    sources: SourcesDep,
+    desk: SourceChangeDeskDep,
     read_side: ReadSideDep,
-    expiry: ExpiryProcessDep,
     receipts: ReceiptDeskDep,
     outcomes: OutcomeDeskDep,
     sight: SightDep,
@@ -239,11 +213,8 @@ async def add_version(
     draft = SourceDraft(
         body.text, body.media_type, body.title, body.tables, body.effective_from, body.cite_headings
     )
-    receipt = await run_in_threadpool(
-        sources.add_version, source_id, draft, principal.actor, principal.pins
-    )
     # read-your-writes: the registry and the expiries
-    await run_in_threadpool(expiry.settle, receipt.position)
+    receipt = await desk.add_version(source_id, draft, principal.actor, principal.pins)
     answer = _receipt(receipt, include_spans, response, include)
     changed = receipt.position if receipt.created else None
     answer["expired"] = await expired_for(principal, changed, sight, receipts, read_side, outcomes)
@@ -258,9 +229,8 @@ async def add_version(
 async def withdraw_source(
     source_id: str,
     body: WithdrawIn,
-    sources: SourcesDep,
+    desk: SourceChangeDeskDep,
     read_side: ReadSideDep,
-    expiry: ExpiryProcessDep,
     receipts: ReceiptDeskDep,
     outcomes: OutcomeDeskDep,
     sight: SightDep,
@@ -269,27 +239,19 @@ async def withdraw_source(
     """Withdraw a source: old citations still resolve, marked withdrawn; the receipts whose
     claims stood on it are expired before this answers (``expired``: the first 100, each
     with its downstream actions)."""
-    position = await run_in_threadpool(
-        sources.withdraw, source_id, body.reason, principal.actor, principal.pins
+    position, shown = await desk.withdraw(  # read-your-writes
+        source_id, body.reason, principal.actor, principal.pins
     )
-    await run_in_threadpool(expiry.settle, position)  # read-your-writes
-    async with read_side.async_engine.connect() as conn:
-        shown = await queries.get_source(conn, source_id)
-    await run_in_threadpool(read_side.served.check_source, shown)
     shown["expired"] = await expired_for(principal, position, sight, receipts, read_side, outcomes)
     return shown
 
 
 @router.get("/v1/sources/{source_id}", response_model=None, responses=answers(SourceOut, 404))
 async def get_source(
-    source_id: str, read_side: ReadSideDep, sight: SightDep, caller: Reader, as_of: AsOfDep
+    source_id: str, desk: SourceReadDeskDep, caller: Reader, as_of: AsOfDep
 ) -> dict[str, Any]:
     """The source with its versions, statuses and effective intervals (as of)."""
-    await pinned_read(sight, caller.pins, source_id)
-    async with read_side.async_engine.connect() as conn:
-        body = await queries.get_source(conn, source_id, as_of)
-    await run_in_threadpool(read_side.served.check_source, body, as_of.known_at)
-    return body
+    return await desk.get_source(source_id, as_of, caller.pins)
 
 
 class VersionOut(BaseModel):
@@ -320,8 +282,7 @@ class VersionOut(BaseModel):
 async def get_version(
     source_id: str,
     version: Annotated[int, Field(ge=1, le=MAX_INT32)],
-    read_side: ReadSideDep,
-    sight: SightDep,
+    desk: SourceReadDeskDep,
     caller: Reader,
     as_of: AsOfDep,
     limit: Limit = 100,
@@ -335,23 +296,11 @@ async def get_version(
 ) -> dict[str, Any]:
     """One version's frozen text, hash and a page of its spans (as of)."""
     key = decode_cursor(f"spans:{source_id}:{version}", after, (int,))
-    await pinned_read(sight, caller.pins, source_id)
-    async with read_side.async_engine.connect() as conn:
-        body = await queries.get_version(
-            conn, source_id, version, offset, limit, as_of, key[0] if key else None
-        )
-    next_ord = body.pop("spans_next_ord")
+    body, next_ord = await desk.get_version(
+        source_id, version, as_of, offset, key[0] if key else None, limit, caller.pins
+    )
     body["items"] = body["spans"]
     body["next"] = (
         None if next_ord is None else encode_cursor(f"spans:{source_id}:{version}", [next_ord])
     )
-    await run_in_threadpool(
-        read_side.span_resolver.check_served,
-        source_id,
-        version,
-        body["spans"],
-        body["version_hash"],
-        body["frozen_text"],
-    )
-    await run_in_threadpool(read_side.served.check_version, body, as_of.known_at)
     return body

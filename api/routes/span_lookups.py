@@ -1,28 +1,22 @@
 """Span lookups: by character range, by table cell, and by quote. Every span served is first
-checked against the verified version it belongs to (``VerifiedSpans.check_served``)."""
+checked against the verified version it belongs to (``projections/span_read_desk.py``)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query
-from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import MAX_INT32, ReadSideDep, Rfc3339, SightDep, require
+from api.deps import MAX_INT32, Rfc3339, SpanReadDeskDep, require
 from api.errors import Problem
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor
-from ledger.errors import InvalidInput, NotFound
+from ledger.errors import InvalidInput
 from ledger.eventlog.clock import format_time, ledger_time
 from ledger.gate.normalize import normalise_quote
 from ledger.keys.api_keys import Caller, Scope
-from projections import span_queries
-from projections.pages import page, visible_rows
-from projections.pinned_view import pinned_read, pinned_view
-from projections.service import ReadSide
+from projections.span_read_desk import Listed
 
 router = APIRouter(tags=["sources"])
 Reader = Annotated[Caller, Depends(require(Scope.READ))]
@@ -79,22 +73,9 @@ class QuoteSearchIn(BaseModel):
     )
 
 
-async def _checked(
-    read_side: ReadSide, source_id: str, version: int, rows: list[dict[str, Any]]
-) -> None:
-    """Refuse (500 ``ledger-integrity``) unless the verified version holds every row."""
-    await run_in_threadpool(read_side.span_resolver.check_served, source_id, version, rows)
-
-
-def _no_version(source_id: str, version: int) -> NotFound:
-    """What a version read answers for a version (or source) the registry does not hold."""
-    return NotFound(f"source {source_id!r} has no version {version}")
-
-
-def _served(rows: list[dict[str, Any]], limit: int, name: str) -> dict[str, Any]:
-    items, last = page(rows, limit, lambda row: row["ord"])
-    for item in items:
-        del item["ord"]
+def _served(listed: Listed, name: str) -> dict[str, Any]:
+    """A page as served: its spans and the cursor of the next page (null on the last)."""
+    items, last = listed
     return {"items": items, "next": None if last is None else encode_cursor(name, [last])}
 
 
@@ -106,8 +87,7 @@ def _served(rows: list[dict[str, Any]], limit: int, name: str) -> dict[str, Any]
 async def spans_in_range(
     source_id: str,
     version: Version,
-    read_side: ReadSideDep,
-    sight: SightDep,
+    desk: SpanReadDeskDep,
     caller: Reader,
     start: Offset = None,
     end: Offset = None,
@@ -120,13 +100,10 @@ async def spans_in_range(
         raise InvalidInput("query.end", "greater_than", "end must be greater than start")
     name = f"range:{source_id}:{version}:{start}:{end}"
     key = decode_cursor(name, after, (int,))
-    await pinned_read(sight, caller.pins, source_id, _no_version(source_id, version))
-    async with read_side.async_engine.connect() as conn:
-        rows = await span_queries.spans_in_range(
-            conn, source_id, version, start, end, key[0] if key else None, limit
-        )
-    await _checked(read_side, source_id, version, rows)
-    return _served(rows, limit, name)
+    listed = await desk.spans_in_range(
+        source_id, version, start, end, key[0] if key else None, limit, caller.pins
+    )
+    return _served(listed, name)
 
 
 @router.get(
@@ -137,8 +114,7 @@ async def spans_in_range(
 async def table_cells(
     source_id: str,
     version: Version,
-    read_side: ReadSideDep,
-    sight: SightDep,
+    desk: SpanReadDeskDep,
     caller: Reader,
     table: Annotated[str | None, Query(max_length=64, description="table id")] = None,
     row: Offset = None,
@@ -149,16 +125,14 @@ async def table_cells(
     """The version's table cell spans with their envelopes (each filter optional)."""
     name = f"cells:{source_id}:{version}:{table}:{row}:{col}"
     key = decode_cursor(name, after, (int,))
-    await pinned_read(sight, caller.pins, source_id, _no_version(source_id, version))
-    async with read_side.async_engine.connect() as conn:
-        rows = await span_queries.table_cells(
-            conn, source_id, version, table, row, col, key[0] if key else None, limit
-        )
-    await _checked(read_side, source_id, version, rows)
-    return _served(rows, limit, name)
+    listed = await desk.table_cells(
+        source_id, version, table, row, col, key[0] if key else None, limit, caller.pins
+    )
+    return _served(listed, name)
 
 
-def _search_of(body: QuoteSearchIn) -> span_queries.QuoteSearch:
+def _search_of(body: QuoteSearchIn) -> tuple[str, str]:
+    """The quote in comparison form and the time the versions must be in force at."""
     try:
         body.quote.encode("utf-8")
     except UnicodeEncodeError:
@@ -171,7 +145,7 @@ def _search_of(body: QuoteSearchIn) -> span_queries.QuoteSearch:
             "quote", "max-length", f"quote is at most {MAX_QUOTE} characters once normalised"
         )
     at = format_time(datetime.now(UTC)) if body.as_of is None else ledger_time("as_of", body.as_of)
-    return span_queries.QuoteSearch(quote, at, body.source_id)
+    return quote, at
 
 
 @router.post(
@@ -181,8 +155,7 @@ def _search_of(body: QuoteSearchIn) -> span_queries.QuoteSearch:
 )
 async def search_spans(
     body: QuoteSearchIn,
-    read_side: ReadSideDep,
-    sight: SightDep,
+    desk: SpanReadDeskDep,
     caller: Reader,
     limit: Limit = 100,
     after: After = None,
@@ -190,38 +163,8 @@ async def search_spans(
     """Spans whose text contains the quote, both normalised as the gate's quote check
     normalises them, of source versions in force at ``as_of`` (a pinned key: of sources its
     principals may see, docs/access.md)."""
-    search = _search_of(body)
+    quote, at = _search_of(body)
     name = "search"
     key = decode_cursor(name, after, (str, int, int))
-    view = await pinned_view(caller.pins, sight)
-    if view is not None:  # what the key is known not to see is left out in the query itself
-        search = replace(search, hidden=view.hidden)
-    async with read_side.async_engine.connect() as conn:
-
-        async def fetch(last: list[Any] | None, n: int) -> list[dict[str, Any]]:
-            return await span_queries.search_quote(conn, search, last or [], n)
-
-        if view is None:
-            rows = await fetch(key, limit)
-        else:
-            rows = await visible_rows(
-                fetch,
-                lambda r: [r["source_id"], r["version"], r["ord"]],
-                view.source_row,
-                key,
-                limit,
-            )
-    items, last = page(rows, limit, lambda r: [r["source_id"], r["version"], r["ord"]])
-    by_version: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
-    for item in items:
-        del item["ord"]
-        by_version[(item["source_id"], item["version"])].append(item)
-    for (source_id, version), served in by_version.items():
-        await run_in_threadpool(
-            read_side.span_resolver.check_served,
-            source_id,
-            version,
-            served,
-            served[0]["version_hash"],
-        )
+    items, last = await desk.search(quote, at, body.source_id, key, limit, caller.pins)
     return {"items": items, "next": None if last is None else encode_cursor(name, last)}

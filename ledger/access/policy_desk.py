@@ -82,6 +82,14 @@ class PolicyDesk:
             raise Conflict(f"policy {policy_version!r} exists; publish a new version") from None
         return aggregate, recordings[-1].notification.id
 
+    def publish_recorded(
+        self, policy_version: str, rules: object, description: str, actor: str
+    ) -> Policy:
+        """:meth:`publish`, then the version as recorded (its ledger time): what
+        ``POST /v1/policies`` answers."""
+        self.publish(policy_version, rules, description, actor)
+        return self.get(policy_version)
+
     def get(self, policy_version: str) -> Policy:
         """A published or retired policy version, or NotFound."""
         check_policy_version(policy_version)

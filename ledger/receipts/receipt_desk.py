@@ -227,6 +227,15 @@ class ReceiptDesk:
                 return receipt, claim, committed
         raise NotFound(f"no claim {claim_id!r}{when}")
 
+    def access_record(self, receipt_id: str) -> dict[str, Any]:
+        """The entitlement gate's protected record of ``receipt_id`` (its verified events):
+        NotFound for a receipt the ledger does not hold, or for one with no record (nothing
+        was decided)."""
+        record = self.get(receipt_id).access_record
+        if record is None:
+            raise NotFound(f"receipt {receipt_id!r} has no access record (nothing was decided)")
+        return record
+
     @staticmethod
     def _missing(receipt_id: str, known_at: str | None) -> NotFound:
         if known_at is None:
