@@ -39,8 +39,11 @@ from ledger.receipts.usage_desk import UsageDesk
 from ledger.registry.source_desk import SourceDesk
 from ledger.retrieval.retrieval_desk import RetrievalDesk
 from ledger.runtime import LedgerRuntime
+from processes.change_desk import ChangeDesk
 from processes.expiry import ExpiryProcess
 from processes.witness_submitter import WitnessSubmitter
+from projections.affected_read_desk import AffectedReadDesk
+from projections.memory_read_desk import MemoryReadDesk
 from projections.registry_queries import AsOf
 from projections.service import ReadSide
 
@@ -177,6 +180,21 @@ async def get_witness(services: ServicesDep) -> WitnessSubmitter | None:
     return services.witness
 
 
+async def get_affected_read(services: ServicesDep) -> AffectedReadDesk:
+    """The affected and expired lists of receipts."""
+    return services.affected_read
+
+
+async def get_memory_read(services: ServicesDep) -> MemoryReadDesk:
+    """The memory lists."""
+    return services.memory_read
+
+
+async def get_changes(services: ServicesDep) -> ChangeDesk:
+    """Retirements, declarations and memory changes, with the expiries they cause."""
+    return services.changes
+
+
 async def get_metrics_registry(request: Request) -> CollectorRegistry:
     """The process's metrics registry (built by the lifespan, served by ``/metrics``)."""
     registry: CollectorRegistry = request.app.state.metrics
@@ -203,6 +221,9 @@ LocateDeskDep = Annotated[LocateDesk, Depends(get_locate)]
 MetricsRegistryDep = Annotated[CollectorRegistry, Depends(get_metrics_registry)]
 MemoryDeskDep = Annotated[MemoryDesk, Depends(get_memory)]
 UsageDeskDep = Annotated[UsageDesk, Depends(get_usage)]
+AffectedReadDeskDep = Annotated[AffectedReadDesk, Depends(get_affected_read)]
+MemoryReadDeskDep = Annotated[MemoryReadDesk, Depends(get_memory_read)]
+ChangeDeskDep = Annotated[ChangeDesk, Depends(get_changes)]
 
 
 async def authenticate(request: Request, keys: ApiKeysDep) -> Caller:
