@@ -39,10 +39,13 @@ from ledger.receipts.usage_desk import UsageDesk
 from ledger.registry.source_desk import SourceDesk
 from ledger.retrieval.retrieval_desk import RetrievalDesk
 from ledger.runtime import LedgerRuntime
+from processes.change_desk import ChangeDesk
 from processes.expiry import ExpiryProcess
 from processes.source_change_desk import SourceChangeDesk
 from processes.witness_submitter import WitnessSubmitter
+from projections.affected_read_desk import AffectedReadDesk
 from projections.claim_read_desk import ClaimReadDesk
+from projections.memory_read_desk import MemoryReadDesk
 from projections.receipt_read_desk import ReceiptReadDesk
 from projections.registry_queries import AsOf
 from projections.review_read_desk import ReviewReadDesk
@@ -213,6 +216,21 @@ async def get_source_changes(services: ServicesDep) -> SourceChangeDesk:
     return services.source_changes
 
 
+async def get_affected_read(services: ServicesDep) -> AffectedReadDesk:
+    """The affected and expired lists of receipts."""
+    return services.affected_read
+
+
+async def get_memory_read(services: ServicesDep) -> MemoryReadDesk:
+    """The memory lists."""
+    return services.memory_read
+
+
+async def get_changes(services: ServicesDep) -> ChangeDesk:
+    """Retirements, declarations and memory changes, with the expiries they cause."""
+    return services.changes
+
+
 async def get_metrics_registry(request: Request) -> CollectorRegistry:
     """The process's metrics registry (built by the lifespan, served by ``/metrics``)."""
     registry: CollectorRegistry = request.app.state.metrics
@@ -245,6 +263,9 @@ ReviewReadDeskDep = Annotated[ReviewReadDesk, Depends(get_review_reads)]
 SourceReadDeskDep = Annotated[SourceReadDesk, Depends(get_source_reads)]
 SpanReadDeskDep = Annotated[SpanReadDesk, Depends(get_span_reads)]
 SourceChangeDeskDep = Annotated[SourceChangeDesk, Depends(get_source_changes)]
+AffectedReadDeskDep = Annotated[AffectedReadDesk, Depends(get_affected_read)]
+MemoryReadDeskDep = Annotated[MemoryReadDesk, Depends(get_memory_read)]
+ChangeDeskDep = Annotated[ChangeDesk, Depends(get_changes)]
 
 
 async def authenticate(request: Request, keys: ApiKeysDep) -> Caller:

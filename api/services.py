@@ -45,16 +45,19 @@ from ledger.retrieval.retrieval_desk import RetrievalDesk
 from ledger.retrieval.retriever import HybridRetriever
 from ledger.retrieval.visibility import FilterFactory, RetrievalEntitlement, allow_all
 from ledger.runtime import LedgerRuntime
+from processes.change_desk import ChangeDesk
 from processes.entailment_http import HttpEntailmentVerifier
 from processes.entailment_sampler import EntailmentSampler
 from processes.expiry import ExpiryProcess
 from processes.source_change_desk import SourceChangeDesk
 from processes.witness_client import WitnessClient
 from processes.witness_submitter import WitnessSubmitter
+from projections.affected_read_desk import AffectedReadDesk
 from projections.claim_read_desk import ClaimReadDesk
 from projections.database import ensure_postgres_schema, setup_lock
 from projections.log_rows import notification_id_of
 from projections.memory_queries import receipt_of_claim
+from projections.memory_read_desk import MemoryReadDesk
 from projections.receipt_read_desk import ReceiptReadDesk
 from projections.review_read_desk import ReviewReadDesk
 from projections.service import ReadSide
@@ -292,6 +295,24 @@ class Services:
     def review_reads(self) -> ReviewReadDesk:
         """Reads the review queue (``GET /v1/review``)."""
         return ReviewReadDesk(self.read_side)
+
+    @cached_property
+    def affected_read(self) -> AffectedReadDesk:
+        """The affected and expired lists of receipts, as a key may see them."""
+        return AffectedReadDesk(self.read_side, self.sight, self.receipts, self.outcomes)
+
+    @cached_property
+    def memory_read(self) -> MemoryReadDesk:
+        """The memory lists (items, the receipts that used one), as a key may see them."""
+        return MemoryReadDesk(self.read_side, self.memory, self.sight, self.receipts, self.outcomes)
+
+    @cached_property
+    def changes(self) -> ChangeDesk:
+        """Retirements, declarations and memory changes, answered once their expiries are
+        recorded."""
+        return ChangeDesk(
+            self.runtime.components, self.expiry_desk, self.memory, self.expiry, self.affected_read
+        )
 
     def follow(self) -> None:
         """Run the processes after each background catch-up of the read side."""

@@ -5,30 +5,15 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path
-from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.affected import expired_at
-from api.deps import (
-    MAX_INT32,
-    ExpiryDeskDep,
-    ExpiryProcessDep,
-    OutcomeDeskDep,
-    ReadSideDep,
-    ReceiptDeskDep,
-    SightDep,
-    require,
-)
+from api.affected import expired_json
+from api.deps import MAX_INT32, AffectedReadDeskDep, ChangeDeskDep, require
 from api.errors import Problem
 from api.expiry_schemas import PolicyRetired
 from api.openapi import answers
 from api.pages import After, Limit, decode_cursor, encode_cursor
-from ledger.errors import NotFound
 from ledger.keys.api_keys import Caller, Scope
-from projections.affected_queries import count_expired_by
-from projections.claim_queries import affected_by_version
-from projections.pages import page
-from projections.pinned_view import pinned_view
 
 router = APIRouter(tags=["expiry"])
 Reader = Annotated[Caller, Depends(require(Scope.READ))]
@@ -75,10 +60,7 @@ class AffectedPage(BaseModel):
 async def affected(
     source_id: str,
     version: Annotated[int, Path(ge=1, le=MAX_INT32)],
-    read_side: ReadSideDep,
-    desk: ReceiptDeskDep,
-    outcomes: OutcomeDeskDep,
-    sight: SightDep,
+    desk: AffectedReadDeskDep,
     caller: Reader,
     limit: Limit = 100,
     after: After = None,
@@ -89,28 +71,12 @@ async def affected(
     docs/access.md)."""
     name = f"affected:{source_id}:{version}"
     key = decode_cursor(name, after, (str,))
-    view = await pinned_view(caller.pins, sight, desk)
-    if view is not None and not await view.sees_source(source_id):
-        raise NotFound(f"source {source_id!r} has no version {version}")
-    async with read_side.async_engine.connect() as conn:
-        body = await affected_by_version(conn, source_id, version)
-    if view is not None:
-        readable = [r for r in body["receipts"] if await view.receipt_row(r)]
-        body["receipts"] = readable
-        body["receipt_count"] = len(readable)
-        body["claim_count"] = sum(len(r["claims"]) for r in readable)
-    ordered = sorted(body["receipts"], key=lambda row: str(row["receipt_id"]))
-    rows = [r for r in ordered if not key or r["receipt_id"] > key[0]][: limit + 1]
-    items, last = page(rows, limit, lambda row: row["receipt_id"])
-    # Refused (500 ``ledger-integrity``) unless the verified events hold every row served.
-    await run_in_threadpool(read_side.served_receipts.check_affected, items, source_id, version)
-    hanging = await run_in_threadpool(outcomes.downstream, [row["receipt_id"] for row in items])
-    items = [{**row, **hanging[row["receipt_id"]]} for row in items]
+    found = await desk.standing_on(source_id, version, key[0] if key else None, limit, caller.pins)
     return {
-        **body,
-        "items": items,
-        "next": None if last is None else encode_cursor(name, [last]),
-        "receipts": items,
+        **found.body,
+        "items": found.items,
+        "next": None if found.last is None else encode_cursor(name, [found.last]),
+        "receipts": found.items,
     }
 
 
@@ -121,27 +87,15 @@ async def affected(
     responses=answers(PolicyRetired, 409, statuses=(201,)),
 )
 async def retire_policy(
-    policy_version: str,
-    body: RetireIn,
-    principal: Admin,
-    process: ExpiryProcessDep,
-    desk: ExpiryDeskDep,
-    read_side: ReadSideDep,
-    outcomes: OutcomeDeskDep,
+    policy_version: str, body: RetireIn, principal: Admin, desk: ChangeDeskDep
 ) -> dict[str, Any]:
     """Retire a policy version: every receipt opened under it expires before this answers
     (the first 100 named in ``expired``, each with its downstream actions), none opens
     again."""
-    _, position = await run_in_threadpool(
-        desk.retire_policy, policy_version, body.reason, principal.actor
-    )
-    await run_in_threadpool(process.settle, position)  # expire before answering
-    expired = await expired_at(position, read_side, outcomes, None)
-    async with read_side.async_engine.connect() as conn:
-        count = await count_expired_by(conn, f"n{position}")
+    settled = await desk.retire_policy(policy_version, body.reason, principal.actor)
     return {
         "policy_version": policy_version,
         "status": "retired",
-        "receipts_expired": count,
-        "expired": expired,
+        "receipts_expired": settled.receipts_expired,
+        "expired": expired_json(settled.expired),
     }

@@ -7,37 +7,19 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.affected import expired_for
+from api.affected import expired_json
 from api.bodies import AccessIn, AccessOut, checked_idempotency_key
-from api.deps import (
-    ExpiryProcessDep,
-    MemoryDeskDep,
-    OutcomeDeskDep,
-    ReadSideDep,
-    ReceiptDeskDep,
-    Rfc3339,
-    SightDep,
-    require,
-)
+from api.deps import ChangeDeskDep, MemoryDeskDep, MemoryReadDeskDep, Rfc3339, require
 from api.openapi import answers
 from api.pages import After, Limit, Page, decode_cursor, encode_cursor
 from ledger.eventlog.clock import format_time
 from ledger.keys.api_keys import Caller, Scope
 from ledger.memory.item import MemoryItem
-from ledger.memory.memory_desk import MemoryDraft, MemoryWrite
-from ledger.receipts.outcome_desk import OutcomeDesk
-from ledger.receipts.receipt_desk import ReceiptDesk
-from ledger.receipts.sight import KeySight
-from processes.expiry import ExpiryProcess
-from projections.affected_queries import count_expired_by
-from projections.memory_queries import MemoryFilter, list_memory, receipts_using
-from projections.pages import page, visible_rows
-from projections.pinned_view import pinned_view
-from projections.service import ReadSide
+from ledger.memory.memory_desk import MemoryDraft
+from processes.change_desk import MemoryChange
 
 router = APIRouter(tags=["memory"])
 Writer = Annotated[Caller, Depends(require(Scope.CLAIMS_WRITE))]
@@ -227,15 +209,7 @@ def record_memory(
     responses=answers(MemoryWriteOut, 404, 409),
 )
 async def correct_memory(
-    memory_id: str,
-    body: MemoryVersionIn,
-    desk: MemoryDeskDep,
-    expiry: ExpiryProcessDep,
-    read_side: ReadSideDep,
-    receipts: ReceiptDeskDep,
-    outcomes: OutcomeDeskDep,
-    sight: SightDep,
-    principal: Writer,
+    memory_id: str, body: MemoryVersionIn, desk: ChangeDeskDep, principal: Writer
 ) -> dict[str, Any]:
     """Correct a memory item by a new version; the receipts that used the version before
     expire (``memory_corrected``) before this answers (``expired``: the first 100, each with
@@ -247,10 +221,10 @@ async def correct_memory(
         text=body.text,
         expires_at=body.expires_at,
     )
-    write = await run_in_threadpool(
-        desk.correct, memory_id, draft, body.reason, principal.actor, principal.pins
+    change = await desk.correct_memory(
+        memory_id, draft, body.reason, principal.actor, principal.pins
     )
-    return await _written(write, expiry, read_side, receipts, outcomes, sight, principal)
+    return _written(change)
 
 
 @router.post(
@@ -259,49 +233,24 @@ async def correct_memory(
     responses=answers(MemoryWriteOut, 404, 409),
 )
 async def revoke_memory(
-    memory_id: str,
-    body: RevokeMemoryIn,
-    desk: MemoryDeskDep,
-    expiry: ExpiryProcessDep,
-    read_side: ReadSideDep,
-    receipts: ReceiptDeskDep,
-    outcomes: OutcomeDeskDep,
-    sight: SightDep,
-    principal: Writer,
+    memory_id: str, body: RevokeMemoryIn, desk: ChangeDeskDep, principal: Writer
 ) -> dict[str, Any]:
     """Revoke a memory item: no receipt may use it again, and every receipt that did expires
     (``memory_revoked``) before this answers (``expired``: the first 100, each with its
     downstream actions). Revoking again with the same reason writes nothing; with another
     reason it is 409."""
-    write = await run_in_threadpool(
-        desk.revoke, memory_id, body.reason, principal.actor, principal.pins
-    )
-    return await _written(write, expiry, read_side, receipts, outcomes, sight, principal)
+    change = await desk.revoke_memory(memory_id, body.reason, principal.actor, principal.pins)
+    return _written(change)
 
 
-async def _written(
-    write: MemoryWrite,
-    expiry: ExpiryProcess,
-    read_side: ReadSide,
-    receipts: ReceiptDesk,
-    outcomes: OutcomeDesk,
-    sight: KeySight,
-    principal: Caller,
-) -> dict[str, Any]:
+def _written(change: MemoryChange) -> dict[str, Any]:
     """A correction's or revocation's answer, once the expiries it causes are recorded."""
-    changed = write.position if write.changed else None
-    count = 0
-    if changed is not None:
-        await run_in_threadpool(expiry.settle, changed)  # expire before answering
-        async with read_side.async_engine.connect() as conn:
-            count = await count_expired_by(conn, f"n{changed}")
-    expired = await expired_for(principal, changed, sight, receipts, read_side, outcomes)
     return {
-        **memory_json(write.item),
-        "changed": write.changed,
-        "position": write.position,
-        "receipts_expired": count,
-        "expired": expired,
+        **memory_json(change.write.item),
+        "changed": change.write.changed,
+        "position": change.write.position,
+        "receipts_expired": change.settled.receipts_expired,
+        "expired": expired_json(change.settled.expired),
     }
 
 
@@ -314,8 +263,7 @@ def get_memory(memory_id: str, desk: MemoryDeskDep, caller: Reader) -> dict[str,
 
 @router.get("/v1/memory", response_model=Page[MemorySummary])
 async def list_memory_route(
-    read_side: ReadSideDep,
-    desk: MemoryDeskDep,
+    desk: MemoryReadDeskDep,
     caller: Reader,
     limit: Limit = 100,
     after: After = None,
@@ -325,29 +273,9 @@ async def list_memory_route(
     """Memory items by id, filtered, a page at a time (a pinned key: only items it may see,
     decided from their verified events)."""
     key = decode_cursor("memory", after, (str,))
-    await run_in_threadpool(read_side.registry.catch_up)  # read-your-writes in this process
-    now = format_time(datetime.now(UTC))
-    where = MemoryFilter(purpose=purpose, status=status)
-    pins = caller.pins
-    policy = None if pins is None else await run_in_threadpool(desk.checks.policy)
-
-    async def visible(row: dict[str, Any]) -> bool:
-        found = await run_in_threadpool(desk.find, str(row["memory_id"]))
-        assert policy is not None
-        return found is not None and await run_in_threadpool(desk.visible, found, pins, policy)
-
-    async with read_side.async_engine.connect() as conn:
-
-        async def fetch(last: str | None, n: int) -> list[dict[str, Any]]:
-            return await list_memory(conn, where, last or "", n, now)
-
-        start = key[0] if key else ""
-        if pins is None:
-            rows = await fetch(start, limit)
-        else:
-            rows = await visible_rows(fetch, lambda r: r["memory_id"], visible, start, limit)
-    items, last = page(rows, limit, lambda row: row["memory_id"])
-    return {"items": items, "next": None if last is None else encode_cursor("memory", [last])}
+    found = await desk.items(purpose, status, key[0] if key else "", limit, caller.pins)
+    last = found.last
+    return {"items": found.items, "next": None if last is None else encode_cursor("memory", [last])}
 
 
 @router.get(
@@ -357,11 +285,7 @@ async def list_memory_route(
 )
 async def memory_affected(
     memory_id: str,
-    read_side: ReadSideDep,
-    desk: MemoryDeskDep,
-    receipts: ReceiptDeskDep,
-    outcomes: OutcomeDeskDep,
-    sight: SightDep,
+    desk: MemoryReadDeskDep,
     caller: Reader,
     limit: Limit = 100,
     after: After = None,
@@ -371,28 +295,9 @@ async def memory_affected(
     not see is one the ledger does not hold; only receipts it may read)."""
     name = f"memory-affected:{memory_id}"
     key = decode_cursor(name, after, (str,))
-    await run_in_threadpool(desk.read, memory_id, caller.pins)
-    await run_in_threadpool(read_side.receipts.catch_up)
-    view = await pinned_view(caller.pins, sight, receipts)
-    async with read_side.async_engine.connect() as conn:
-
-        async def fetch(last: str | None, n: int) -> list[dict[str, Any]]:
-            return await receipts_using(conn, memory_id, last or "", n)
-
-        start = key[0] if key else ""
-        if view is None:
-            rows = await fetch(start, limit)
-        else:
-            rows = await visible_rows(
-                fetch, lambda r: r["receipt_id"], view.receipt_row, start, limit
-            )
-    items, last = page(rows, limit, lambda row: row["receipt_id"])
-    # Refused (500 ``ledger-integrity``) unless the verified events hold every row served.
-    await run_in_threadpool(read_side.served_receipts.check_memory_uses, items, memory_id)
-    hanging = await run_in_threadpool(outcomes.downstream, [row["receipt_id"] for row in items])
-    items = [{**row, **hanging[row["receipt_id"]]} for row in items]
+    found = await desk.uses(memory_id, key[0] if key else "", limit, caller.pins)
     return {
         "memory_id": memory_id,
-        "items": items,
-        "next": None if last is None else encode_cursor(name, [last]),
+        "items": found.items,
+        "next": None if found.last is None else encode_cursor(name, [found.last]),
     }

@@ -7,18 +7,14 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
-from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.affected import expired_at
-from api.deps import ComponentDeskDep, ExpiryProcessDep, OutcomeDeskDep, ReadSideDep, require
+from api.affected import expired_json
+from api.deps import ChangeDeskDep, require
 from api.expiry_schemas import ExpiredList
 from api.openapi import answers
 from ledger.keys.api_keys import Caller, Scope
-from ledger.receipts.outcome_desk import OutcomeDesk
-from processes.expiry import ExpiryProcess
-from projections.affected_queries import count_expired_by
-from projections.service import ReadSide
+from processes.change_desk import VersionChange
 
 router = APIRouter(tags=["expiry"])
 Admin = Annotated[Caller, Depends(require(Scope.ADMIN))]
@@ -47,28 +43,16 @@ class VersionChanged(BaseModel):
     expired: ExpiredList
 
 
-async def _answer(
-    kind: str,
-    body: VersionChangeIn,
-    status: str,
-    position: int,
-    process: ExpiryProcess,
-    read_side: ReadSide,
-    outcomes: OutcomeDesk,
-) -> dict[str, Any]:
-    """Expire what the change at ``position`` touches, then say what it expired."""
-    await run_in_threadpool(process.settle, position)  # expire before answering
-    expired = await expired_at(position, read_side, outcomes, None)  # admin: never pinned
-    async with read_side.async_engine.connect() as conn:
-        count = await count_expired_by(conn, f"n{position}")
+def _answer(kind: str, body: VersionChangeIn, status: str, change: VersionChange) -> dict[str, Any]:
+    """What the change did, and the receipts it expired."""
     return {
         "kind": kind,
         "name": body.name,
         "version": body.version,
         "status": status,
-        "position": position,
-        "receipts_expired": count,
-        "expired": expired,
+        "position": change.position,
+        "receipts_expired": change.settled.receipts_expired,
+        "expired": expired_json(change.settled.expired),
     }
 
 
@@ -80,19 +64,14 @@ async def _answer(
 )
 async def retire_model(
     body: VersionChangeIn,
-    desk: ComponentDeskDep,
-    process: ExpiryProcessDep,
-    read_side: ReadSideDep,
-    outcomes: OutcomeDeskDep,
+    desk: ChangeDeskDep,
     principal: Admin,
 ) -> dict[str, Any]:
     """Retire a model version (a signed event): every receipt recording it expires,
     ``model_retired``, before this answers; no receipt opens with it again (409). Retiring
     it twice is 409."""
-    position = await run_in_threadpool(
-        desk.retire, "model", body.name, body.version, body.reason, principal.actor
-    )
-    return await _answer("model", body, "retired", position, process, read_side, outcomes)
+    change = await desk.retire("model", body.name, body.version, body.reason, principal.actor)
+    return _answer("model", body, "retired", change)
 
 
 @router.post(
@@ -103,19 +82,14 @@ async def retire_model(
 )
 async def retire_tool(
     body: VersionChangeIn,
-    desk: ComponentDeskDep,
-    process: ExpiryProcessDep,
-    read_side: ReadSideDep,
-    outcomes: OutcomeDeskDep,
+    desk: ChangeDeskDep,
     principal: Admin,
 ) -> dict[str, Any]:
     """Retire a tool version (a signed event): every receipt recording it (``name@version``,
     or the bare ``name``) expires, ``tool_retired``, before this answers; no receipt opens
     with it again (409). Retiring it twice is 409."""
-    position = await run_in_threadpool(
-        desk.retire, "tool", body.name, body.version, body.reason, principal.actor
-    )
-    return await _answer("tool", body, "retired", position, process, read_side, outcomes)
+    change = await desk.retire("tool", body.name, body.version, body.reason, principal.actor)
+    return _answer("tool", body, "retired", change)
 
 
 @router.post(
@@ -126,19 +100,12 @@ async def retire_tool(
 )
 async def declare_context_assembly(
     body: VersionChangeIn,
-    desk: ComponentDeskDep,
-    process: ExpiryProcessDep,
-    read_side: ReadSideDep,
-    outcomes: OutcomeDeskDep,
+    desk: ChangeDeskDep,
     principal: Admin,
 ) -> dict[str, Any]:
     """Declare a version of a context assembly in force (a signed event): every receipt
     recording another version of it expires, ``context_assembly_changed``, before this
     answers; no receipt opens with another version (409). Declaring the version already in
     force is 409."""
-    position = await run_in_threadpool(
-        desk.declare, body.name, body.version, body.reason, principal.actor
-    )
-    return await _answer(
-        "context_assembly", body, "in_force", position, process, read_side, outcomes
-    )
+    change = await desk.declare(body.name, body.version, body.reason, principal.actor)
+    return _answer("context_assembly", body, "in_force", change)
