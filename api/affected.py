@@ -12,13 +12,7 @@ import hashlib
 from typing import Any
 
 from api.pages import encode_cursor
-from ledger.keys.api_keys import Caller
-from ledger.receipts.outcome_desk import OutcomeDesk
-from ledger.receipts.receipt_desk import ReceiptDesk
-from ledger.receipts.sight import KeySight
-from projections.affected_read_desk import AffectedPage, Expired, expired_at
-from projections.pinned_view import pinned_view
-from projections.service import ReadSide
+from projections.affected_read_desk import AffectedPage, Expired
 
 
 def list_name(*parts: str) -> str:
@@ -48,18 +42,3 @@ def expired_json(expired: Expired) -> dict[str, Any]:
         return {"cause": None, "items": expired.items, "next": None}
     page = AffectedPage(expired.items, expired.last)
     return {"cause": expired.cause, **page_json(expiries_name(expired.cause), page)}
-
-
-async def expired_for(
-    caller: Caller,
-    position: int | None,
-    sight: KeySight,
-    receipts: ReceiptDesk,
-    read_side: ReadSide,
-    outcomes: OutcomeDesk,
-) -> dict[str, Any]:
-    """What the change at ``position`` expired as ``caller`` may see it (a key with pins:
-    only receipts it may read, as every list of receipts); for the writes that do not yet go
-    through ``processes/change_desk.py`` ``ChangeDesk.settled``."""
-    view = await pinned_view(caller.pins, sight, receipts)
-    return expired_json(await expired_at(position, read_side, outcomes, view))

@@ -266,7 +266,9 @@ class Services:
     @cached_property
     def source_changes(self) -> SourceChangeDesk:
         """Source writes, answered once the read side shows them and their expiries."""
-        return SourceChangeDesk(self.sources, self.expiry, self.read_side, self.source_reads)
+        return SourceChangeDesk(
+            self.sources, self.expiry, self.read_side, self.source_reads, self.affected_read
+        )
 
     @cached_property
     def entailment(self) -> EntailmentSampler | None:

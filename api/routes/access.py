@@ -7,15 +7,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.affected import expired_for
+from api.affected import expired_json
 from api.bodies import AccessIn, AccessOut
 from api.deps import (
     AuditReader,
-    OutcomeDeskDep,
     PolicyDeskDep,
-    ReadSideDep,
     ReceiptDeskDep,
-    SightDep,
     SourceChangeDeskDep,
     require,
 )
@@ -99,27 +96,20 @@ async def change_access(
     source_id: str,
     body: AccessIn,
     desk: SourceChangeDeskDep,
-    receipts: ReceiptDeskDep,
-    outcomes: OutcomeDeskDep,
-    read_side: ReadSideDep,
-    sight: SightDep,
     principal: Ingester,
 ) -> dict[str, Any]:
     """Replace a source's access attributes (a signed ``access changed`` event; no event
     when they are already these); the receipts whose claims stood on it are expired before
     this answers (``expired``: the first 100, each with its downstream actions)."""
-    source, changed, position = await desk.change_access(  # read-your-writes: as-of, expiries
+    source, changed, position, expired = await desk.change_access(  # read-your-writes
         source_id, body.to_access(), principal.actor, principal.pins
-    )
-    expired = await expired_for(
-        principal, position if changed else None, sight, receipts, read_side, outcomes
     )
     return {
         "source_id": source_id,
         "access": source.access.to_json(),
         "changed": changed,
         "position": position,
-        "expired": expired,
+        "expired": expired_json(expired),
     }
 
 

@@ -7,16 +7,12 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.affected import expired_for
+from api.affected import expired_json
 from api.body_guard import source_body
 from api.deps import (
     MAX_INT,
     MAX_INT32,
     AsOfDep,
-    OutcomeDeskDep,
-    ReadSideDep,
-    ReceiptDeskDep,
-    SightDep,
     SourceChangeDeskDep,
     SourceReadDeskDep,
     require,
@@ -198,10 +194,6 @@ async def add_version(
     source_id: str,
     body: VersionIn,
     desk: SourceChangeDeskDep,
-    read_side: ReadSideDep,
-    receipts: ReceiptDeskDep,
-    outcomes: OutcomeDeskDep,
-    sight: SightDep,
     principal: Ingester,
     response: Response,
     include_spans: bool = True,
@@ -214,10 +206,9 @@ async def add_version(
         body.text, body.media_type, body.title, body.tables, body.effective_from, body.cite_headings
     )
     # read-your-writes: the registry and the expiries
-    receipt = await desk.add_version(source_id, draft, principal.actor, principal.pins)
+    receipt, expired = await desk.add_version(source_id, draft, principal.actor, principal.pins)
     answer = _receipt(receipt, include_spans, response, include)
-    changed = receipt.position if receipt.created else None
-    answer["expired"] = await expired_for(principal, changed, sight, receipts, read_side, outcomes)
+    answer["expired"] = expired_json(expired)
     return answer
 
 
@@ -230,19 +221,15 @@ async def withdraw_source(
     source_id: str,
     body: WithdrawIn,
     desk: SourceChangeDeskDep,
-    read_side: ReadSideDep,
-    receipts: ReceiptDeskDep,
-    outcomes: OutcomeDeskDep,
-    sight: SightDep,
     principal: Ingester,
 ) -> dict[str, Any]:
     """Withdraw a source: old citations still resolve, marked withdrawn; the receipts whose
     claims stood on it are expired before this answers (``expired``: the first 100, each
     with its downstream actions)."""
-    position, shown = await desk.withdraw(  # read-your-writes
+    shown, expired = await desk.withdraw(  # read-your-writes
         source_id, body.reason, principal.actor, principal.pins
     )
-    shown["expired"] = await expired_for(principal, position, sight, receipts, read_side, outcomes)
+    shown["expired"] = expired_json(expired)
     return shown
 
 
