@@ -10,11 +10,11 @@ from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from api.console.consistency import check_older_checkpoint
 from api.console.guard import check_csrf, check_origin, read_form
 from api.console.state import ConsoleDep, SessionDep
 from api.console.times import form_time
 from api.services import Services
+from ledger.audit.older_checkpoint import check_older_checkpoint
 from ledger.crypto.checkpoint import parse_note
 from ledger.errors import CheckpointError, InvalidInput, NotFound
 from ledger.eventlog.clock import format_time, parse_time
