@@ -22,9 +22,11 @@ from api.consistency import wait_for_position
 from api.services import Services
 from ledger.access.policy_desk import PolicyDesk
 from ledger.attribution.locate_desk import LocateDesk
+from ledger.audit.keyring_desk import KeyringDesk
 from ledger.errors import AuthenticationFailed, PermissionDenied
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.clock import ledger_time
+from ledger.eventlog.event_desk import EventDesk
 from ledger.keys.api_key_desk import ApiKeyDesk
 from ledger.keys.api_keys import Caller, Scope
 from ledger.memory.memory_desk import MemoryDesk
@@ -44,8 +46,10 @@ from processes.expiry import ExpiryProcess
 from processes.source_change_desk import SourceChangeDesk
 from processes.witness_submitter import WitnessSubmitter
 from projections.affected_read_desk import AffectedReadDesk
+from projections.audit_read_desk import AuditReadDesk
 from projections.claim_read_desk import ClaimReadDesk
 from projections.memory_read_desk import MemoryReadDesk
+from projections.provenance_read_desk import ProvenanceReadDesk
 from projections.receipt_read_desk import ReceiptReadDesk
 from projections.registry_queries import AsOf
 from projections.review_read_desk import ReviewReadDesk
@@ -266,6 +270,32 @@ SourceChangeDeskDep = Annotated[SourceChangeDesk, Depends(get_source_changes)]
 AffectedReadDeskDep = Annotated[AffectedReadDesk, Depends(get_affected_read)]
 MemoryReadDeskDep = Annotated[MemoryReadDesk, Depends(get_memory_read)]
 ChangeDeskDep = Annotated[ChangeDesk, Depends(get_changes)]
+
+
+async def get_audit_reads(services: ServicesDep) -> AuditReadDesk:
+    """Checkpoints, proofs and bundles of the transparency log."""
+    return services.audit_reads
+
+
+async def get_provenance(services: ServicesDep) -> ProvenanceReadDesk:
+    """PROV-JSON exports of receipts and sources."""
+    return services.provenance
+
+
+async def get_events(services: ServicesDep) -> EventDesk:
+    """The notification log in pages."""
+    return services.events
+
+
+async def get_public_keys(services: ServicesDep) -> KeyringDesk:
+    """The published keys and the envelope checks made with them."""
+    return services.public_keys
+
+
+AuditReadDeskDep = Annotated[AuditReadDesk, Depends(get_audit_reads)]
+ProvenanceReadDeskDep = Annotated[ProvenanceReadDesk, Depends(get_provenance)]
+EventDeskDep = Annotated[EventDesk, Depends(get_events)]
+KeyringDeskDep = Annotated[KeyringDesk, Depends(get_public_keys)]
 
 
 async def authenticate(request: Request, keys: ApiKeysDep) -> Caller:

@@ -40,6 +40,8 @@ class Readiness:
 
     checks: dict[str, Check]
     position: int | None
+    witness: dict[str, object] | None = None
+    """The witness's status (``WitnessStatus.as_json``) when one is configured."""
 
     @property
     def failing(self) -> list[str]:
@@ -94,10 +96,11 @@ def check_readiness(services: Services) -> Readiness:
         else:
             checks[name] = Check(True, extra=lag)
     submitter = services.witness
-    if submitter is not None:
-        status = submitter.status
-        if status.state == "refused":
-            checks["witness"] = Check(False, f"the witness refused the log: {status.detail}")
-        else:
-            checks["witness"] = Check(True, extra={"state": status.state})
-    return Readiness(checks, position)
+    if submitter is None:
+        return Readiness(checks, position)
+    status = submitter.status
+    if status.state == "refused":
+        checks["witness"] = Check(False, f"the witness refused the log: {status.detail}")
+    else:
+        checks["witness"] = Check(True, extra={"state": status.state})
+    return Readiness(checks, position, status.as_json())

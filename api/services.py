@@ -18,11 +18,13 @@ from api.settings import Settings
 from ledger.access.attributes import Pins, Principal
 from ledger.access.policy_desk import PolicyDesk
 from ledger.attribution.locate_desk import LocateDesk
+from ledger.audit.keyring_desk import KeyringDesk
 from ledger.audit.verified_reads import EventChecks
 from ledger.crypto.cosignature import parse_witness_vkey
 from ledger.crypto.hmac_keys import open_hmac_key
 from ledger.errors import ConfigurationError, LedgerError
 from ledger.eventlog.application import Ledger
+from ledger.eventlog.event_desk import EventDesk
 from ledger.gate import GateConfig
 from ledger.keys.api_key_desk import ApiKeyDesk
 from ledger.keys.cache import KeyCache
@@ -53,17 +55,22 @@ from processes.source_change_desk import SourceChangeDesk
 from processes.witness_client import WitnessClient
 from processes.witness_submitter import WitnessSubmitter
 from projections.affected_read_desk import AffectedReadDesk
+from projections.audit_read_desk import AuditReadDesk
 from projections.claim_read_desk import ClaimReadDesk
 from projections.database import ensure_postgres_schema, setup_lock
+from projections.engagement_desk import EngagementDesk
 from projections.log_rows import notification_id_of
 from projections.memory_queries import receipt_of_claim
 from projections.memory_read_desk import MemoryReadDesk
+from projections.provenance_read_desk import ProvenanceReadDesk
 from projections.receipt_read_desk import ReceiptReadDesk
+from projections.replay_read_desk import ReplayReadDesk
 from projections.review_read_desk import ReviewReadDesk
 from projections.service import ReadSide
 from projections.source_read_desk import SourceReadDesk
 from projections.span_read_desk import SpanReadDesk
 from projections.span_resolver import spans_in_range
+from projections.usage_read_desk import UsageReadDesk
 
 
 def open_ledger(settings: Settings) -> LedgerRuntime:
@@ -236,6 +243,41 @@ class Services:
             return spans_in_range(read_side.db.sync, source_id, version, start, end)
 
         return LocateDesk(read_side.span_resolver, ranges, self.sight.seer)
+
+    @cached_property
+    def audit_reads(self) -> AuditReadDesk:
+        """Checkpoints, proofs and bundles of the transparency log."""
+        return AuditReadDesk(self.read_side, self.runtime, self.witness)
+
+    @cached_property
+    def provenance(self) -> ProvenanceReadDesk:
+        """PROV-JSON exports of receipts and sources."""
+        return ProvenanceReadDesk(self.ledger, self.read_side)
+
+    @cached_property
+    def events(self) -> EventDesk:
+        """The notification log in pages."""
+        return EventDesk(self.ledger)
+
+    @cached_property
+    def public_keys(self) -> KeyringDesk:
+        """The published keys and the envelope checks made with them."""
+        return KeyringDesk(self.runtime.keystore.load_keyring, self.runtime.hmac_key)
+
+    @cached_property
+    def usage_reads(self) -> UsageReadDesk:
+        """Prompt-cache usage per stable prefix."""
+        return UsageReadDesk(self.read_side)
+
+    @cached_property
+    def engagement(self) -> EngagementDesk:
+        """Counts readers' engagement with citations (the console's beacon)."""
+        return EngagementDesk(self.read_side)
+
+    @cached_property
+    def replay(self) -> ReplayReadDesk:
+        """The ledger as of a moment (the console's replay page)."""
+        return ReplayReadDesk(self.read_side)
 
     @cached_property
     def repairs(self) -> RepairDesk:

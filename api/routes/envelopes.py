@@ -6,10 +6,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends
 
-from api.deps import RuntimeDep, require
+from api.deps import KeyringDeskDep, require
 from api.openapi import answers
 from api.schemas import EnvelopeCheck
-from ledger.audit.envelope_verification import verify_receipt_envelope
 from ledger.keys.api_keys import Caller, Scope
 
 router = APIRouter(tags=["envelopes"])
@@ -19,8 +18,8 @@ Auditor = Annotated[Caller, Depends(require(Scope.AUDIT_READ))]
 @router.post("/v1/envelopes/verify", response_model=None, responses=answers(EnvelopeCheck))
 def verify(
     envelope: Annotated[dict[str, Any], Body(description="a DSSE receipt envelope")],
-    runtime: RuntimeDep,
+    desk: KeyringDeskDep,
     _: Auditor,
 ) -> dict[str, Any]:
     """``{valid, reasons, signatures, receipt_id, status}`` for a receipt envelope."""
-    return verify_receipt_envelope(envelope, runtime.hmac_key, runtime.keystore.load_keyring())
+    return desk.verify_envelope(envelope)

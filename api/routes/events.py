@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from api.deps import AuditReader, LedgerDep
+from api.deps import AuditReader, EventDeskDep
 from api.errors import Problem
 from api.pages import After, position_cursor
 from api.schemas import EventPage, StoredEventOut
@@ -26,31 +25,28 @@ router = APIRouter(tags=["events"])
     },
 )
 def read_events(
-    ledger: LedgerDep,
+    desk: EventDeskDep,
     _: AuditReader,
     after: After = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
 ) -> EventPage:
     """Events after the cursor ``after`` (a notification id; default the start), oldest first,
     as stored and signed."""
-    start = position_cursor(after)
-    notifications = ledger.read_log(start, limit)
+    page = desk.page(position_cursor(after), limit)
     events = [
         StoredEventOut(
-            notification_id=n.id,
-            originator_id=str(n.originator_id),
-            originator_version=n.originator_version,
-            topic=n.topic,
-            stored=json.loads(n.state),
+            notification_id=event.notification_id,
+            originator_id=event.originator_id,
+            originator_version=event.originator_version,
+            topic=event.topic,
+            stored=event.stored,
         )
-        for n in notifications
+        for event in page.events
     ]
-    next_after = notifications[-1].id if notifications else start
-    last_position = ledger.last_position()
     return EventPage(
         items=events,
-        next=str(next_after) if events and next_after < last_position else None,
+        next=str(page.next_after) if page.more else None,
         events=events,
-        next_after=next_after,
-        last_position=last_position,
+        next_after=page.next_after,
+        last_position=page.last_position,
     )

@@ -35,8 +35,7 @@ async def readyz(services: ServicesDep) -> Readiness | JSONResponse:
     within its lag bound and not failing, and no witness refused the log (its state is
     reported)."""
     report = await run_in_threadpool(check_readiness, services)
-    submitter = services.witness
-    witness = submitter.status.as_json() if submitter is not None else None
+    witness = report.witness
     failing = report.failing
     if not failing:
         checks = {name: check.as_json() for name, check in report.checks.items()}

@@ -7,9 +7,9 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from api.deps import AuditReader, LedgerDep, ReadSideDep
+from api.deps import AuditReader, ProvenanceReadDeskDep
 from api.openapi import problem_responses
-from projections.provenance import jsonl, receipt_provenance, source_provenance
+from projections.provenance_read_desk import ProvenanceExport
 
 router = APIRouter(tags=["provenance"])
 PROVENANCE_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -25,10 +25,10 @@ PROVENANCE_RESPONSES: dict[int | str, dict[str, Any]] = {
 Format = Annotated[Literal["prov-json", "jsonl"], Query(description="prov-json or jsonl")]
 
 
-def _answer(document: dict[str, Any], states: list[bytes], fmt: str) -> Any:
+def _answer(export: ProvenanceExport, fmt: str) -> Any:
     if fmt == "jsonl":
-        return PlainTextResponse(jsonl(states), media_type="application/x-ndjson")
-    return JSONResponse(document, media_type="application/json")
+        return PlainTextResponse(export.lines, media_type="application/x-ndjson")
+    return JSONResponse(export.document, media_type="application/json")
 
 
 @router.get(
@@ -36,13 +36,12 @@ def _answer(document: dict[str, Any], states: list[bytes], fmt: str) -> Any:
 )
 def receipt_prov(
     receipt_id: str,
-    ledger: LedgerDep,
+    desk: ProvenanceReadDeskDep,
     _: AuditReader,
     format: Format = "prov-json",
 ) -> Any:
     """The receipt's provenance: its claims, spans, source versions, activities and agents."""
-    document, states = receipt_provenance(ledger, receipt_id)
-    return _answer(document, states, format)
+    return _answer(desk.receipt(receipt_id), format)
 
 
 @router.get(
@@ -50,12 +49,9 @@ def receipt_prov(
 )
 def source_prov(
     source_id: str,
-    ledger: LedgerDep,
-    read_side: ReadSideDep,
+    desk: ProvenanceReadDeskDep,
     _: AuditReader,
     format: Format = "prov-json",
 ) -> Any:
     """The source's provenance: versions, supersessions, and the claims that stood on it."""
-    read_side.receipts.catch_up()
-    document, states = source_provenance(ledger, read_side.db.sync, source_id)
-    return _answer(document, states, format)
+    return _answer(desk.source(source_id), format)

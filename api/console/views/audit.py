@@ -10,18 +10,13 @@ from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from api.console.consistency import check_older_checkpoint
 from api.console.guard import check_csrf, check_origin, read_form
 from api.console.state import ConsoleDep, SessionDep
 from api.console.times import form_time
-from api.services import Services
 from ledger.crypto.checkpoint import parse_note
-from ledger.errors import CheckpointError, InvalidInput, NotFound
+from ledger.errors import CheckpointError, InvalidInput
 from ledger.eventlog.clock import format_time, parse_time
-from projections import registry_queries as rq
-from projections import transparency_queries as tq
-from projections.receipt_queries import ReceiptFilter, receipts_as_at
-from projections.replay_queries import replay_summary
+from projections.audit_read_desk import SignedCheckpoint
 
 router = APIRouter()
 COSIGNATURE_SIZE = 8 + 64
@@ -50,27 +45,18 @@ def cosigned_at(signature: bytes) -> int | None:
     return int.from_bytes(signature[:8], "big")
 
 
-def _latest(services: Services) -> dict[str, Any]:
-    """The newest checkpoint with the witness's cosignature line, when it has one."""
-    services.read_side.transparency.catch_up()
-    with services.read_side.db.reads.connect() as conn:
-        row = tq.newest_checkpoint(conn)
-    if row is None:
-        raise NotFound("the transparency log has no checkpoint yet")
-    note = str(row["note"])
-    submitter = services.witness
-    if submitter is not None:
-        note += submitter.cosignature_for(int(row["size"]), bytes(row["root"])) or ""
+def _shown(latest: SignedCheckpoint) -> dict[str, Any]:
+    """The newest checkpoint as the page shows it: its signatures named, its age."""
     try:
-        _, signatures = parse_note(note)
+        _, signatures = parse_note(latest.note)
     except CheckpointError:
         signatures = []
-    origin = services.read_side.origin
+    origin = latest.origin
     return {
-        "size": int(row["size"]),
-        "note": note,
-        "created_at": row["created_at"],
-        "age": _age(str(row["created_at"])),
+        "size": latest.size,
+        "note": latest.note,
+        "created_at": latest.created_at,
+        "age": _age(latest.created_at),
         "signatures": [
             {
                 "name": s.key_name,
@@ -80,15 +66,15 @@ def _latest(services: Services) -> dict[str, Any]:
             }
             for s in signatures
         ],
-        "witness": None if submitter is None else submitter.status.state,
+        "witness": latest.witness,
     }
 
 
 @router.get("/transparency")
 async def transparency_page(request: Request, console: ConsoleDep, session: SessionDep) -> Response:
     """The latest checkpoint, its signatures and cosignatures, tree size and age."""
-    latest = await run_in_threadpool(_latest, console.services)
-    context = {"latest": latest, "pasted": "", "items": None, "reason": None}
+    latest = await run_in_threadpool(console.services.audit_reads.newest_checkpoint)
+    context = {"latest": _shown(latest), "pasted": "", "items": None, "reason": None}
     return console.render(request, "transparency.html", context, session=session)
 
 
@@ -101,31 +87,10 @@ async def check_consistency(request: Request, console: ConsoleDep, session: Sess
     pasted = form.get("checkpoint", "")
     if not pasted.strip():
         raise InvalidInput("checkpoint", "required", "paste a signed checkpoint note")
-    services = console.services
-    keyring = services.runtime.keystore.load_keyring()
-
-    def run() -> tuple[dict[str, Any], Any, str | None]:
-        latest = _latest(services)
-
-        def proof(first: int, second: int) -> dict[str, Any]:
-            with services.read_side.db.reads.connect() as conn:
-                return tq.consistency(conn, first, second)
-
-        items, reason = check_older_checkpoint(
-            pasted, latest["note"], services.read_side.origin, keyring, proof
-        )
-        return latest, items, reason
-
-    latest, items, reason = await run_in_threadpool(run)
-    context = {"latest": latest, "pasted": pasted, "items": items, "reason": reason}
+    checked = await run_in_threadpool(console.services.audit_reads.check_older_checkpoint, pasted)
+    latest = _shown(checked.latest)
+    context = {"latest": latest, "pasted": pasted, "items": checked.items, "reason": checked.reason}
     return console.render(request, "transparency.html", context, session=session)
-
-
-def _replay(services: Services, at: str) -> dict[str, Any]:
-    """What the replay page lists and counts at ``at`` (``projections/replay_queries.py``)."""
-    services.read_side.catch_up()
-    with services.read_side.db.reads.connect() as conn:
-        return replay_summary(conn, at, REPLAY_SOURCES)
 
 
 @router.get("/replay")
@@ -141,28 +106,14 @@ async def replay_page(
     context: dict[str, Any] = {"at": at or "", "moment": moment, "sources": [], "receipts": []}
     if moment is None:
         return console.render(request, "replay.html", context, session=session)
-    services = console.services
-    found = await run_in_threadpool(_replay, services, moment)
-    as_of = rq.AsOf(known_at=moment, valid_at=moment)
-    shown = []
-    async with services.read_side.async_engine.connect() as conn:
-        for source_id in found["source_ids"][:REPLAY_SOURCES]:
-            shown.append(await rq.get_source(conn, source_id, as_of))
-        receipts, more = await receipts_as_at(
-            conn, ReceiptFilter(opened_before=moment), moment, limit=REPLAY_RECEIPTS
-        )
-    await run_in_threadpool(services.read_side.served_receipts.check_receipts_at, receipts, moment)
+    replay = await console.services.replay.as_at(moment, REPLAY_SOURCES, REPLAY_RECEIPTS)
     context.update(
-        sources=shown,
-        more_sources=len(found["source_ids"]) > REPLAY_SOURCES,
-        receipts=receipts,
-        more_receipts=more is not None,
+        sources=replay.sources,
+        more_sources=replay.more_sources,
+        receipts=replay.receipts,
+        more_receipts=replay.more_receipts,
         now=format_time(datetime.now(UTC)),
-        first_record=found["first_record"],
-        recorded_later=found["recorded_later"],
-        first_recorded_later=found["first_recorded_later"],
-        decided_later=found["decided_later"],
-        first_decided_later=found["first_decided_later"],
+        **replay.summary,
         whole_day=at is not None and len(at.strip()) == 10,
     )
     return console.render(request, "replay.html", context, session=session)

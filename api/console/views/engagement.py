@@ -12,8 +12,8 @@ from starlette.responses import Response
 
 from api.console.guard import check_csrf, check_origin
 from api.console.state import ConsoleDep, SessionDep
-from ledger.errors import InvalidInput, NotFound, PayloadTooLarge
-from projections.engagement import Engagement, cites, record
+from ledger.errors import InvalidInput, PayloadTooLarge
+from projections.engagement import Engagement
 
 router = APIRouter()
 BEACON_LIMIT = 1024
@@ -56,15 +56,7 @@ async def engagement_beacon(request: Request, console: ConsoleDep, session: Sess
         kind = Engagement(fields["kind"])
     except ValueError:
         raise InvalidInput("kind", "one-of", "kind is expand or follow") from None
-    engine = console.services.read_side.db.sync
-
-    def count() -> None:
-        with console.services.read_side.db.reads.connect() as conn:
-            cited = cites(conn, fields["claim_id"], fields["source_id"])
-        if not cited:
-            raise NotFound(f"claim {fields['claim_id']!r} cites no source {fields['source_id']!r}")
-        record(engine, fields["claim_id"], fields["source_id"], kind)
-
-    await run_in_threadpool(count)
+    desk = console.services.engagement
+    await run_in_threadpool(desk.count, fields["claim_id"], fields["source_id"], kind)
     CITATION_ENGAGEMENT.labels(kind.value).inc()
     return Response(status_code=204)

@@ -8,16 +8,7 @@ from fastapi.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from api.console.state import ConsoleDep, SessionDep
-from api.services import Services
-from projections.usage_queries import (
-    BREAK_EVEN,
-    CACHE_READ_PRICE,
-    CACHE_WRITE_PRICE,
-    PrefixUsage,
-    prefix_count,
-    top_prefixes,
-    totals,
-)
+from projections.usage_queries import BREAK_EVEN, CACHE_READ_PRICE, CACHE_WRITE_PRICE
 
 router = APIRouter()
 PREFIXES_SHOWN = 50
@@ -26,21 +17,15 @@ ONE_HOUR_BREAK_EVEN = (2 - 1) / (1 - CACHE_READ_PRICE)
 """The 1-hour tier's break-even: a write costs twice the input price, (2 - 1) / 0.9."""
 
 
-def _usage(services: Services) -> tuple[PrefixUsage, list[PrefixUsage], int]:
-    services.read_side.receipts.catch_up()  # usage recorded in this process shows at once
-    with services.read_side.db.reads.connect() as conn:
-        return totals(conn), top_prefixes(conn, PREFIXES_SHOWN), prefix_count(conn)
-
-
 @router.get("/prompt-cache")
 async def prompt_cache_page(request: Request, console: ConsoleDep, session: SessionDep) -> Response:
     """Each stable prefix's tokens read from and written to the provider's prompt cache, their
     ratio and whether it pays back the writes."""
-    everything, prefixes, count = await run_in_threadpool(_usage, console.services)
+    usage = await run_in_threadpool(console.services.usage_reads.prompt_cache, PREFIXES_SHOWN)
     context = {
-        "everything": everything,
-        "prefixes": prefixes,
-        "count": count,
+        "everything": usage.everything,
+        "prefixes": usage.prefixes,
+        "count": usage.count,
         "break_even": BREAK_EVEN,
         "one_hour": ONE_HOUR_BREAK_EVEN,
         "write_price": CACHE_WRITE_PRICE,

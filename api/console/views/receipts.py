@@ -3,10 +3,9 @@ server-side verification of a claim's bundle."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from functools import partial
-from typing import Annotated, Any
+from typing import Annotated
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
@@ -20,12 +19,9 @@ from api.console.sessions import ConsoleSession
 from api.console.state import ConsoleDep, SessionDep, download, signed_in
 from api.console.times import form_time
 from api.deps import MAX_INT
-from ledger.audit.bundle.verify import verify_bundle
 from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
 from ledger.eventlog.clock import format_time
 from ledger.receipts.document import receipt_payload
-from projections.bundle import build_bundle
-from projections.provenance import receipt_provenance
 from projections.receipt_queries import ReceiptFilter, receipts_as_at
 
 router = APIRouter()
@@ -107,17 +103,14 @@ async def envelope_download(receipt_id: str, console: ConsoleDep, _: SessionDep)
 @router.get("/receipts/{receipt_id}/provenance.json")
 async def provenance_download(receipt_id: str, console: ConsoleDep, _: SessionDep) -> Response:
     """The receipt's PROV-JSON (as ``GET /v1/receipts/{id}/provenance``), as a download."""
-    document, _states = await run_in_threadpool(
-        receipt_provenance, console.services.ledger, receipt_id
-    )
-    return download(document, f"{receipt_id}.prov.json")
+    export = await run_in_threadpool(console.services.provenance.receipt, receipt_id)
+    return download(export.document, f"{receipt_id}.prov.json")
 
 
 @router.get("/claims/{claim_id}/bundle.json")
 async def bundle_download(claim_id: str, console: ConsoleDep, _: SessionDep) -> Response:
     """The claim's citation-chain bundle (as ``GET /v1/claims/{id}/bundle``), as a download."""
-    services = console.services
-    bundle = await run_in_threadpool(build_bundle, claim_id, services.read_side, services.runtime)
+    bundle = await run_in_threadpool(console.services.audit_reads.bundle, claim_id)
     return download(bundle, f"{claim_id}.bundle.json")
 
 
@@ -131,14 +124,7 @@ async def verify_claim(
     form = await read_form(request)
     check_csrf(session.csrf, form.get("csrf"))
     services = console.services
-
-    def run() -> tuple[dict[str, Any], Any]:
-        bundle = build_bundle(claim_id, services.read_side, services.runtime)
-        keyring = services.runtime.keystore.load_keyring()  # what GET /v1/keys publishes
-        # checked as the downloaded file is: through JSON, not as the objects built here
-        return bundle, verify_bundle(json.loads(json.dumps(bundle)), keyring)
-
-    bundle, checklist = await run_in_threadpool(run)
+    bundle, checklist = await run_in_threadpool(services.audit_reads.checked_bundle, claim_id)
     standing = await standing_of(services, bundle["receipt_id"], claim_id)
     origin = f"{request.url.scheme}://{request.url.netloc}"
     failed = next((text for ok, text in checklist.items if not ok), None)

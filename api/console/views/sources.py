@@ -20,7 +20,6 @@ from ledger.registry.verified_spans import FrozenVersion
 from projections import registry_queries as rq
 from projections.claim_queries import affected_by_version, binding_views
 from projections.engagement import source_counts
-from projections.provenance import source_provenance
 from projections.service import ReadSide
 
 router = APIRouter()
@@ -179,13 +178,5 @@ async def source_provenance_download(
     source_id: str, console: ConsoleDep, _: SessionDep
 ) -> Response:
     """The source's PROV-JSON (as ``GET /v1/sources/{id}/provenance``), as a download."""
-    services = console.services
-
-    def build() -> dict[str, Any]:
-        services.read_side.receipts.catch_up()
-        document, _states = source_provenance(
-            services.ledger, services.read_side.db.sync, source_id
-        )
-        return document
-
-    return download(await run_in_threadpool(build), f"{source_id}.prov.json")
+    export = await run_in_threadpool(console.services.provenance.source, source_id)
+    return download(export.document, f"{source_id}.prov.json")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from api.console.consistency import check_older_checkpoint
+from ledger.audit.older_checkpoint import check_older_checkpoint
 from ledger.crypto.checkpoint import Checkpoint, sign_note
 from ledger.crypto.merkle import consistency_proof, leaf_hash, root_hash
 from ledger.crypto.signing import Keyring, PublicKeyRecord, SigningKey, key_id_for
