@@ -14,18 +14,16 @@ from functools import cached_property
 
 from api import metrics
 from api.metrics import MeteredReceiptDesk
+from api.service_options import entailment_verifier, gate_config, witness_submitter
 from api.settings import Settings
 from ledger.access.attributes import Pins, Principal
 from ledger.access.policy_desk import PolicyDesk
 from ledger.attribution.locate_desk import LocateDesk
 from ledger.audit.keyring_desk import KeyringDesk
 from ledger.audit.verified_reads import EventChecks
-from ledger.crypto.cosignature import parse_witness_vkey
 from ledger.crypto.hmac_keys import open_hmac_key
-from ledger.errors import ConfigurationError, LedgerError
 from ledger.eventlog.application import Ledger
 from ledger.eventlog.event_desk import EventDesk
-from ledger.gate import GateConfig
 from ledger.keys.api_key_desk import ApiKeyDesk
 from ledger.keys.cache import KeyCache
 from ledger.memory.memory_desk import MemoryDesk
@@ -48,11 +46,9 @@ from ledger.retrieval.retriever import HybridRetriever
 from ledger.retrieval.visibility import FilterFactory, RetrievalEntitlement, allow_all
 from ledger.runtime import LedgerRuntime
 from processes.change_desk import ChangeDesk
-from processes.entailment_http import HttpEntailmentVerifier
 from processes.entailment_sampler import EntailmentSampler
 from processes.expiry import ExpiryProcess
 from processes.source_change_desk import SourceChangeDesk
-from processes.witness_client import WitnessClient
 from processes.witness_submitter import WitnessSubmitter
 from projections.affected_read_desk import AffectedReadDesk
 from projections.audit_read_desk import AuditReadDesk
@@ -391,36 +387,3 @@ def build_services(settings: Settings, runtime: LedgerRuntime | None = None) -> 
     if runtime is not None:
         return Services(settings, runtime, owned=False)
     return Services(settings, open_ledger(settings), owned=True)
-
-
-def gate_config(settings: Settings) -> GateConfig:
-    """The gate's configuration: library defaults unless a setting overrides them."""
-    if settings.support_threshold is None:
-        return GateConfig()
-    return GateConfig(support_threshold=settings.support_threshold)
-
-
-def entailment_verifier(settings: Settings) -> HttpEntailmentVerifier | None:
-    """The configured entailment verifier (None: the default ``none`` tier)."""
-    if settings.entailment == "none" or settings.entailment_sample_rate <= 0:
-        return None
-    if not settings.entailment_url:
-        raise ConfigurationError("PROVLEDGER_ENTAILMENT=http needs PROVLEDGER_ENTAILMENT_URL")
-    return HttpEntailmentVerifier(
-        settings.entailment_url, settings.entailment_model, settings.entailment_key()
-    )
-
-
-def witness_submitter(settings: Settings, read_side: ReadSide) -> WitnessSubmitter | None:
-    """The witness submitter when ``PROVLEDGER_WITNESS_URL`` is set (it needs the vkey too)."""
-    if not settings.witness_url:
-        return None
-    if not settings.witness_vkey:
-        raise ConfigurationError("PROVLEDGER_WITNESS_URL needs PROVLEDGER_WITNESS_VKEY")
-    try:
-        key = parse_witness_vkey(settings.witness_vkey)
-    except LedgerError as exc:
-        raise ConfigurationError(f"PROVLEDGER_WITNESS_VKEY: {exc}") from exc
-    return WitnessSubmitter(
-        read_side.db.sync, WitnessClient(settings.witness_url), key, settings.log_origin
-    )

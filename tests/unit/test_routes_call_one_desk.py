@@ -25,11 +25,12 @@ ROOT = Path(__file__).resolve().parents[2]
 ROUTES = ROOT / "api" / "routes"
 
 NO_DESK = {
-    "GET /healthz": "liveness: answers without reading anything",
-    "GET /readyz": "readiness: asks each part of the running service whether it is up",
-    "GET /metrics": "the metrics exposition of the process's collector registry",
+    "GET /healthz": ("liveness: answers without reading anything", set()),
+    "GET /readyz": ("readiness: asks each running part whether it is up", {"ServicesDep"}),
+    "GET /metrics": ("the exposition of the process's collector registry", set()),
+    "POST /v1/route": ("the router's decision table applied to the body: reads nothing", set()),
 }
-"""Routes that call no desk, and why."""
+"""Routes that call no desk, why, and what they may take instead."""
 
 FORBIDDEN_DEPENDENCIES = {
     "ReadSideDep",
@@ -151,6 +152,7 @@ def test_each_route_calls_one_desk_method(path: Path) -> None:
     source = path.read_text()
     for route, function in routes(source):
         desks, calls, forbidden = desk_calls(function, functions(source))
+        forbidden -= NO_DESK[route][1] if route in NO_DESK else set()
         if forbidden:
             wrong[route] = f"takes {sorted(forbidden)}"
         elif route in NO_DESK:
