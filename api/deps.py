@@ -24,27 +24,19 @@ from ledger.access.policy_desk import PolicyDesk
 from ledger.attribution.locate_desk import LocateDesk
 from ledger.audit.keyring_desk import KeyringDesk
 from ledger.errors import AuthenticationFailed, PermissionDenied
-from ledger.eventlog.application import Ledger
 from ledger.eventlog.clock import ledger_time
 from ledger.eventlog.event_desk import EventDesk
 from ledger.keys.api_key_desk import ApiKeyDesk
 from ledger.keys.api_keys import Caller, Scope
 from ledger.memory.memory_desk import MemoryDesk
-from ledger.receipts.component_desk import ComponentDesk
-from ledger.receipts.expiry_desk import ExpiryDesk
 from ledger.receipts.outcome_desk import OutcomeDesk
 from ledger.receipts.receipt_desk import ReceiptDesk
 from ledger.receipts.repair_desk import RepairDesk
-from ledger.receipts.sight import KeySight
 from ledger.receipts.transformation_desk import TransformationDesk
 from ledger.receipts.usage_desk import UsageDesk
-from ledger.registry.source_desk import SourceDesk
 from ledger.retrieval.retrieval_desk import RetrievalDesk
-from ledger.runtime import LedgerRuntime
 from processes.change_desk import ChangeDesk
-from processes.expiry import ExpiryProcess
 from processes.source_change_desk import SourceChangeDesk
-from processes.witness_submitter import WitnessSubmitter
 from projections.affected_read_desk import AffectedReadDesk
 from projections.audit_read_desk import AuditReadDesk
 from projections.claim_read_desk import ClaimReadDesk
@@ -53,7 +45,6 @@ from projections.provenance_read_desk import ProvenanceReadDesk
 from projections.receipt_read_desk import ReceiptReadDesk
 from projections.registry_queries import AsOf
 from projections.review_read_desk import ReviewReadDesk
-from projections.service import ReadSide
 from projections.source_read_desk import SourceReadDesk
 from projections.span_read_desk import SpanReadDesk
 
@@ -95,29 +86,9 @@ async def get_services(request: Request) -> Services:
 ServicesDep = Annotated[Services, Depends(get_services)]
 
 
-async def get_runtime(services: ServicesDep) -> LedgerRuntime:
-    """The open ledger with its keys."""
-    return services.runtime
-
-
-async def get_ledger(services: ServicesDep) -> Ledger:
-    """The ledger application."""
-    return services.ledger
-
-
-async def get_sources(services: ServicesDep) -> SourceDesk:
-    """The source registry: register, add a version, withdraw."""
-    return services.sources
-
-
 async def get_api_keys(services: ServicesDep) -> ApiKeyDesk:
     """The API keys: issue, revoke, authenticate."""
     return services.api_keys
-
-
-async def get_read_side(services: ServicesDep) -> ReadSide:
-    """The read models."""
-    return services.read_side
 
 
 async def get_receipts(services: ServicesDep) -> ReceiptDesk:
@@ -135,16 +106,6 @@ async def get_transformations(services: ServicesDep) -> TransformationDesk:
     return services.transformations
 
 
-async def get_expiry_desk(services: ServicesDep) -> ExpiryDesk:
-    """Expires receipts and retires policies."""
-    return services.expiry_desk
-
-
-async def get_expiry(services: ServicesDep) -> ExpiryProcess:
-    """The expiry process."""
-    return services.expiry
-
-
 async def get_policies(services: ServicesDep) -> PolicyDesk:
     """Access policies: publish, read, the rules a version decides by."""
     return services.policies
@@ -153,11 +114,6 @@ async def get_policies(services: ServicesDep) -> PolicyDesk:
 async def get_outcomes(services: ServicesDep) -> OutcomeDesk:
     """Outcomes of receipts and what hangs off them."""
     return services.outcomes
-
-
-async def get_components(services: ServicesDep) -> ComponentDesk:
-    """Model and tool retirements, context-assembly declarations."""
-    return services.runtime.components
 
 
 async def get_retrieval(services: ServicesDep) -> RetrievalDesk:
@@ -170,11 +126,6 @@ async def get_locate(services: ServicesDep) -> LocateDesk:
     return services.locate
 
 
-async def get_sight(services: ServicesDep) -> KeySight:
-    """What a key with pins may see."""
-    return services.sight
-
-
 async def get_memory(services: ServicesDep) -> MemoryDesk:
     """The memory desk: record, correct, revoke memory items."""
     return services.memory
@@ -183,11 +134,6 @@ async def get_memory(services: ServicesDep) -> MemoryDesk:
 async def get_usage(services: ServicesDep) -> UsageDesk:
     """Records prompt-cache usage on receipts."""
     return services.usage
-
-
-async def get_witness(services: ServicesDep) -> WitnessSubmitter | None:
-    """The witness submitter, when a witness is configured."""
-    return services.witness
 
 
 async def get_claim_reads(services: ServicesDep) -> ClaimReadDesk:
@@ -241,22 +187,13 @@ async def get_metrics_registry(request: Request) -> CollectorRegistry:
     return registry
 
 
-RuntimeDep = Annotated[LedgerRuntime, Depends(get_runtime)]
-LedgerDep = Annotated[Ledger, Depends(get_ledger)]
-SourcesDep = Annotated[SourceDesk, Depends(get_sources)]
 ApiKeysDep = Annotated[ApiKeyDesk, Depends(get_api_keys)]
-ReadSideDep = Annotated[ReadSide, Depends(get_read_side)]
 ReceiptDeskDep = Annotated[ReceiptDesk, Depends(get_receipts)]
 RepairDeskDep = Annotated[RepairDesk, Depends(get_repairs)]
 TransformationDeskDep = Annotated[TransformationDesk, Depends(get_transformations)]
-ExpiryDeskDep = Annotated[ExpiryDesk, Depends(get_expiry_desk)]
-ExpiryProcessDep = Annotated[ExpiryProcess, Depends(get_expiry)]
 RetrievalDeskDep = Annotated[RetrievalDesk, Depends(get_retrieval)]
-WitnessDep = Annotated[WitnessSubmitter | None, Depends(get_witness)]
 PolicyDeskDep = Annotated[PolicyDesk, Depends(get_policies)]
-SightDep = Annotated[KeySight, Depends(get_sight)]
 OutcomeDeskDep = Annotated[OutcomeDesk, Depends(get_outcomes)]
-ComponentDeskDep = Annotated[ComponentDesk, Depends(get_components)]
 LocateDeskDep = Annotated[LocateDesk, Depends(get_locate)]
 MetricsRegistryDep = Annotated[CollectorRegistry, Depends(get_metrics_registry)]
 MemoryDeskDep = Annotated[MemoryDesk, Depends(get_memory)]
