@@ -34,11 +34,11 @@ The stricter cases (see ``docs/gate.md``, "Evaluation figures"):
    period swapped; another edit such as an inserted fact) -> at most 1% verified;
    ``seed_consistent``: the consistent rewrites, judged the same way (coverage, reported);
 7. ``mutant_<kind>``: every verbatim sentence with one edit of each kind that applies
-   (:mod:`benchmarks.gate_mutations`: negation, antonym, number, ordinal, quarter, scale,
-   period, gender, plan, condition, direction, conjunction, embedded, bound, relation,
-   again, part, level, frequency, exception, recency, cause, obligation, rank, former,
-   position, scope, deadline, quantifier; and of :mod:`benchmarks.gate_mutations_figures`:
-   forecast, year_part, measure)
+   (:mod:`benchmarks.gate_mutations` and :mod:`benchmarks.gate_mutations_framing`: negation,
+   antonym, number, ordinal, quarter, scale, period, gender, plan, condition, direction,
+   conjunction, embedded, bound, relation, again, part, level, frequency, exception, recency,
+   cause, obligation, rank, former, position, scope, deadline, quantifier; and of
+   :mod:`benchmarks.gate_mutations_figures`: forecast, year_part, measure)
    citing the sentence -> at most 1% verified;
 8. ``wice_negated``: supported WiCE claims with a negation inserted, citing their gold
    sentences -> at most 1% verified.
@@ -47,13 +47,14 @@ Every case carries the half of its document (:func:`benchmarks.eval_cases.half_o
 article, the SummEdits document, the TAT-QA table) and the report gives each category's
 verified share on both halves side by side. SummEdits items of its ``test`` split are never
 read.
+
+The cases of each data set are built by :mod:`benchmarks.wice_cases`,
+:mod:`benchmarks.summedits_cases` and :mod:`benchmarks.tatqa_cases`.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -69,8 +70,10 @@ from benchmarks.eval_cases import (
     sentences_of,
     span,
 )
-from benchmarks.gate_mutations import MUTATIONS, negate
+from benchmarks.gate_mutations import MUTATIONS
+from benchmarks.summedits_cases import seed_cases, summedits_cases
 from benchmarks.tatqa_cases import QUESTION_FORM, tatqa, tatqa_cases
+from benchmarks.wice_cases import wice_cases, wice_document, wice_rows
 from ledger.gate import (
     HARD_CHECKS,
     Binding,
@@ -81,8 +84,6 @@ from ledger.gate import (
     Verdict,
     judge,
 )
-from ledger.gate.lexicon.words import content_stems
-from ledger.gate.support.recall import support_score
 
 MUST_VERIFY = ("verbatim",)
 MUST_NOT_VERIFY = (
@@ -112,56 +113,7 @@ TRUE_CLAIMS = {
 ``rejected`` verdict on one says the citation contradicts a true claim."""
 
 
-# -- WiCE ------------------------------------------------------------------------------------
-
-
-def wice_rows(root: Path) -> list[dict[str, object]]:
-    """The WiCE claim-level dev rows."""
-    path = root / "wice" / "entailment_retrieval" / "claim" / "dev.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def bm25_best(claim: str, sentences: list[str], k1: float = 1.5, b: float = 0.75) -> int:
-    """Index of the sentence with the highest BM25 score for the claim's content words."""
-    docs = [content_stems(s) for s in sentences]
-    lengths = [max(len(d), 1) for d in docs]
-    average = sum(lengths) / max(len(lengths), 1)
-    query = content_stems(claim)
-    df = Counter(w for d in docs for w in d)
-    n = len(docs)
-    best, best_score = 0, -1.0
-    for i, doc in enumerate(docs):
-        score = 0.0
-        for word in query & doc:
-            idf = math.log(1 + (n - df[word] + 0.5) / (df[word] + 0.5))
-            score += idf * (k1 + 1) / (1 + k1 * (1 - b + b * lengths[i] / average))
-        if score > best_score:
-            best, best_score = i, score
-    return best
-
-
-def wice_document(row: dict[str, object]) -> str:
-    """The WiCE document key of a row: the Wikipedia article its claim comes from."""
-    meta = row.get("meta") or {}
-    return str(meta.get("claim_title") or meta.get("id") or row["claim"])  # type: ignore[attr-defined]
-
-
-def wice_cases(root: Path) -> Iterator[Case]:
-    """WiCE supported claims with gold sentences (and with a negation inserted);
-    not-supported claims with the BM25 best sentence."""
-    for row in wice_rows(root):
-        evidence = [str(s) for s in row["evidence"]]  # type: ignore[attr-defined]
-        claim = str(row["claim"])
-        half = half_of(wice_document(row))
-        if row["label"] == "supported":
-            gold = [evidence[i] for i in row["supporting_sentences"][0]]  # type: ignore[index]
-            yield replace(make_case("wice_supported", claim, gold), half=half)
-            negated = negate(claim)
-            if negated is not None:
-                yield replace(make_case("wice_negated", negated, gold), half=half)
-        elif row["label"] == "not_supported":
-            best = [evidence[bm25_best(claim, evidence)]]
-            yield replace(make_case("wice_not_supported", claim, best), half=half)
+# -- verbatim sentences and their edits ------------------------------------------------------
 
 
 def verbatim_sentences(root: Path) -> Iterator[tuple[str, str]]:
@@ -205,75 +157,6 @@ def mutant_cases(root: Path, limit: int | None = None) -> Iterator[Case]:
             edited = mutate(text.strip())
             if edited is not None and edited != text.strip():
                 yield replace(make_case(f"mutant_{kind}", edited, [text]), half=half)
-
-
-# -- SummEdits -------------------------------------------------------------------------------
-
-
-def summedits(root: Path) -> Iterator[dict[str, object]]:
-    """Items of the four SummEdits domains, less those of its ``test`` split."""
-    for path in sorted((root / "summedits").glob("summedits_*.json")):
-        for item in json.loads(path.read_text()):
-            if item.get("split") != "test":
-                yield item
-
-
-def _best_sentence(text: str, candidates: list[str]) -> str:
-    scores = [support_score(text, [c])[0] for c in candidates]
-    return candidates[max(range(len(candidates)), key=scores.__getitem__)]
-
-
-def summedits_cases(root: Path) -> Iterator[Case]:
-    """Edited summary sentences (negation, antonym) and their unedited originals."""
-    for item in summedits(root):
-        kinds = set(item.get("edit_types") or ())  # type: ignore[call-overload]
-        category = (
-            "summedits_negation"
-            if "negation_insertion_removal" in kinds
-            else "summedits_antonym"
-            if "antonym_swap" in kinds
-            else None
-        )
-        if category is None:
-            continue
-        edited = sentences_of(str(item["summary"]))
-        original = sentences_of(str(item["original_summary"]))
-        changed = [s for s in edited if s not in original]
-        doc = sentences_of(str(item["doc"]))
-        if len(changed) != 1 or not doc:
-            continue
-        before = _best_sentence(changed[0], original)
-        source = _best_sentence(before, doc)
-        half = half_of(str(item["doc"]))
-        yield replace(make_case(category, changed[0], [source]), half=half)
-        yield replace(make_case("summedits_original", before, [source]), half=half)
-
-
-def seed_kind(edit_types: set[str]) -> str:
-    """The category of an inconsistent SummEdits item by its edit types, the most telling
-    first: negation, antonym, another edit (inserted fact, roles swapped), entity swap."""
-    if "negation_insertion_removal" in edit_types:
-        return "seed_negation"
-    if "antonym_swap" in edit_types:
-        return "seed_antonym"
-    if "hallucinated_fact_insertion" in edit_types:
-        return "seed_other"
-    return "seed_swap"
-
-
-def seed_cases(root: Path) -> Iterator[Case]:
-    """Each edited SummEdits summary judged against the sentences of its seed summary."""
-    for item in summedits(root):
-        summary = str(item["summary"]).strip()
-        original = str(item["original_summary"]).strip()
-        if summary == original or not original:
-            continue
-        if item["label"] == 1:
-            category = "seed_consistent"
-        else:
-            category = seed_kind(set(item.get("edit_types") or ()))  # type: ignore[call-overload]
-        case = make_case(category, summary, sentences_of(original))
-        yield replace(case, half=half_of(str(item["doc"])))
 
 
 def all_cases(root: Path) -> list[Case]:

@@ -33,14 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.eval_cases import HALVES, data_dir, half_of
-from benchmarks.tatqa_cases import (
-    _clean_cell,
-    _operand_values,
-    _table_spans,
-    bind_operands,
-    caption,
-    paragraph_sentences,
-)
+from benchmarks.tatqa_cases import _operand_values, bind_operands, paragraph_sentences
+from benchmarks.tatqa_tables import _clean_cell, _table_spans, caption
 from ledger.retrieval.dense import CONTEXT_WEIGHT, CONTEXT_WINDOW, Embedder
 from ledger.retrieval.gate import GATE_THRESHOLD, LexicalGate
 from ledger.retrieval.index import IndexedSpan, SpanIndex, embed_spans, span_terms

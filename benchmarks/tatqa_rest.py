@@ -9,7 +9,7 @@ registers one source over the HTTP API (an in-process ``TestClient`` over a fres
 ledger): the paragraphs as text/plain, and the table exactly as the data holds it, its leading
 header rows as ``header_rows`` and the rest as ``rows`` (blank header cells, section rows and
 stub notes such as ``($ in millions)`` left to the ledger; the client only decides which rows
-are headers, by :func:`benchmarks.tatqa_cases.table_blocks`: a table that stacks a second
+are headers, by :func:`benchmarks.tatqa_tables.table_blocks`: a table that stacks a second
 period under the first with its own header rows is sent as two tables). With ``--caption`` the
 paragraph sentence that introduces the table is sent as its ``caption``.
 
@@ -39,14 +39,8 @@ from api.observability import configure_logging
 from api.services import open_ledger
 from api.settings import Settings
 from benchmarks.eval_cases import HALVES, Case, data_dir
-from benchmarks.tatqa_cases import (
-    QUESTION_FORM,
-    caption,
-    context_cases,
-    paragraph_sentences,
-    table_blocks,
-    tatqa,
-)
+from benchmarks.tatqa_cases import QUESTION_FORM, context_cases, paragraph_sentences, tatqa
+from benchmarks.tatqa_tables import caption, table_blocks
 from ledger.gate import GateConfig, Status, judge
 
 ARITHMETIC = ("tatqa_arithmetic", "tatqa_arithmetic" + QUESTION_FORM)
@@ -66,7 +60,7 @@ PERTURBED = tuple(
 def source_body(context: dict[str, Any], with_caption: bool) -> dict[str, Any]:
     """The ``POST /v1/sources`` body of a TAT-QA context, its table as the data holds it: one
     table ``t1``, or, where the table stacks a second period under the first with its own
-    header rows, one table per block (``t1``, ``t2``: :func:`benchmarks.tatqa_cases.table_blocks`),
+    header rows, one table per block (``t1``, ``t2``: :func:`benchmarks.tatqa_tables.table_blocks`),
     as a report's two tables."""
     rows: list[list[str]] = context["table"]["table"]
     width = max((len(row) for row in rows), default=1)

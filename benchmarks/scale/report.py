@@ -18,9 +18,11 @@ from typing import Any
 
 import psycopg
 
+from benchmarks.scale.client import Timings
 from benchmarks.scale.corpus import Corpus
 from benchmarks.scale.ledgers import PG_DATABASE, PG_SERVER, ScaleLedger
-from benchmarks.scale.workload import CLI, Timings, run, serve
+from benchmarks.scale.served import CLI, serve
+from benchmarks.scale.workload import run
 
 Result = dict[str, Any]
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from benchmarks.tatqa_cases import table_blocks
 from benchmarks.tatqa_rest import rest_span, source_body
+from benchmarks.tatqa_tables import table_blocks
 from ledger.runtime import LedgerRuntime
 from tests.e2e.flows import open_receipt, register
 from tests.unit.gate._facts import STACKED_TABLE

@@ -1,6 +1,6 @@
 """The map in docs/architecture.md is the code's: its drawn arrows are the imports between the
 rooms, no arrow runs up, no module imports another in a circle at module level, and no module
-outside the gate is over 400 lines.
+outside the gate, in the packages or in ``benchmarks/``, is over 400 lines.
 
 Imports are read from the source (``ast``), as Python runs them when a module is imported: at
 the module's top level, in its ``if``/``try`` blocks, not inside a function and not under
@@ -18,6 +18,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("ledger", "projections", "processes", "api", "provledger")
+SIZED = (*PACKAGES, "benchmarks")
+"""The folders whose modules are held to :data:`MAX_LINES`: the packages, whose rooms the map
+draws, and the benchmarks, which are in no room."""
 MAX_LINES = 400
 UNBOUNDED = ("ledger/gate/",)
 """The gate's rooms are sized by the gate's own rules (docs/gate.md)."""
@@ -25,10 +28,10 @@ UNBOUNDED = ("ledger/gate/",)
 Graph = dict[str, set[str]]
 
 
-def modules(root: Path) -> dict[str, Path]:
-    """Every module of the packages under ``root``: dotted name -> file."""
+def modules(root: Path, packages: Iterable[str] = PACKAGES) -> dict[str, Path]:
+    """Every module of ``packages`` under ``root``: dotted name -> file."""
     found: dict[str, Path] = {}
-    for package in PACKAGES:
+    for package in packages:
         for path in sorted((root / package).rglob("*.py")):
             parts = list(path.relative_to(root).with_suffix("").parts)
             if parts[-1] == "__init__":
@@ -155,9 +158,9 @@ def arrows(root: Path, rooms: list[str]) -> tuple[set[tuple[str, str]], list[str
 
 
 def oversized(root: Path) -> dict[str, int]:
-    """Modules over :data:`MAX_LINES` lines outside the gate."""
+    """Modules of :data:`SIZED` over :data:`MAX_LINES` lines outside the gate."""
     sizes = {}
-    for path in modules(root).values():
+    for path in modules(root, SIZED).values():
         relative = path.relative_to(root).as_posix()
         lines = len(path.read_text().splitlines())
         if lines > MAX_LINES and not relative.startswith(UNBOUNDED):
@@ -170,7 +173,7 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    for package in PACKAGES:
+    for package in SIZED:
         (tmp_path / package).mkdir(exist_ok=True)
     return tmp_path
 
@@ -230,9 +233,21 @@ def test_an_undrawn_import_and_an_unbacked_arrow_are_both_seen(tmp_path: Path) -
 def test_a_long_module_outside_the_gate_is_named(tmp_path: Path) -> None:
     root = _tree(
         tmp_path,
-        {"ledger/big.py": "x = 1\n" * 401, "ledger/gate/big.py": "x = 1\n" * 900},
+        {
+            "ledger/big.py": "x = 1\n" * 401,
+            "ledger/gate/big.py": "x = 1\n" * 900,
+            "benchmarks/big.py": "x = 1\n" * 402,
+            "benchmarks/scale/fits.py": "x = 1\n" * 400,
+        },
     )
-    assert oversized(root) == {"ledger/big.py": 401}
+    assert oversized(root) == {"ledger/big.py": 401, "benchmarks/big.py": 402}
+
+
+def test_benchmarks_are_sized_but_in_no_room(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"ledger/__init__.py": "", "benchmarks/run.py": "import ledger\n"})
+    assert "benchmarks.run" not in imports(root, through_packages=True)
+    found, homeless = arrows(root, ["ledger/"])
+    assert (found, homeless) == (set(), [])
 
 
 # The code of this checkout.

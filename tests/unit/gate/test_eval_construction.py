@@ -5,14 +5,13 @@ from __future__ import annotations
 from benchmarks.eval_cases import HALVES, half_of, span
 from benchmarks.tatqa_cases import (
     _operand_values,
-    _table_spans,
     bind_operands,
-    caption,
     line_swap,
     period_swap,
     question_claim,
 )
 from benchmarks.tatqa_ceiling import read_as
+from benchmarks.tatqa_tables import _table_spans, caption
 from tests.unit.gate._facts import STACKED_TABLE
 
 

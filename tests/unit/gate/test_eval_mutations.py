@@ -7,40 +7,42 @@ from collections.abc import Callable
 import pytest
 
 from benchmarks.eval_cases import HALVES, half_of
-from benchmarks.gate_eval import seed_kind
 from benchmarks.gate_mutations import (
     MUTATIONS,
-    again,
     antonym,
-    bound,
-    cause,
     condition,
     conjunction,
     deadline,
     direction,
+    gender,
+    negate,
+    number,
+    ordinal,
+    period,
+    plan,
+    quarter,
+    scale,
+)
+from benchmarks.gate_mutations_figures import forecast, measure, year_part
+from benchmarks.gate_mutations_framing import (
+    again,
+    bound,
+    cause,
     embedded,
     exception,
     former,
     frequency,
-    gender,
     level,
-    negate,
-    number,
     obligation,
-    ordinal,
     part,
-    period,
-    plan,
     position,
     quantifier,
-    quarter,
     rank,
     recency,
     relation,
-    scale,
     scope,
 )
-from benchmarks.gate_mutations_figures import forecast, measure, year_part
+from benchmarks.summedits_cases import seed_kind
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ def test_verifies_verbatim_quotes_of_real_sentences(root: Path) -> None:
 
 
 def test_never_verifies_summedits_negation_or_antonym_edits(root: Path) -> None:
-    from benchmarks.gate_eval import summedits_cases
+    from benchmarks.summedits_cases import summedits_cases
 
     cases = [c for c in summedits_cases(root) if c.category != "summedits_original"]
     for case in cases[:SLICE]:
@@ -59,14 +59,14 @@ def test_verifies_most_correct_tatqa_answers(root: Path) -> None:
 
 
 def test_verifies_no_wice_not_supported_claim_citing_its_best_sentence(root: Path) -> None:
-    from benchmarks.gate_eval import wice_cases
+    from benchmarks.wice_cases import wice_cases
 
     cases = [c for c in wice_cases(root) if c.category == "wice_not_supported"][:SLICE]
     assert all(judge(c.claim, c.spans).status is not Status.VERIFIED for c in cases)
 
 
 def test_never_verifies_an_edited_summary_against_its_seed_summary(root: Path) -> None:
-    from benchmarks.gate_eval import seed_cases
+    from benchmarks.summedits_cases import seed_cases
 
     edited = (c for c in seed_cases(root) if c.category != "seed_consistent")
     for case in itertools.islice(edited, SLICE):
@@ -81,7 +81,7 @@ def test_never_verifies_a_perturbed_verbatim_sentence(root: Path) -> None:
 
 
 def test_never_verifies_a_wice_claim_with_a_negation_inserted(root: Path) -> None:
-    from benchmarks.gate_eval import wice_cases
+    from benchmarks.wice_cases import wice_cases
 
     negated = [c for c in wice_cases(root) if c.category == "wice_negated"][:SLICE]
     assert negated
@@ -89,7 +89,8 @@ def test_never_verifies_a_wice_claim_with_a_negation_inserted(root: Path) -> Non
 
 
 def test_tags_every_case_with_the_half_of_its_document(root: Path) -> None:
-    from benchmarks.gate_eval import seed_cases, verbatim_cases
+    from benchmarks.gate_eval import verbatim_cases
+    from benchmarks.summedits_cases import seed_cases
 
     cases = list(verbatim_cases(root, limit=200)) + list(itertools.islice(seed_cases(root), 200))
     assert {c.half for c in cases} == {"tune", "check"}
