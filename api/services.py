@@ -53,6 +53,7 @@ from processes.witness_submitter import WitnessSubmitter
 from projections.affected_read_desk import AffectedReadDesk
 from projections.audit_read_desk import AuditReadDesk
 from projections.claim_read_desk import ClaimReadDesk
+from projections.console_read_desk import ConsoleReadDesk
 from projections.database import ensure_postgres_schema, setup_lock
 from projections.engagement_desk import EngagementDesk
 from projections.log_rows import notification_id_of
@@ -269,6 +270,11 @@ class Services:
     def engagement(self) -> EngagementDesk:
         """Counts readers' engagement with citations (the console's beacon)."""
         return EngagementDesk(self.read_side)
+
+    @cached_property
+    def console_reads(self) -> ConsoleReadDesk:
+        """The console's receipt and source pages."""
+        return ConsoleReadDesk(self.read_side, self.receipts, self.ledger)
 
     @cached_property
     def replay(self) -> ReplayReadDesk:

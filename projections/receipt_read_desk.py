@@ -25,7 +25,7 @@ from ledger.receipts.sight import KeySight
 from ledger.runtime import LedgerRuntime
 from projections.pages import page, visible_rows
 from projections.pinned_view import pinned_view
-from projections.receipt_queries import ReceiptFilter, list_receipts
+from projections.receipt_queries import ReceiptFilter, list_receipts, receipts_as_at
 from projections.service import ReadSide
 
 
@@ -85,6 +85,21 @@ class ReceiptReadDesk:
         # Refused (500 ``ledger-integrity``) unless the verified events hold every row served.
         await run_in_threadpool(read_side.served_receipts.check_receipts, items, now)
         return items, last
+
+    async def receipts_as_at(
+        self, where: ReceiptFilter, before: int | None
+    ) -> tuple[list[dict[str, Any]], int | None]:
+        """The console's receipt list: 50 receipts matching ``where``, newest first, opened
+        before the position ``before`` (None: the newest), as they stand now, and the cursor
+        of the next page (None on the last). Every read model is caught up first."""
+        read_side = self.read_side
+        await run_in_threadpool(read_side.catch_up)
+        now = format_time(datetime.now(UTC))
+        async with read_side.async_engine.connect() as conn:
+            rows, next_cursor = await receipts_as_at(conn, where, now, before=before)
+        # Refused (500 ``ledger-integrity``) unless the verified events hold every row served.
+        await run_in_threadpool(read_side.served_receipts.check_receipts_at, rows, now)
+        return rows, next_cursor
 
     def envelope(self, receipt_id: str, pins: Pins | None) -> dict[str, Any]:
         """The receipt as a DSSE envelope signed with HMAC-SHA256 and Ed25519 (the ledger's

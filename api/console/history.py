@@ -70,9 +70,3 @@ def claim_histories(events: Iterable[Any]) -> dict[str, ClaimHistory]:
                 history.committed_at = at
                 history.committed_by_repair = True
     return found
-
-
-def needs_history(document: dict[str, Any]) -> bool:
-    """Whether the receipt's page needs its events: it has a refused or repaired claim (the
-    receipt itself says everything else)."""
-    return bool(document["quarantined"]) or any(c.get("repairs") for c in document["claims"])

@@ -3,35 +3,30 @@ were committed, its refused claims apart, and each citation assembled once with 
 its expansion shows (breadcrumb, excerpt, table cell, checks, repairs, warnings), so opening
 a citation fetches nothing.
 
-The receipt and its claims come from the receipt's verified events (the receipt desk); its
-events are read again only when a claim was refused or repaired, to date those and say why
-(:mod:`api.console.history`). The registry read model renders the cited spans, exactly as
-``GET /v1/claims/{id}`` does, and gives the cited versions' dates for each claim's standing
-today (:mod:`api.console.standing`).
+What it shows is read by ``ConsoleReadDesk`` (``projections/console_read_desk.py``): the
+receipt and its claims from the receipt's verified events; its events again only when a
+claim was refused or repaired, to date those and say why (:mod:`api.console.history`); the
+cited spans rendered from the registry read model, exactly as ``GET /v1/claims/{id}`` does,
+with the cited versions' dates for each claim's standing today
+(:mod:`api.console.standing`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
-from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from fastapi.concurrency import run_in_threadpool
 from markupsafe import Markup
 
 from api.console import words
 from api.console.citations import breadcrumb, cell_position
 from api.console.excerpt import pieces
-from api.console.history import ClaimHistory, claim_histories, needs_history
+from api.console.history import ClaimHistory, claim_histories
 from api.console.standing import Standing, claim_standing
-from api.services import Services
-from ledger.receipts.document import receipt_document
-from ledger.receipts.receipt_ids import receipt_aggregate_id
-from projections.citation_queries import CitedVersion, Pair, cited_versions
-from projections.claim_queries import Coordinates, binding_views
-from projections.engagement import claim_counts
+from projections.citation_queries import CitedVersion, Pair
+from projections.claim_queries import Coordinates
+from projections.console_read_desk import ReceiptPage
 
 
 @lru_cache(maxsize=4096)
@@ -119,47 +114,6 @@ def _citation(
     }
 
 
-def _read(
-    services: Services, receipt_id: str, first: Callable[[], object]
-) -> tuple[object, dict[str, Any], dict[str, ClaimHistory], dict[str, dict[str, int]]]:
-    """Everything the page reads from the sync side, in one thread hop: ``first()`` (the
-    session check), the verified receipt, its claims' histories when it needs them, and
-    engagement."""
-    before = first()
-    document, events = _document(services, receipt_id)
-    histories = claim_histories(events)
-    claims = document["claims"] + document["quarantined"]
-    with services.read_side.db.reads.connect() as conn:
-        counts = claim_counts(conn, [c["claim_id"] for c in claims])
-    return before, document, histories, counts
-
-
-async def citation_facts(
-    services: Services, claims: list[dict[str, Any]]
-) -> tuple[dict[Coordinates, dict[str, Any]], dict[Pair, CitedVersion]]:
-    """The rendered span of every binding of ``claims`` (table cells included) and the
-    registry's facts on every cited version: the three queries of ``binding_views`` and one
-    or two more, however many claims."""
-    wanted: set[Coordinates] = {
-        (b["span_id"], b["source_id"], b["version"])
-        for claim in claims
-        for b in claim["bindings"]
-        if b.get("source_id") is not None
-    }
-    async with services.read_side.async_engine.connect() as conn:
-        views = await binding_views(conn, wanted, with_cells=True)
-        cells = {(v["source_id"], v["version"]) for v in views.values() if v.get("cell")}
-        cited = await cited_versions(conn, {(s, v) for _, s, v in wanted}, cells)
-
-    def check() -> None:  # nothing the read model renders is shown unless the events hold it
-        served = services.read_side.served
-        served.check_views(list(views.values()))
-        served.check_cited([dataclasses.asdict(version) for version in cited.values()])
-
-    await run_in_threadpool(check)
-    return views, cited
-
-
 def _claim(
     claim: dict[str, Any],
     document: dict[str, Any],
@@ -201,27 +155,20 @@ def _claim(
     }
 
 
-async def receipt_view(
-    services: Services, receipt_id: str, first: Callable[[], object] = lambda: None
-) -> tuple[object, dict[str, Any]]:
-    """Everything the receipt page shows (``NotFound`` for an unknown receipt), and what
-    ``first`` returned: it runs before anything is read, in the same thread hop (the page's
-    session check, so a page costs one hop to the thread pool and the async queries of
-    :func:`citation_facts`)."""
-    before, document, histories, counts = await run_in_threadpool(
-        _read, services, receipt_id, first
-    )
-    views, cited = await citation_facts(services, document["claims"] + document["quarantined"])
+def receipt_view(read: ReceiptPage) -> dict[str, Any]:
+    """Everything the receipt page shows, from what ``ConsoleReadDesk.receipt_page`` read."""
+    document, views, cited = read.document, read.views, read.cited
+    histories = claim_histories(read.events)
 
     def shown(claim: dict[str, Any], committed: bool) -> dict[str, Any]:
         history = histories.get(claim["claim_id"], ClaimHistory())
-        engagement = counts.get(claim["claim_id"], {})
+        engagement = read.counts.get(claim["claim_id"], {})
         return _claim(claim, document, views, cited, history, engagement, committed)
 
     exclusions = Counter(item.get("reason_code", "") for item in document["excluded"])
     pool_order = {entry["span_id"]: n for n, entry in enumerate(document["pool"], start=1)}
     pool_sources = Counter((p["source_id"], p["version"]) for p in document["pool"])
-    return before, {
+    return {
         "receipt": document,
         "claims": [shown(claim, True) for claim in document["claims"]],
         "refused": [shown(claim, False) for claim in document["quarantined"]],
@@ -260,21 +207,15 @@ def _transformation(n: int, recorded: dict[str, Any], pool: dict[str, int]) -> d
     }
 
 
-def _document(services: Services, receipt_id: str) -> tuple[dict[str, Any], list[Any]]:
-    document = receipt_document(services.receipts.get(receipt_id))
-    events: list[Any] = []
-    if needs_history(document):
-        events = list(services.ledger.events.get(receipt_aggregate_id(receipt_id)))
-    return document, events
-
-
-async def standing_of(services: Services, receipt_id: str, claim_id: str) -> Standing | None:
-    """The standing today of a committed claim of the receipt (None when the claim was never
-    committed): what the verification page shows beside the bundle's checks."""
-    document, events = await run_in_threadpool(_document, services, receipt_id)
-    claim = next((c for c in document["claims"] if c["claim_id"] == claim_id), None)
-    if claim is None:
+def standing_of(
+    found: tuple[dict[str, Any], dict[str, Any], list[Any], dict[Pair, CitedVersion]] | None,
+    claim_id: str,
+) -> Standing | None:
+    """The standing today of a committed claim (None when the claim was never committed),
+    from what ``ConsoleReadDesk.claim_facts`` read: what the verification page shows beside
+    the bundle's checks."""
+    if found is None:
         return None
-    _, cited = await citation_facts(services, [claim])
+    document, claim, events, cited = found
     history = claim_histories(events).get(claim_id, ClaimHistory())
     return claim_standing(document, claim, cited, history.repaired_at)

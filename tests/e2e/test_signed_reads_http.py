@@ -41,7 +41,6 @@ SIGNING_ROUTES: dict[str, tuple[str, str]] = {
 }
 SIGNING_MODULES = {
     "projections/receipt_read_desk.py",
-    "api/console/views/receipts.py",
     "projections/bundle.py",
 }
 """Every module that signs a receipt envelope: the routes above reach each of them."""

@@ -3,7 +3,6 @@ server-side verification of a claim's bundle."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from functools import partial
 from typing import Annotated
 from urllib.parse import urlencode
@@ -15,14 +14,10 @@ from starlette.responses import Response
 from api.console import words
 from api.console.guard import check_csrf, check_origin, read_form
 from api.console.receipt_view import receipt_view, standing_of
-from api.console.sessions import ConsoleSession
 from api.console.state import ConsoleDep, SessionDep, download, signed_in
 from api.console.times import form_time
 from api.deps import MAX_INT
-from ledger.crypto.dsse import RECEIPT_PAYLOAD_TYPE, seal_envelope
-from ledger.eventlog.clock import format_time
-from ledger.receipts.document import receipt_payload
-from projections.receipt_queries import ReceiptFilter, receipts_as_at
+from projections.receipt_queries import ReceiptFilter
 
 router = APIRouter()
 Text = Annotated[str | None, Query(max_length=500)]
@@ -55,12 +50,7 @@ async def receipts_page(
         opened_from=form_time("from", opened_from),
         opened_before=form_time("to", opened_to, end_of_day=True),
     )
-    services = console.services
-    await run_in_threadpool(services.read_side.catch_up)
-    now = format_time(datetime.now(UTC))
-    async with services.read_side.async_engine.connect() as conn:
-        rows, next_cursor = await receipts_as_at(conn, wanted, now, before=before)
-    await run_in_threadpool(services.read_side.served_receipts.check_receipts_at, rows, now)
+    rows, next_cursor = await console.services.receipt_reads.receipts_as_at(wanted, before)
     next_href = None
     if next_cursor is not None:
         query = {k: v for k, v in request.query_params.items() if k != "before" and v}
@@ -79,24 +69,20 @@ async def receipts_page(
 @router.get("/receipts/{receipt_id}")
 async def receipt_page(receipt_id: str, request: Request, console: ConsoleDep) -> Response:
     """One receipt: context, sealed pool, exclusions, claims and their citations (the session
-    is checked in the same thread hop as the receipt is read: see ``receipt_view``)."""
-    found, view = await receipt_view(
-        console.services, receipt_id, partial(signed_in, console, request)
+    is checked in the same thread hop as the receipt is read: see
+    ``ConsoleReadDesk.receipt_page``)."""
+    session, read = await console.services.console_reads.receipt_page(
+        receipt_id, partial(signed_in, console, request)
     )
-    assert isinstance(found, ConsoleSession)
-    session = found
     origin = f"{request.url.scheme}://{request.url.netloc}"
-    return console.render(request, "receipt.html", {**view, "origin": origin}, session=session)
+    context = {**receipt_view(read), "origin": origin}
+    return console.render(request, "receipt.html", context, session=session)
 
 
 @router.get("/receipts/{receipt_id}/envelope.json")
 async def envelope_download(receipt_id: str, console: ConsoleDep, _: SessionDep) -> Response:
     """The receipt's DSSE envelope (as ``GET /v1/receipts/{id}/envelope``), as a download."""
-    runtime = console.services.runtime
-    receipt = await run_in_threadpool(console.services.receipts.get, receipt_id)
-    envelope = seal_envelope(
-        receipt_payload(receipt), RECEIPT_PAYLOAD_TYPE, runtime.hmac_key, runtime.ledger.signing_key
-    )
+    envelope = await run_in_threadpool(console.services.receipt_reads.envelope, receipt_id, None)
     return download(envelope, f"{receipt_id}.envelope.json")
 
 
@@ -125,7 +111,8 @@ async def verify_claim(
     check_csrf(session.csrf, form.get("csrf"))
     services = console.services
     bundle, checklist = await run_in_threadpool(services.audit_reads.checked_bundle, claim_id)
-    standing = await standing_of(services, bundle["receipt_id"], claim_id)
+    found = await services.console_reads.claim_facts(bundle["receipt_id"], claim_id)
+    standing = standing_of(found, claim_id)
     origin = f"{request.url.scheme}://{request.url.netloc}"
     failed = next((text for ok, text in checklist.items if not ok), None)
     context = {

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.console.history import claim_histories, needs_history
+from api.console.history import claim_histories
 from ledger.receipts.document import receipt_document
 from ledger.receipts.receipt import Receipt
+from projections.console_read_desk import needs_history
 
 
 def _claim(claim_id: str, ordinal: int, status: str, **extra: Any) -> dict[str, Any]:
