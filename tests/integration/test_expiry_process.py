@@ -26,6 +26,18 @@ from projections.service import ReadSide
 TEXT = "Revenue rose 2.2% to $4.5 million in 2023. The board met twice."
 
 
+def _desk(runtime: LedgerRuntime, read_side: ReadSide) -> ReceiptDesk:
+    """The receipt desk over ``read_side``'s verified spans."""
+    return ReceiptDesk(
+        runtime.ledger,
+        read_side.span_resolver,
+        GateConfig(),
+        ExpiryDesk(runtime.ledger),
+        runtime.policies,
+        runtime.components,
+    )
+
+
 def _setup(runtime: LedgerRuntime, receipts: int) -> tuple[ReadSide, list[str]]:
     """A source and ``receipts`` receipts, each with one claim bound to its version 1."""
     read_side = ReadSide(runtime.ledger, runtime.database)
@@ -34,14 +46,7 @@ def _setup(runtime: LedgerRuntime, receipts: int) -> tuple[ReadSide, list[str]]:
     )
     read_side.catch_up()
     span = version.spans[0]
-    desk = ReceiptDesk(
-        runtime.ledger,
-        read_side.span_resolver,
-        GateConfig(),
-        ExpiryDesk(runtime.ledger),
-        runtime.policies,
-        runtime.components,
-    )
+    desk = _desk(runtime, read_side)
     ids = []
     for n in range(receipts):
         receipt, _ = desk.open(
@@ -149,14 +154,7 @@ def test_claims_committed_on_an_already_superseded_version_expire_at_once(
     runtime: LedgerRuntime,
 ) -> None:
     read_side, first = _setup(runtime, 2)
-    desk = ReceiptDesk(
-        runtime.ledger,
-        read_side.span_resolver,
-        GateConfig(),
-        ExpiryDesk(runtime.ledger),
-        runtime.policies,
-        runtime.components,
-    )
+    desk = _desk(runtime, read_side)
     span_id = next(iter(desk.get(first[0]).pool_index))  # the first sentence of version 1
     late, _ = desk.open(
         ReceiptRequest(
@@ -199,14 +197,7 @@ def test_a_pass_ends_at_the_log_end_it_found_and_leaves_later_commits_to_the_nex
     """Under a steady stream of commits a pass must not chase the writer one commit at a
     time (a catch-up and a tracking write per commit); what arrives during it waits."""
     read_side, ids = _setup(runtime, 2)
-    desk = ReceiptDesk(
-        runtime.ledger,
-        read_side.span_resolver,
-        GateConfig(),
-        ExpiryDesk(runtime.ledger),
-        runtime.policies,
-        runtime.components,
-    )
+    desk = _desk(runtime, read_side)
     span_id = next(iter(desk.get(ids[0]).pool_index))
     claim = ClaimDraft(TEXT.split(". ", maxsplit=1)[0] + ".", bindings=(Binding(span_id),))
     process = ExpiryProcess(read_side, ExpiryDesk(read_side.ledger))
