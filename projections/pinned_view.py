@@ -77,11 +77,6 @@ class PinnedView:
         """:meth:`reads_receipt` of a row's ``receipt_id``."""
         return await self.reads_receipt(str(row["receipt_id"]))
 
-    async def require_source(self, source_id: str) -> None:
-        """Refuse, as a missing source is refused, a source the key may not see."""
-        if not await self.sees_source(source_id):
-            raise missing_source(source_id)
-
 
 async def pinned_view(
     pins: Pins | None, sight: KeySight, receipts: ReceiptDesk | None = None

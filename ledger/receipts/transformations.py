@@ -27,7 +27,6 @@ from ledger.lossboundary import MayRemove, MustKeep
 from ledger.receipts.validation import CommitRequest
 
 TRANSFORMATION_PREFIX = "tfm_"
-TRANSFORMATION_ID = re.compile(r"^tfm_[0-9a-f]{24}$")
 SPAN_ID = re.compile(r"^sp_[0-9a-f]{24}$")
 MAX_INPUTS = 100
 MAX_OUTPUT = 20_000
